@@ -1,0 +1,79 @@
+//! Header fields and the `progress:` lifecycle. The gate reads fields from the whole envelope
+//! (everything before the first level 2–6 heading); store readers see only lines 1–20 of it.
+//! Both rules live here so the field syntax is written once.
+
+/// How far down the store and the hooks look for fields.
+pub const ENVELOPE_LINES: usize = 20;
+
+/// The lifecycle of a handoff document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Writing,
+    Complete,
+    Consumed,
+}
+
+impl Progress {
+    pub fn parse(value: &str) -> Option<Progress> {
+        match value {
+            "writing" => Some(Progress::Writing),
+            "complete" => Some(Progress::Complete),
+            "consumed" => Some(Progress::Consumed),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Progress::Writing => "writing",
+            Progress::Complete => "complete",
+            Progress::Consumed => "consumed",
+        }
+    }
+}
+
+/// One header field line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// 1-based line number.
+    pub line: usize,
+    /// The rest of the line after `name:`, trimmed.
+    pub value: String,
+}
+
+/// The value of `name:` on this line, if the line starts with it at column 0.
+pub fn field_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.strip_prefix(name)?.strip_prefix(':')
+}
+
+/// The first line of `lines` (0-based offset `first`) that holds field `name`.
+pub fn find_field<S: AsRef<str>>(lines: &[S], first: usize, name: &str) -> Option<Field> {
+    lines.iter().enumerate().find_map(|(i, line)| {
+        field_value(line.as_ref(), name).map(|v| Field {
+            line: first + i + 1,
+            value: crate::text::trim(v).to_string(),
+        })
+    })
+}
+
+/// The store's 20-line view (store.md §4.1): lines 1–20, stopping at the first `## ` line.
+pub fn store_envelope(text: &str) -> Vec<&str> {
+    text.split('\n')
+        .take(ENVELOPE_LINES)
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .take_while(|l| !l.starts_with("## "))
+        .collect()
+}
+
+/// A field as store readers see it: spaces and tabs trimmed; empty counts as absent.
+pub fn store_field<'a>(envelope: &[&'a str], name: &str) -> Option<&'a str> {
+    envelope.iter().find_map(|l| field_value(l, name)).and_then(|v| {
+        let v = v.trim_matches([' ', '\t']);
+        (!v.is_empty()).then_some(v)
+    })
+}
+
+/// The first whitespace-separated word of a `branch:` value.
+pub fn declared_branch(value: &str) -> Option<&str> {
+    crate::text::words(value).next()
+}

@@ -1,0 +1,170 @@
+//! The handoff document, parsed ONCE into a model: lines (with credential lines blanked),
+//! headings, fences, the envelope, the Pointers block and the prose/referring zones.
+//! Every gate check and every store reader works from this model, never from raw text.
+
+pub mod envelope;
+pub mod markdown;
+
+use crate::gate::secrets::{self, Secret};
+use crate::input::split_lines;
+pub use envelope::{Field, Progress};
+pub use markdown::{Fence, Heading, LineKind};
+
+/// One line of the citation block: its 1-based line number and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockLine {
+    pub line: usize,
+    pub text: String,
+}
+
+/// The Pointers section as found: its heading and the first fence inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pointers {
+    /// 0-based index of the `## Pointers` heading line.
+    pub heading: usize,
+    /// The Pointers fence, if its section has an opener.
+    pub fence: Option<Fence>,
+}
+
+/// The parsed document.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// CR-free lines; a line flagged as a credential is blanked here.
+    pub lines: Vec<String>,
+    /// Bytes of the CR-free text with trailing newlines removed (credentials included).
+    pub size_bytes: usize,
+    pub secrets: Vec<Secret>,
+    pub kinds: Vec<LineKind>,
+    pub headings: Vec<Heading>,
+    pub fences: Vec<Fence>,
+    /// Number of envelope lines (index of the first level 2–6 heading).
+    pub envelope_end: usize,
+    pub pointers: Option<Pointers>,
+    /// Lines in the prose zone (gate.md §2.7).
+    pub prose: Vec<bool>,
+    /// Lines in the referring zone (gate.md §2.7).
+    pub referring: Vec<bool>,
+}
+
+impl Document {
+    /// Parse CR-free text.
+    pub fn parse(text: &str) -> Document {
+        let raw = split_lines(text);
+        let scan = secrets::scan(&raw);
+        let lines: Vec<String> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if scan.blank[i] { String::new() } else { (*l).to_string() })
+            .collect();
+        let markdown::Scan { kinds, headings, fences } = markdown::scan(&lines);
+        let envelope_end = headings
+            .iter()
+            .find(|h| h.level >= 2)
+            .map_or(lines.len(), |h| h.index);
+        let mut doc = Document {
+            size_bytes: text.trim_end_matches('\n').len(),
+            secrets: scan.hits,
+            prose: vec![true; lines.len()],
+            referring: vec![true; lines.len()],
+            lines,
+            kinds,
+            headings,
+            fences,
+            envelope_end,
+            pointers: None,
+        };
+        doc.pointers = doc.find_pointers();
+        doc.mark_zones();
+        doc
+    }
+
+    /// Index one past the last line of the section under heading `h` (next heading of the
+    /// same or a higher level, or the end).
+    pub fn section_end(&self, h: &Heading) -> usize {
+        self.headings
+            .iter()
+            .find(|o| o.index > h.index && o.level <= h.level)
+            .map_or(self.lines.len(), |o| o.index)
+    }
+
+    /// Every heading of exactly `level` named `name`.
+    pub fn headings_named(&self, level: usize, name: &str) -> impl Iterator<Item = &Heading> {
+        self.headings
+            .iter()
+            .filter(move |h| h.level == level && h.is_named(name))
+    }
+
+    /// Whether the (joined) sections under these headings hold a non-ws character.
+    pub fn section_has_content(&self, level: usize, name: &str) -> bool {
+        self.headings_named(level, name).any(|h| {
+            self.lines[h.index + 1..self.section_end(h)]
+                .iter()
+                .any(|l| !crate::text::trim(l).is_empty())
+        })
+    }
+
+    /// The first envelope line holding field `name`.
+    pub fn field(&self, name: &str) -> Option<Field> {
+        envelope::find_field(&self.lines[..self.envelope_end], 0, name)
+    }
+
+    /// The first line below the envelope that starts with `name:`.
+    pub fn field_below_envelope(&self, name: &str) -> Option<usize> {
+        envelope::find_field(&self.lines[self.envelope_end..], self.envelope_end, name)
+            .map(|f| f.line)
+    }
+
+    fn find_pointers(&self) -> Option<Pointers> {
+        let heading = self.headings_named(2, "Pointers").next()?;
+        // The fence must open between the heading and the next heading of any level.
+        let next = self
+            .headings
+            .iter()
+            .find(|o| o.index > heading.index)
+            .map_or(self.lines.len(), |o| o.index);
+        let fence = self
+            .fences
+            .iter()
+            .find(|f| f.open > heading.index && f.open < next)
+            .copied();
+        Some(Pointers { heading: heading.index, fence })
+    }
+
+    /// The citation block: content lines of a closed Pointers fence.
+    pub fn citation_block(&self) -> Option<Vec<BlockLine>> {
+        let fence = self.pointers?.fence?;
+        let close = fence.close?;
+        Some(
+            (fence.open + 1..close)
+                .map(|i| BlockLine { line: i + 1, text: self.lines[i].clone() })
+                .collect(),
+        )
+    }
+
+    fn mark_zones(&mut self) {
+        for h in self.headings.iter().filter(|h| h.level == 2) {
+            self.prose[h.index] = false;
+        }
+        for h in self
+            .headings
+            .iter()
+            .filter(|h| h.level == 2 && (h.is_named("Next") || h.is_named("Unverifiable")))
+        {
+            let end = self
+                .headings
+                .iter()
+                .find(|o| o.index > h.index && o.level <= 2)
+                .map_or(self.lines.len(), |o| o.index);
+            self.prose[h.index..end].fill(false);
+        }
+        if let Some(p) = self.pointers {
+            self.prose[p.heading] = false;
+            self.referring[p.heading] = false;
+            if let Some(f) = p.fence {
+                let end = f.close.map_or(self.lines.len(), |c| c + 1);
+                self.prose[f.open..end].fill(false);
+                self.referring[f.open..end].fill(false);
+            }
+        }
+    }
+}

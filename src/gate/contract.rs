@@ -1,0 +1,208 @@
+//! The structural contract (gate.md §2.3 steps 2–8): title, header fields, required sections,
+//! the Pointers fence, unclosed fences, late fields and the path:symbol guard. Each rule is a
+//! pure function of the parsed document and yields findings in output order.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{HeaderCheckout, Severity};
+use crate::citation::Citation;
+use crate::document::envelope::{ENVELOPE_LINES, Progress};
+use crate::document::Document;
+use crate::report::Finding;
+
+const CHECKOUT_HINT: &str = "checkout: (absolute path of the tree the citations resolve against)";
+
+fn error(code: &'static str, text: String, line: Option<usize>, subject: Option<&str>) -> Finding {
+    Finding::new(Severity::Error, code, text, line, subject.map(str::to_string))
+}
+
+/// Steps 1–7: secrets, title, fields, sections, Pointers, unclosed fences, late fields.
+pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
+    let mut out: Vec<Finding> = doc
+        .secrets
+        .iter()
+        .map(|s| {
+            error(
+                "secret",
+                format!(
+                    "line {}: looks like a credential ({}) — a handoff must never carry one; remove it (the value is not shown)",
+                    s.line, s.kind
+                ),
+                Some(s.line),
+                Some(s.kind),
+            )
+        })
+        .collect();
+
+    let first = doc.headings.first();
+    if !first.is_some_and(|h| h.level == 1 && h.is_named("Handoff")) {
+        out.push(error(
+            "title_missing",
+            "first heading is not \"# Handoff — <task>\"".into(),
+            first.map(|h| h.index + 1),
+            None,
+        ));
+    }
+
+    for name in ["branch", "status", "checkout"] {
+        let Some(field) = doc.field(name) else {
+            let shown = if name == "checkout" { CHECKOUT_HINT.to_string() } else { format!("{name}:") };
+            let mut text = format!("header field missing: {shown}");
+            if let Some(n) = doc.field_below_envelope(name) {
+                text.push_str(&format!(" — line {n} has one, but below the first ## heading it does not count"));
+            }
+            out.push(error("field_missing", text, None, Some(name)));
+            continue;
+        };
+        if name != "checkout" {
+            continue;
+        }
+        let line = Some(field.line);
+        match checkout {
+            HeaderCheckout::Empty => out.push(error(
+                "field_empty",
+                format!("header field is empty: {CHECKOUT_HINT}"),
+                line,
+                Some("checkout"),
+            )),
+            HeaderCheckout::NotAbsolute => out.push(error(
+                "checkout_not_absolute",
+                format!(
+                    "checkout: cannot be resolved: {} — write the absolute path of the tree the citations resolve against",
+                    field.value
+                ),
+                line,
+                Some("checkout"),
+            )),
+            HeaderCheckout::HomeUnknown => out.push(error(
+                "checkout_home_unknown",
+                "checkout: starts with ~ but no home directory is known".into(),
+                line,
+                Some("checkout"),
+            )),
+            HeaderCheckout::Absent | HeaderCheckout::Usable(_) => {}
+        }
+    }
+    if let Some(p) = doc.field("progress")
+        && Progress::parse(&p.value).is_none()
+    {
+        out.push(error(
+            "progress_invalid",
+            format!(
+                "progress: must be writing, complete or consumed, not \"{}\" (leave the field out to mean complete)",
+                p.value
+            ),
+            Some(p.line),
+            Some("progress"),
+        ));
+    }
+
+    if doc.headings_named(2, "Do not re-derive").next().is_none() {
+        out.push(section_missing("Do not re-derive"));
+    }
+    for (level, label) in [(3, "Decisions"), (3, "Dead ends"), (3, "Traps"), (2, "Next")] {
+        match doc.headings_named(level, label).next() {
+            None => out.push(section_missing(label)),
+            Some(h) if !doc.section_has_content(level, label) => out.push(error(
+                "section_empty",
+                format!(
+                    "section is empty: {label} — write \"None.\" if that is the answer, so a reader can tell it was considered"
+                ),
+                Some(h.index + 1),
+                Some(label),
+            )),
+            Some(_) => {}
+        }
+    }
+
+    let pointers_fence = match doc.pointers {
+        None => {
+            out.push(section_missing("Pointers"));
+            None
+        }
+        Some(p) => match p.fence {
+            None => {
+                out.push(error(
+                    "pointers_no_fence",
+                    "Pointers section has no ``` fence — an unfenced list is prose to every tool that reads it".into(),
+                    Some(p.heading + 1),
+                    Some("Pointers"),
+                ));
+                None
+            }
+            Some(f) => {
+                if f.close.is_none() {
+                    out.push(error(
+                        "pointers_unclosed",
+                        "Pointers fence is never closed".into(),
+                        Some(f.open + 1),
+                        Some("Pointers"),
+                    ));
+                }
+                Some(f.open)
+            }
+        },
+    };
+
+    for fence in doc.fences.iter().filter(|f| f.close.is_none() && Some(f.open) != pointers_fence) {
+        let n = fence.open + 1;
+        out.push(Finding::new(
+            Severity::Warn,
+            "fence_unclosed",
+            format!("fence opened on line {n} is never closed — a markdown reader treats everything after it as code"),
+            Some(n),
+            None,
+        ));
+    }
+    let mut late: Vec<(usize, &str)> = ["branch", "status", "checkout", "progress"]
+        .into_iter()
+        .filter_map(|name| doc.field(name).filter(|f| f.line > ENVELOPE_LINES).map(|f| (f.line, name)))
+        .collect();
+    late.sort();
+    for (n, name) in late {
+        out.push(Finding::new(
+            Severity::Warn,
+            "field_late",
+            format!(
+                "header field {name}: is on line {n}; the store and hooks read only the first 20 lines — move it up"
+            ),
+            Some(n),
+            Some(name.to_string()),
+        ));
+    }
+    out
+}
+
+fn section_missing(label: &str) -> Finding {
+    error("section_missing", format!("required section missing: {label}"), None, Some(label))
+}
+
+static IDENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").unwrap());
+
+/// Step 8: `path:symbol` anchors in the citation block (gate.md §2.6).
+pub fn path_symbols(block: &[(usize, String, Citation)]) -> Vec<Finding> {
+    block
+        .iter()
+        .filter_map(|(line, _, c)| {
+            let cit = &c.citation;
+            if crate::text::has_ws(cit) {
+                return None;
+            }
+            let (before, ident) = cit.rsplit_once(':')?;
+            if !IDENT.is_match(ident) || !crate::text::is_path_shaped(before) {
+                return None;
+            }
+            let display = c.display();
+            Some(error(
+                "path_symbol",
+                format!(
+                    "path:symbol anchor is a known false MISSING (O7): {display} — cite the line instead, as `path:line | {ident}`"
+                ),
+                Some(*line),
+                Some(&display),
+            ))
+        })
+        .collect()
+}

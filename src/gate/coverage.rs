@@ -1,0 +1,149 @@
+//! Coverage and hygiene (gate.md §2.7): every `path:N` claim in the prose must be listed in
+//! Pointers (FAIL), mentions of paths should be (WARN), every pointer should be referred to
+//! (WARN), and citation-shaped text outside backticks is flagged (WARN). Prose tokens are
+//! parsed with the same citation grammar as the Pointers block.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::Severity;
+use crate::citation::Citation;
+use crate::document::{Document, markdown};
+use crate::report::Finding;
+
+static UNBACKTICKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+:[0-9]+(?:[,-][0-9]+)*").unwrap()
+});
+
+/// A prose token that claims something: evidence (`path:N`) or a mention (`dir/file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Claim {
+    Evidence,
+    Mention,
+}
+
+fn classify(token: &str) -> Option<(Claim, String)> {
+    let c = Citation::parse(token)?;
+    let cit = &c.citation;
+    let path_like = !cit.contains(['<', '>', '$', '+', '(', ')', '='])
+        && !crate::text::has_ws(cit)
+        && !cit.starts_with(['/', '~'])
+        && !cit.contains("://");
+    if !path_like {
+        return None;
+    }
+    if c.lineref.is_some() && crate::text::is_path_shaped(cit) {
+        Some((Claim::Evidence, c.display()))
+    } else if c.lineref.is_none() && cit.contains('/') {
+        Some((Claim::Mention, c.display()))
+    } else {
+        None
+    }
+}
+
+/// Step 10. `block` is the parsed citation block, or `None` when there is none (then only the
+/// unbackticked check runs).
+pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
+    let mut evidence: Vec<(String, usize)> = Vec::new();
+    let mut mentions: Vec<(String, usize)> = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, line) in doc.lines.iter().enumerate().filter(|(i, _)| doc.prose[*i]) {
+        for token in markdown::backtick_spans(line) {
+            if let Some((claim, display)) = classify(token)
+                && seen.insert((claim, display.clone()))
+            {
+                let list = if claim == Claim::Evidence { &mut evidence } else { &mut mentions };
+                list.push((display, i + 1));
+            }
+        }
+    }
+
+    let mut out = Vec::new();
+    if let Some(block) = block {
+        let mut listed: Vec<String> = Vec::new();
+        for c in block {
+            let d = c.display();
+            if !listed.contains(&d) {
+                listed.push(d);
+            }
+        }
+        let is_listed = |d: &String| listed.contains(d);
+        for (d, line) in evidence.iter().filter(|(d, _)| !is_listed(d)) {
+            out.push(Finding::new(
+                Severity::Fail,
+                "uncovered_evidence",
+                format!("cited in prose but not in Pointers, so never checked: {d}"),
+                Some(*line),
+                Some(d.clone()),
+            ));
+        }
+        for (d, line) in mentions.iter().filter(|(d, _)| !is_listed(d)) {
+            out.push(Finding::new(
+                Severity::Warn,
+                "uncovered_mention",
+                format!("mentioned in prose but not in Pointers, so unchecked: {d}"),
+                Some(*line),
+                Some(d.clone()),
+            ));
+        }
+        for d in &listed {
+            let referred = doc
+                .lines
+                .iter()
+                .enumerate()
+                .any(|(i, l)| doc.referring[i] && l.contains(d.as_str()));
+            if !referred {
+                let line = block_line(doc, d);
+                out.push(Finding::new(
+                    Severity::Warn,
+                    "dead_pointer",
+                    format!("in Pointers but nothing in the prose refers to it: {d}"),
+                    line,
+                    Some(d.clone()),
+                ));
+            }
+        }
+    }
+
+    let evidence_forms: HashSet<&str> = evidence.iter().map(|(d, _)| d.as_str()).collect();
+    let mut reported = HashSet::new();
+    for (i, line) in doc.lines.iter().enumerate().filter(|(i, _)| doc.prose[*i]) {
+        if !line.contains(':') {
+            continue;
+        }
+        let bare = markdown::without_spans(line);
+        for m in UNBACKTICKED.find_iter(&bare) {
+            let token = m.as_str();
+            if evidence_forms.contains(token) || in_url_word(&bare, m.start(), m.end()) {
+                continue;
+            }
+            if reported.insert(token.to_string()) {
+                out.push(Finding::new(
+                    Severity::Warn,
+                    "unbackticked",
+                    format!("looks like a citation but is not backticked, so it is not checked: {token}"),
+                    Some(i + 1),
+                    Some(token.to_string()),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The block line whose display form is `display` (for the JSON `line`).
+fn block_line(doc: &Document, display: &str) -> Option<usize> {
+    doc.citation_block()?
+        .into_iter()
+        .find(|b| Citation::parse(&b.text).is_some_and(|c| c.display() == display))
+        .map(|b| b.line)
+}
+
+/// Whether `[start, end)` lies in a whitespace-delimited word that contains `://`.
+fn in_url_word(line: &str, start: usize, end: usize) -> bool {
+    let word_start = line[..start].rfind(crate::text::is_ws).map_or(0, |p| p + 1);
+    let word_end = line[end..].find(crate::text::is_ws).map_or(line.len(), |p| end + p);
+    line[word_start..word_end].contains("://")
+}

@@ -1,0 +1,424 @@
+//! Citations → verdicts against a checkout (gate.md §3). Paths are tried under each prefix and
+//! confined to the checkout (absolute, `..`-escaping and symlink-escaping targets are never
+//! opened); each cited file is read at most once; symbols go to one batched scan.
+
+pub mod layout;
+pub mod symbols;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::citation::{Citation, LineRef};
+use crate::gate::Severity;
+use crate::git::WorkTree;
+use crate::report::{Finding, GuardDetails};
+pub use layout::Layout;
+
+/// The verdict on one citation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Changed,
+    Missing,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Changed => "changed",
+            Verdict::Missing => "missing",
+        }
+    }
+
+    /// The 9-column text prefix.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK       ",
+            Verdict::Changed => "CHANGED  ",
+            Verdict::Missing => "MISSING  ",
+        }
+    }
+}
+
+/// One resolved citation (gate.md §4.6 entry).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub line: usize,
+    pub raw: String,
+    pub citation: Citation,
+    pub symbol: bool,
+    pub verdict: Verdict,
+    pub reason: &'static str,
+    pub resolved: Option<String>,
+    pub also_resolves_to: Vec<String>,
+    pub line_count: Option<u64>,
+    pub found_at_line: Option<u64>,
+    pub message: String,
+}
+
+/// Everything the resolver found.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub layout: Layout,
+    pub entries: Vec<Entry>,
+}
+
+impl Resolution {
+    pub fn count(&self, v: Verdict) -> usize {
+        self.entries.iter().filter(|e| e.verdict == v).count()
+    }
+
+    pub fn symbol_missing(&self) -> bool {
+        self.entries.iter().any(|e| e.symbol && e.verdict == Verdict::Missing)
+    }
+}
+
+/// A cited file's bytes and facts, from its single read.
+struct FileText {
+    bytes: Vec<u8>,
+    binary: bool,
+    line_count: u64,
+}
+
+impl FileText {
+    fn read(path: &Path) -> Option<FileText> {
+        let bytes = std::fs::read(path).ok()?;
+        let binary = memchr::memchr(0, &bytes[..bytes.len().min(symbols::BINARY_PROBE)]).is_some();
+        let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        let line_count = newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+        Some(FileText { bytes, binary, line_count })
+    }
+
+    /// 1-based numbers of the lines containing `fragment` (CR and backticks removed first).
+    fn lines_containing<'a>(&'a self, fragment: &'a str) -> impl Iterator<Item = u64> + 'a {
+        let finder = memchr::memmem::Finder::new(fragment.as_bytes());
+        let body = self.bytes.strip_suffix(b"\n").unwrap_or(&self.bytes);
+        let lines = if self.bytes.is_empty() { None } else { Some(body.split(|&b| b == b'\n')) };
+        lines.into_iter().flatten().zip(1u64..).filter_map(move |(line, n)| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let hit = if memchr::memchr(b'`', line).is_some() {
+                let clean: Vec<u8> = line.iter().copied().filter(|&b| b != b'`').collect();
+                finder.find(&clean).is_some()
+            } else {
+                finder.find(line).is_some()
+            };
+            hit.then_some(n)
+        })
+    }
+}
+
+enum Target {
+    Match { candidate: String, real: PathBuf, also: Vec<String> },
+    Refused,
+    NoMatch,
+}
+
+/// Resolves citations against one work tree.
+pub struct Resolver<'w> {
+    work_tree: &'w WorkTree,
+    layout: Layout,
+    files: HashMap<PathBuf, Option<Rc<FileText>>>,
+}
+
+static DRIVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z]:[/\\]").unwrap());
+
+impl<'w> Resolver<'w> {
+    pub fn new(work_tree: &'w WorkTree) -> Resolver<'w> {
+        let layout = Layout::derive(&work_tree.root, &work_tree.top_level);
+        Resolver { work_tree, layout, files: HashMap::new() }
+    }
+
+    /// Resolve `(line, raw, citation)` triples, in order.
+    pub fn resolve(mut self, citations: &[(usize, String, Citation)]) -> Resolution {
+        let mut entries = Vec::with_capacity(citations.len());
+        let mut symbol_keys: Vec<String> = Vec::new();
+        for (line, raw, c) in citations {
+            let entry = self.resolve_one(*line, raw, c);
+            if entry.symbol && !symbol_keys.contains(&c.citation) {
+                symbol_keys.push(c.citation.clone());
+            }
+            entries.push(entry);
+        }
+        if !symbol_keys.is_empty() {
+            let found = symbols::search(&self.work_tree.root, &self.layout, &symbol_keys);
+            for e in entries.iter_mut().filter(|e| e.symbol) {
+                let hit = symbol_keys
+                    .iter()
+                    .position(|k| *k == e.citation.citation)
+                    .and_then(|i| found.get(i).copied())
+                    .unwrap_or(false);
+                (e.verdict, e.reason, e.message) = if hit {
+                    (Verdict::Ok, "symbol_found", "symbol found in source".into())
+                } else {
+                    (Verdict::Missing, "symbol_not_found", "symbol not found in source".into())
+                };
+            }
+        }
+        Resolution { layout: self.layout, entries }
+    }
+
+    fn find_target(&self, citation: &str) -> Target {
+        if citation.starts_with(['/', '\\']) || DRIVE.is_match(citation) {
+            return Target::Refused;
+        }
+        let root = &self.work_tree.root;
+        let mut refused = false;
+        let mut first: Option<(String, PathBuf)> = None;
+        let mut also = Vec::new();
+        for prefix in &self.layout.prefixes {
+            let candidate = format!("{prefix}{citation}");
+            if escapes(&candidate) {
+                refused = true;
+                continue;
+            }
+            let joined = root.join(&candidate);
+            if std::fs::metadata(&joined).is_err() {
+                continue;
+            }
+            match std::fs::canonicalize(&joined) {
+                Ok(real) if real.starts_with(root) => {
+                    if first.is_none() {
+                        first = Some((candidate, real));
+                    } else {
+                        also.push(candidate);
+                    }
+                }
+                _ => refused = true,
+            }
+        }
+        match first {
+            Some((candidate, real)) => Target::Match { candidate, real, also },
+            None if refused => Target::Refused,
+            None => Target::NoMatch,
+        }
+    }
+
+    fn file(&mut self, real: &Path) -> Option<Rc<FileText>> {
+        self.files
+            .entry(real.to_path_buf())
+            .or_insert_with(|| FileText::read(real).map(Rc::new))
+            .clone()
+    }
+
+    fn resolve_one(&mut self, line: usize, raw: &str, c: &Citation) -> Entry {
+        let mut e = Entry {
+            line,
+            raw: raw.to_string(),
+            citation: c.clone(),
+            symbol: false,
+            verdict: Verdict::Missing,
+            reason: "no_such_path",
+            resolved: None,
+            also_resolves_to: Vec::new(),
+            line_count: None,
+            found_at_line: None,
+            message: String::new(),
+        };
+        let (candidate, real, also) = match self.find_target(&c.citation) {
+            Target::Refused => {
+                e.reason = "outside_checkout";
+                e.message = "outside the checkout; not followed".into();
+                return e;
+            }
+            Target::NoMatch if crate::text::is_path_shaped(&c.citation) => {
+                e.message = "no such file or directory".into();
+                return e;
+            }
+            Target::NoMatch => {
+                e.symbol = true;
+                e.reason = "symbol_not_found";
+                e.message = "symbol not found in source".into();
+                return e;
+            }
+            Target::Match { candidate, real, also } => (candidate, real, also),
+        };
+        e.resolved = Some(candidate.clone());
+        e.also_resolves_to = also;
+        let (verdict, reason, message) = self.judge(&candidate, &real, c, &mut e);
+        e.verdict = verdict;
+        e.reason = reason;
+        e.message = message;
+        e
+    }
+
+    /// The verdict table (gate.md §3.5) for a matched target.
+    fn judge(&mut self, resolved: &str, real: &Path, c: &Citation, e: &mut Entry) -> (Verdict, &'static str, String) {
+        let Ok(meta) = std::fs::metadata(real) else {
+            return (Verdict::Missing, "no_such_path", "no such file or directory".into());
+        };
+        if meta.is_dir() {
+            return (Verdict::Ok, "directory", resolved.to_string());
+        }
+        if !meta.is_file() {
+            return (Verdict::Ok, "not_regular", format!("{resolved} (not a regular file; nothing read)"));
+        }
+        let Some(file) = self.file(real) else {
+            // It exists but cannot be read, so nothing it claims can be confirmed.
+            return (Verdict::Missing, "no_such_path", format!("{resolved} exists but cannot be read"));
+        };
+        if file.binary {
+            return (Verdict::Ok, "not_text", format!("{resolved} (not a text file; no line checked)"));
+        }
+        e.line_count = Some(file.line_count);
+        let lineref = c.line_ref();
+        let fragment = c.fragment.as_deref();
+        let hint = |smallest: u64| -> (Option<u64>, String) {
+            let Some(frag) = fragment else { return (None, String::new()) };
+            let nearest = file
+                .lines_containing(frag)
+                .min_by_key(|&n| (n.abs_diff(smallest), n));
+            match nearest {
+                Some(n) => (Some(n), format!(" (found at line {n})")),
+                None => (None, String::new()),
+            }
+        };
+        let lr_text = c.lineref.as_deref().unwrap_or("");
+        if let Some(lr) = &lineref {
+            let smallest = lr.smallest().and_then(|n| n.value()).unwrap_or(u64::MAX);
+            let changed = changed_reason(lr, file.line_count, resolved, lr_text);
+            if let Some((reason, text)) = changed {
+                let (found, suffix) = hint(smallest);
+                e.found_at_line = found;
+                return (Verdict::Changed, reason, format!("{text}{suffix}"));
+            }
+            return match fragment {
+                None => (Verdict::Ok, "line_exists", format!("{resolved} (line {lr_text} exists; content not given)")),
+                Some(frag) => {
+                    if file.lines_containing(frag).any(|n| lr.covers(n)) {
+                        (Verdict::Ok, "contains", format!("{resolved}:{lr_text} contains the cited content"))
+                    } else {
+                        let (found, suffix) = hint(smallest);
+                        e.found_at_line = found;
+                        (
+                            Verdict::Changed,
+                            "not_contained",
+                            format!("{resolved}:{lr_text} no longer contains: {frag}{suffix}"),
+                        )
+                    }
+                }
+            };
+        }
+        match fragment {
+            None => (Verdict::Ok, "exists", resolved.to_string()),
+            Some(frag) if file.lines_containing(frag).next().is_some() => {
+                (Verdict::Ok, "contains", format!("{resolved} contains the cited content"))
+            }
+            Some(frag) => (Verdict::Changed, "not_contained", format!("{resolved} no longer contains: {frag}")),
+        }
+    }
+}
+
+/// Rows 4–6 of the verdict table.
+fn changed_reason(lr: &LineRef, count: u64, resolved: &str, lr_text: &str) -> Option<(&'static str, String)> {
+    if let Some((a, b)) = lr.empty_group() {
+        return Some((
+            "empty_range",
+            format!(
+                "{resolved}:{lr_text} is an empty range: {}-{} ends before it starts",
+                a.as_str(),
+                b.as_str()
+            ),
+        ));
+    }
+    if lr.has_zero() {
+        return Some(("line_zero", format!("{resolved} has no line 0; lines are numbered from 1")));
+    }
+    let largest = lr.largest()?;
+    largest.exceeds(count).then(|| {
+        (
+            "past_end",
+            format!("{resolved} has {count} lines; line {} does not exist", largest.as_str()),
+        )
+    })
+}
+
+/// Whether a repo-relative candidate climbs above the root lexically.
+fn escapes(candidate: &str) -> bool {
+    let mut depth: i64 = 0;
+    let separators: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    for comp in candidate.split(separators) {
+        match comp {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+/// A refusal by the input guard (gate.md §3.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardRefusal {
+    pub details: GuardDetails,
+}
+
+impl GuardRefusal {
+    pub const HEADLINE: &'static str = "this does not look like a citation list, so nothing was checked.";
+
+    /// The stderr block, line by line.
+    pub fn block(&self) -> Vec<String> {
+        let d = &self.details;
+        let mut out = vec![
+            format!("ERROR: {}", Self::HEADLINE),
+            String::new(),
+            format!("{} of {} input lines contain whitespace where a path or", d.with_whitespace, d.candidates),
+            "symbol should be. This script takes ONE CITATION PER LINE, not a document:".into(),
+            "piping prose in reports every sentence as MISSING, which is indistinguishable".into(),
+            "from real citation rot. Extract the citations first, then pipe those.".into(),
+            String::new(),
+            "First lines that are not citation-shaped:".into(),
+        ];
+        out.extend(d.examples.iter().map(|x| format!("  {x}")));
+        out
+    }
+
+    pub fn finding(&self) -> Finding {
+        let mut f = Finding::new(Severity::Error, "not_a_citation_list", Self::HEADLINE.into(), None, None);
+        f.details = Some(self.details.clone());
+        f
+    }
+}
+
+/// Refuse input that is mostly prose: ≥ 5 candidates and a majority with whitespace.
+pub fn input_guard(citations: &[Citation]) -> Option<GuardRefusal> {
+    let with_ws: Vec<&Citation> = citations.iter().filter(|c| crate::text::has_ws(&c.citation)).collect();
+    let n = citations.len();
+    (n >= 5 && 2 * with_ws.len() > n).then(|| GuardRefusal {
+        details: GuardDetails {
+            candidates: n,
+            with_whitespace: with_ws.len(),
+            examples: with_ws.iter().take(3).map(|c| c.display()).collect(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_escape_counts_depth() {
+        assert!(escapes("../x.php"));
+        assert!(escapes("a/../../x"));
+        assert!(!escapes("a/../x"));
+        assert!(!escapes("./a//b"));
+    }
+
+    #[test]
+    fn guard_needs_five_and_a_majority() {
+        let parse = |xs: &[&str]| xs.iter().filter_map(|x| Citation::parse(x)).collect::<Vec<_>>();
+        assert!(input_guard(&parse(&["a b", "c d", "e f", "g h"])).is_none());
+        assert!(input_guard(&parse(&["a b", "c d", "e f", "x.php", "y.php"])).is_some());
+        assert!(input_guard(&parse(&["a b", "c d", "e.php", "x.php", "y.php"])).is_none());
+    }
+}

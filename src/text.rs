@@ -1,0 +1,60 @@
+//! Small text predicates the contract defines once and every module shares: the exact
+//! whitespace set (VT included, NBSP excluded), trimming with it, and the path-shaped test.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The contract's whitespace: space, tab, LF, VT, FF, CR. `char::is_ascii_whitespace`
+/// leaves out VT, so it must not be used.
+pub fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r')
+}
+
+/// Trim the contract's whitespace from both ends.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_ws)
+}
+
+/// Whether `s` contains any of the contract's whitespace.
+pub fn has_ws(s: &str) -> bool {
+    s.contains(is_ws)
+}
+
+/// Split on runs of the contract's whitespace, dropping empty words.
+pub fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(is_ws).filter(|w| !w.is_empty())
+}
+
+static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{1,10}$").unwrap());
+
+/// Path-shaped: contains `/`, or ends in `.` plus 1–10 ASCII letters or digits.
+pub fn is_path_shaped(s: &str) -> bool {
+    s.contains('/') || EXTENSION.is_match(s)
+}
+
+/// 1-based line number of byte offset `at` in `bytes`.
+pub fn line_of_offset(bytes: &[u8], at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_shaped_examples_from_the_contract() {
+        for yes in ["app/Mail/", "main.c", "README.md", "v1.2", "Foo.bar"] {
+            assert!(is_path_shaped(yes), "{yes}");
+        }
+        for no in ["StartWorkOnIssueAction", "App\\Events", "10", "localhost", "Makefile"] {
+            assert!(!is_path_shaped(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn vertical_tab_is_whitespace_but_nbsp_is_not() {
+        assert_eq!(trim("\x0Bx\x0C"), "x");
+        assert_eq!(trim("\u{a0}x"), "\u{a0}x");
+    }
+}
