@@ -45,7 +45,12 @@ pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTre
         return Err(WorkTreeError::NotDirectory);
     }
     let real = std::fs::canonicalize(path).map_err(|_| WorkTreeError::NotFound)?;
-    let repo = gix::discover(&real).map_err(|_| WorkTreeError::NotGit)?;
+    // Deny the GIT_* variables: a git hook sets GIT_DIR/GIT_WORK_TREE for its own repository,
+    // and the gate must resolve the checkout it was given, not the hook's.
+    let mut permissions = gix::open::Permissions::default();
+    permissions.env.git_prefix = gix::sec::Permission::Deny;
+    let options = gix::open::Options::default().permissions(permissions);
+    let repo = gix::discover_opts(&real, Default::default(), options).map_err(|_| WorkTreeError::NotGit)?;
     let workdir = repo.workdir().ok_or(WorkTreeError::Bare)?;
     let root = std::fs::canonicalize(workdir).map_err(|_| WorkTreeError::Bare)?;
     let head = head_of(&repo).ok_or(WorkTreeError::NotGit)?;

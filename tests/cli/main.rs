@@ -1,1 +1,3 @@
+//! The one integration-test binary: real repositories, real binaries.
+mod gate;
 mod util;

@@ -1,1 +1,194 @@
+//! `TestEnv`: a temporary HOME and work area, real git repositories built with the git CLI
+//! (fixed identity and dates), and the real binaries run with a clean environment.
 
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+/// The canonical handoff of gate.md §1.8, with its checkout and branch substituted.
+pub fn canonical(checkout: &str, branch: &str) -> String {
+    format!(
+        "# Handoff — type the mailables
+branch: {branch}
+checkout: {checkout}
+status: Invoice done; Reminder not started. Gate run, format held.
+progress: complete
+
+## Do not re-derive
+
+### Decisions
+- Type the builder's return, not each caller — chosen over annotating every call
+  site, because the type is lost at the boundary. `app/Mail/Invoice.php:24`
+
+### Dead ends
+- A docblock on the caller: the analyser still inferred `mixed`. `app/Mail/`
+
+### Traps
+- None.
+
+## Next
+1. Do Reminder the same way, starting from `app/Mail/Reminder.php`.
+
+## Pointers
+```text
+# the boundary this whole ticket turns on
+app/Mail/Invoice.php:24 | public function build
+app/Mail/
+```
+
+## Unverifiable
+- `ops-config/mail/transport.php` lives in the ops repository, not in this checkout.
+"
+    )
+}
+
+/// A minimal well-formed handoff whose Pointers block is `pointers` and whose Decisions cite
+/// each pointer (so nothing is dead or uncovered).
+pub fn with_pointers(checkout: &str, branch: &str, pointers: &[&str]) -> String {
+    let refs: Vec<String> = pointers
+        .iter()
+        .filter_map(|p| {
+            let left = p.split('|').next()?.trim();
+            (!left.is_empty() && !left.starts_with('#')).then(|| format!("- see {left}"))
+        })
+        .collect();
+    format!(
+        "# Handoff — test\nbranch: {branch}\ncheckout: {checkout}\nstatus: testing\n\n## Do not re-derive\n\n### Decisions\n{}\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. Go on.\n\n## Pointers\n```\n{}\n```\n",
+        if refs.is_empty() { "- None.".to_string() } else { refs.join("\n") },
+        pointers.join("\n")
+    )
+}
+
+/// The lines 25–40 filler for the canonical repository's Invoice.php (40 lines, line 24 holds
+/// `public function build`).
+pub fn invoice_php() -> String {
+    let mut lines = vec!["<?php".to_string()];
+    lines.extend((2..24).map(|i| format!("// line {i}")));
+    lines.push("    public function build()".into());
+    lines.extend((25..=40).map(|i| format!("// tail {i}")));
+    lines.join("\n") + "\n"
+}
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::Builder::new().prefix("hs-test").tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("home")).expect("home");
+        TestEnv { dir }
+    }
+
+    /// The canonical (real) path of the work area.
+    pub fn root(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path()).expect("canonical temp dir")
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.path("home")
+    }
+
+    /// Write a file (parents created) and return its path.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("parent dirs");
+        }
+        std::fs::write(&p, content).expect("write file");
+        p
+    }
+
+    /// Run git in `dir` with a fixed identity and dates; panics on failure.
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = Process::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", self.home())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A repository at `rel` on `branch` with `files` committed.
+    pub fn repo(&self, rel: &str, branch: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = self.path(rel);
+        std::fs::create_dir_all(&dir).expect("repo dir");
+        self.git(&dir, &["init", "-q", "-b", branch]);
+        for (name, content) in files {
+            self.write(&format!("{rel}/{name}"), content);
+        }
+        self.git(&dir, &["add", "-A"]);
+        self.git(&dir, &["commit", "-q", "--allow-empty", "-m", "init"]);
+        std::fs::canonicalize(dir).expect("canonical repo")
+    }
+
+    /// The canonical shop repository of gate.md §1.8 (a 40-line Invoice.php).
+    pub fn shop(&self, rel: &str, branch: &str) -> PathBuf {
+        let php = invoice_php();
+        self.repo(rel, branch, &[("app/Mail/Invoice.php", &php), ("composer.json", "{}\n")])
+    }
+
+    /// A command for one of the crate's binaries with a clean environment.
+    pub fn cmd(&self, bin: &str) -> Command {
+        let mut c = Command::cargo_bin(bin).expect("binary built");
+        c.current_dir(self.root());
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().into_owned();
+            if k.starts_with("CTX_")
+                || k.starts_with("VERIFY_")
+                || k.starts_with("HANDOFF_")
+                || k.starts_with("GIT_")
+                || k == "CONTEXT_ECONOMY_CHECKOUT"
+                || k == "XDG_DATA_HOME"
+            {
+                c.env_remove(&k);
+            }
+        }
+        c.env("HOME", self.home());
+        c
+    }
+
+    pub fn verify(&self) -> Command {
+        self.cmd("verify-handoff")
+    }
+}
+
+/// Output of a finished command, as strings.
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(cmd: &mut Command) -> Outcome {
+    let out = cmd.output().expect("command runs");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn json(cmd: &mut Command) -> (i32, serde_json::Value) {
+    let o = run(cmd);
+    let v = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
+    (o.code, v)
+}
