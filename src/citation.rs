@@ -111,7 +111,11 @@ pub struct LineNo(String);
 impl LineNo {
     fn parse(digits: &str) -> LineNo {
         let stripped = digits.trim_start_matches('0');
-        LineNo(if stripped.is_empty() { "0".into() } else { stripped.into() })
+        LineNo(if stripped.is_empty() {
+            "0".into()
+        } else {
+            stripped.into()
+        })
     }
 
     /// The value when it fits in `u64`; `None` means larger than any line count.
@@ -135,7 +139,10 @@ impl LineNo {
 
 impl Ord for LineNo {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.len().cmp(&other.0.len()).then_with(|| self.0.cmp(&other.0))
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.cmp(&other.0))
     }
 }
 
@@ -213,26 +220,51 @@ mod tests {
     fn contract_examples() {
         assert_eq!(
             parts("app/Mail/Invoice.php:24 | public function build"),
-            Some(("app/Mail/Invoice.php".into(), s("24"), s("public function build"), "app/Mail/Invoice.php:24".into()))
+            Some((
+                "app/Mail/Invoice.php".into(),
+                s("24"),
+                s("public function build"),
+                "app/Mail/Invoice.php:24".into()
+            ))
         );
         assert_eq!(
             parts("- `backend/routes/api.php:233` | `Route::get('/issues'`"),
-            Some(("backend/routes/api.php".into(), s("233"), s("Route::get('/issues'"), "backend/routes/api.php:233".into()))
+            Some((
+                "backend/routes/api.php".into(),
+                s("233"),
+                s("Route::get('/issues'"),
+                "backend/routes/api.php:233".into()
+            ))
         );
         assert_eq!(
             parts("(backend/routes/api.php:233-234)"),
-            Some(("backend/routes/api.php".into(), s("233-234"), None, "backend/routes/api.php:233-234".into()))
+            Some((
+                "backend/routes/api.php".into(),
+                s("233-234"),
+                None,
+                "backend/routes/api.php:233-234".into()
+            ))
         );
         assert_eq!(
             parts("app/Helpers/Mention.php:93,109."),
-            Some(("app/Helpers/Mention.php".into(), s("93,109"), None, "app/Helpers/Mention.php:93,109".into()))
+            Some((
+                "app/Helpers/Mention.php".into(),
+                s("93,109"),
+                None,
+                "app/Helpers/Mention.php:93,109".into()
+            ))
         );
         assert_eq!(parts("[src/x.ts:5]").map(|p| p.3), s("src/x.ts:5"));
         assert_eq!(parts("pages/[slug]").map(|p| p.3), s("pages/[slug]"));
         assert_eq!(parts("2. app/x.php").map(|p| p.3), s("app/x.php"));
         assert_eq!(
             parts("StartWorkOnIssueAction | the action"),
-            Some(("StartWorkOnIssueAction".into(), None, s("the action"), "StartWorkOnIssueAction".into()))
+            Some((
+                "StartWorkOnIssueAction".into(),
+                None,
+                s("the action"),
+                "StartWorkOnIssueAction".into()
+            ))
         );
         assert_eq!(parts("# the boundary"), None);
         assert_eq!(parts(""), None);
@@ -242,22 +274,35 @@ mod tests {
     #[test]
     fn empty_fragment_means_not_given_and_punctuation_is_kept() {
         assert_eq!(parts("x.php:3 |").map(|p| p.2), Some(None));
-        assert_eq!(parts("x.php:3 | return $matches[1];").map(|p| p.2), Some(s("return $matches[1];")));
+        assert_eq!(
+            parts("x.php:3 | return $matches[1];").map(|p| p.2),
+            Some(s("return $matches[1];"))
+        );
     }
 
     #[test]
     fn marker_needs_whitespace_after_it() {
         assert_eq!(parts("-x.php").map(|p| p.0), s("-x.php"));
         assert_eq!(parts("1.5").map(|p| p.0), s("1.5"));
-        assert_eq!(parts("1234567890. a.php").map(|p| p.0), s("1234567890. a.php"));
+        assert_eq!(
+            parts("1234567890. a.php").map(|p| p.0),
+            s("1234567890. a.php")
+        );
     }
 
     #[test]
     fn lineref_arithmetic_never_overflows() {
         let lr = LineRef::parse("1-99999999999999999999");
-        assert_eq!(lr.largest().map(LineNo::as_str), Some("99999999999999999999"));
+        assert_eq!(
+            lr.largest().map(LineNo::as_str),
+            Some("99999999999999999999")
+        );
         assert!(lr.covers(5));
-        assert!(LineRef::parse("007").largest().is_some_and(|n| n.as_str() == "7"));
+        assert!(
+            LineRef::parse("007")
+                .largest()
+                .is_some_and(|n| n.as_str() == "7")
+        );
         assert!(LineRef::parse("5-3").empty_group().is_some());
         assert!(LineRef::parse("3-5-2").empty_group().is_some());
         assert!(LineRef::parse("1,0").has_zero());

@@ -50,12 +50,21 @@ pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTre
     let mut permissions = gix::open::Permissions::default();
     permissions.env.git_prefix = gix::sec::Permission::Deny;
     let options = gix::open::Options::default().permissions(permissions);
-    let repo = gix::discover_opts(&real, Default::default(), options).map_err(|_| WorkTreeError::NotGit)?;
+    let repo = gix::discover_opts(&real, Default::default(), options)
+        .map_err(|_| WorkTreeError::NotGit)?;
     let workdir = repo.workdir().ok_or(WorkTreeError::Bare)?;
     let root = std::fs::canonicalize(workdir).map_err(|_| WorkTreeError::Bare)?;
     let head = head_of(&repo).ok_or(WorkTreeError::NotGit)?;
-    let top_level = if read_index { top_level_entries(&repo) } else { Vec::new() };
-    Ok(WorkTree { root, head, top_level })
+    let top_level = if read_index {
+        top_level_entries(&repo)
+    } else {
+        Vec::new()
+    };
+    Ok(WorkTree {
+        root,
+        head,
+        top_level,
+    })
 }
 
 /// Whether `a` and `b` lie in the same work tree (compared on canonical roots).

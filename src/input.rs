@@ -19,8 +19,12 @@ pub enum InputError {
     Unreadable(String),
     TooLarge,
     Empty,
-    NulByte { line: usize },
-    InvalidUtf8 { line: usize },
+    NulByte {
+        line: usize,
+    },
+    InvalidUtf8 {
+        line: usize,
+    },
 }
 
 impl InputError {
@@ -115,13 +119,21 @@ pub fn to_text(bytes: Vec<u8>, allow_empty: bool) -> Result<String, InputError> 
         return Err(InputError::Empty);
     }
     if let Some(at) = memchr::memchr(0, &bytes) {
-        return Err(InputError::NulByte { line: line_of_offset(&bytes, at) });
+        return Err(InputError::NulByte {
+            line: line_of_offset(&bytes, at),
+        });
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
-        InputError::InvalidUtf8 { line: line_of_offset(e.as_bytes(), at) }
+        InputError::InvalidUtf8 {
+            line: line_of_offset(e.as_bytes(), at),
+        }
     })?;
-    Ok(if text.contains('\r') { text.replace('\r', "") } else { text })
+    Ok(if text.contains('\r') {
+        text.replace('\r', "")
+    } else {
+        text
+    })
 }
 
 /// Split CR-free text into lines; a final `\n` does not start an extra empty line.
@@ -147,8 +159,14 @@ mod tests {
 
     #[test]
     fn nul_and_invalid_utf8_report_their_line() {
-        assert_eq!(to_text(b"a\nb\0".to_vec(), false), Err(InputError::NulByte { line: 2 }));
-        assert_eq!(to_text(b"a\n\nb\xff".to_vec(), false), Err(InputError::InvalidUtf8 { line: 3 }));
+        assert_eq!(
+            to_text(b"a\nb\0".to_vec(), false),
+            Err(InputError::NulByte { line: 2 })
+        );
+        assert_eq!(
+            to_text(b"a\n\nb\xff".to_vec(), false),
+            Err(InputError::InvalidUtf8 { line: 3 })
+        );
         assert_eq!(to_text(b"a\r\nb\r".to_vec(), false).as_deref(), Ok("a\nb"));
     }
 }

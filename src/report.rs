@@ -52,7 +52,15 @@ impl Finding {
         line: Option<usize>,
         subject: Option<String>,
     ) -> Finding {
-        Finding { severity, code, message, line, subject, details: None, phase: Phase::Document }
+        Finding {
+            severity,
+            code,
+            message,
+            line,
+            subject,
+            details: None,
+            phase: Phase::Document,
+        }
     }
 
     pub fn in_phase(mut self, phase: Phase) -> Finding {
@@ -63,7 +71,10 @@ impl Finding {
     /// Text lines: the 9-column prefix plus the message, or the guard's block.
     fn lines(&self) -> Vec<String> {
         if let Some(details) = &self.details {
-            return crate::resolve::GuardRefusal { details: details.clone() }.block();
+            return crate::resolve::GuardRefusal {
+                details: details.clone(),
+            }
+            .block();
         }
         let prefix = match self.severity {
             Severity::Error => "ERROR    ",
@@ -93,7 +104,9 @@ impl CheckoutInfo {
     /// The compat checkout line.
     pub fn line(&self) -> String {
         let origin = match (self.origin, &self.overriding) {
-            (Origin::ArgumentOverriding, Some(h)) => format!("from argument, OVERRIDING checkout: {h}"),
+            (Origin::ArgumentOverriding, Some(h)) => {
+                format!("from argument, OVERRIDING checkout: {h}")
+            }
             (Origin::Argument | Origin::ArgumentOverriding, _) => "from argument".into(),
             (Origin::Header, _) => "from checkout: header".into(),
             (Origin::Cwd, _) => "from $PWD — the handoff declares no checkout:".into(),
@@ -152,7 +165,10 @@ impl Report {
     }
 
     fn uncovered(&self) -> usize {
-        self.findings.iter().filter(|f| f.code == "uncovered_evidence").count()
+        self.findings
+            .iter()
+            .filter(|f| f.code == "uncovered_evidence")
+            .count()
     }
 
     /// Decide the exit code from what was computed.
@@ -174,12 +190,23 @@ impl Report {
     pub fn text_lines(&self) -> Vec<(Stream, String)> {
         let mut out = Vec::new();
         if let Some(err) = &self.input_error {
-            let shown = if self.input == "-" { "(stdin)" } else { &self.input };
-            out.push((Stream::Err, format!("verify-handoff: {}", err.gate_message(shown))));
+            let shown = if self.input == "-" {
+                "(stdin)"
+            } else {
+                &self.input
+            };
+            out.push((
+                Stream::Err,
+                format!("verify-handoff: {}", err.gate_message(shown)),
+            ));
             return out;
         }
         let emit = |out: &mut Vec<(Stream, String)>, f: &Finding| {
-            let stream = if f.severity == Severity::Error { Stream::Err } else { Stream::Out };
+            let stream = if f.severity == Severity::Error {
+                Stream::Err
+            } else {
+                Stream::Out
+            };
             out.extend(f.lines().into_iter().map(|l| (stream, l)));
         };
         for f in self.findings.iter().filter(|f| f.phase == Phase::Document) {
@@ -208,12 +235,18 @@ impl Report {
                 out.push((Stream::Out, String::new()));
                 let errors = self.count(Severity::Error);
                 if errors > 0 {
-                    out.push((Stream::Out, format!("{errors} contract violation(s); citations were not checked.")));
+                    out.push((
+                        Stream::Out,
+                        format!("{errors} contract violation(s); citations were not checked."),
+                    ));
                     return out;
                 }
                 match &self.citations {
                     Some(c) if !c.entries.is_empty() => out.extend(resolver_lines(c)),
-                    _ => out.push((Stream::Out, "no citations to check (Pointers is empty)".into())),
+                    _ => out.push((
+                        Stream::Out,
+                        "no citations to check (Pointers is empty)".into(),
+                    )),
                 }
                 let f = self.uncovered();
                 if f > 0 {
@@ -246,10 +279,18 @@ fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
         let pad = 58usize.saturating_sub(display.chars().count());
         out.push((
             Stream::Out,
-            format!("{}{display}{} → {}", e.verdict.label(), " ".repeat(pad), e.message),
+            format!(
+                "{}{display}{} → {}",
+                e.verdict.label(),
+                " ".repeat(pad),
+                e.message
+            ),
         ));
         for also in &e.also_resolves_to {
-            out.push((Stream::Out, format!("{}also resolves to {also}", " ".repeat(70))));
+            out.push((
+                Stream::Out,
+                format!("{}also resolves to {also}", " ".repeat(70)),
+            ));
         }
     }
     out.push((Stream::Out, String::new()));
@@ -260,14 +301,21 @@ fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
         if c.layout.includes_top_level_files {
             items.push("(top-level files)".into());
         }
-        let shown = if items.is_empty() { "(none)".to_string() } else { items.join(" ") };
+        let shown = if items.is_empty() {
+            "(none)".to_string()
+        } else {
+            items.join(" ")
+        };
         out.push((Stream::Out, format!("symbol search roots: {shown}")));
     }
     if m > 0 {
         out.push((Stream::Out, format!("{m} of {n} citations do not resolve.")));
     }
     if ch > 0 {
-        out.push((Stream::Out, format!("{ch} of {n} citations resolve but no longer say what they were cited for.")));
+        out.push((
+            Stream::Out,
+            format!("{ch} of {n} citations resolve but no longer say what they were cited for."),
+        ));
     }
     if m + ch == 0 {
         out.push((Stream::Out, format!("All {n} citations resolve.")));
@@ -371,7 +419,11 @@ struct JsonEntry<'a> {
 
 impl<'a> From<&'a Report> for JsonReport<'a> {
     fn from(r: &'a Report) -> Self {
-        let shown = if r.input == "-" { "(stdin)" } else { r.input.as_str() };
+        let shown = if r.input == "-" {
+            "(stdin)"
+        } else {
+            r.input.as_str()
+        };
         JsonReport {
             schema_version: 1,
             mode: match r.mode {
@@ -395,7 +447,11 @@ impl<'a> From<&'a Report> for JsonReport<'a> {
                 fails: r.count(Severity::Fail),
                 warns: r.count(Severity::Warn),
             },
-            diagnostics: r.ordered_findings().into_iter().map(JsonDiagnostic::from).collect(),
+            diagnostics: r
+                .ordered_findings()
+                .into_iter()
+                .map(JsonDiagnostic::from)
+                .collect(),
             size: r.size.as_ref().map(|s| JsonSize {
                 bytes: s.bytes,
                 tokens: s.tokens,

@@ -47,7 +47,13 @@ mod tests {
         for yes in ["app/Mail/", "main.c", "README.md", "v1.2", "Foo.bar"] {
             assert!(is_path_shaped(yes), "{yes}");
         }
-        for no in ["StartWorkOnIssueAction", "App\\Events", "10", "localhost", "Makefile"] {
+        for no in [
+            "StartWorkOnIssueAction",
+            "App\\Events",
+            "10",
+            "localhost",
+            "Makefile",
+        ] {
             assert!(!is_path_shaped(no), "{no}");
         }
     }

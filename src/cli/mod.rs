@@ -10,7 +10,11 @@ use std::io::{self, Write};
 use crate::report::Stream;
 
 /// Write `lines` to their streams. A broken stdout pipe stops the writing quietly.
-pub fn emit(lines: &[(Stream, String)], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+pub fn emit(
+    lines: &[(Stream, String)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
     for (stream, line) in lines {
         let w: &mut dyn Write = match stream {
             Stream::Out => out,

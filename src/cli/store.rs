@@ -12,10 +12,17 @@ use clap::Parser;
 struct StoreArgs {}
 
 /// Run `handoff-store` with `args`; returns the exit code.
-pub fn run(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     match StoreArgs::try_parse_from(args) {
         Ok(_) => {
-            let _ = writeln!(err, "handoff-store: no subcommand yet; see verify-handoff for the gate");
+            let _ = writeln!(
+                err,
+                "handoff-store: no subcommand yet; see verify-handoff for the gate"
+            );
             2
         }
         Err(e) => super::clap_exit(e, out, err),

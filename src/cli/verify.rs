@@ -29,6 +29,7 @@ pub enum Format {
 #[command(
     name = "verify-handoff",
     version,
+    about = "Check a handoff file against the format contract, then verify its citations.",
     override_usage = "verify-handoff <FILE> [CHECKOUT] [--format text|json]\n       \
                       verify-handoff --citations [FILE|-] [--checkout DIR] [--format text|json]",
     after_help = "Exit codes: 0 every check passed; 1 a citation is MISSING or CHANGED, or prose cites a \
@@ -45,7 +46,12 @@ struct VerifyArgs {
     #[arg(long)]
     citations: bool,
     /// With --citations: the work tree to resolve against (default: the working directory).
-    #[arg(long = "checkout", id = "checkout_dir", value_name = "DIR", requires = "citations")]
+    #[arg(
+        long = "checkout",
+        id = "checkout_dir",
+        value_name = "DIR",
+        requires = "citations"
+    )]
     checkout_dir: Option<String>,
     /// Output form.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -53,7 +59,11 @@ struct VerifyArgs {
 }
 
 /// Run `verify-handoff` with `args`; returns the exit code.
-pub fn run(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let parsed = match VerifyArgs::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => return super::clap_exit(e, out, err),
@@ -100,13 +110,18 @@ pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
     let mut report = Report::new(Mode::Citations, name);
     let (path, origin) = match checkout.filter(|c| !c.is_empty()) {
         Some(dir) => (PathBuf::from(dir), Origin::Argument),
-        None => (std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")), Origin::Cwd),
+        None => (
+            std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            Origin::Cwd,
+        ),
     };
     let requested = path.to_string_lossy().into_owned();
     let wt = match git::open_work_tree(&path, true) {
         Ok(wt) => wt,
         Err(e) => {
-            report.findings.push(gate::checkout_error(e, &requested, None));
+            report
+                .findings
+                .push(gate::checkout_error(e, &requested, None));
             report.finish();
             return report;
         }
@@ -138,7 +153,12 @@ pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
 }
 
 /// Print a report; a closed stdout is not an error.
-pub fn write_report(report: &Report, format: Format, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn write_report(
+    report: &Report,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let result = match format {
         Format::Text => super::emit(&report.text_lines(), out, err),
         Format::Json => serde_json::to_writer(&mut *out, &report.json())

@@ -67,10 +67,13 @@ pub fn store_envelope(text: &str) -> Vec<&str> {
 
 /// A field as store readers see it: spaces and tabs trimmed; empty counts as absent.
 pub fn store_field<'a>(envelope: &[&'a str], name: &str) -> Option<&'a str> {
-    envelope.iter().find_map(|l| field_value(l, name)).and_then(|v| {
-        let v = v.trim_matches([' ', '\t']);
-        (!v.is_empty()).then_some(v)
-    })
+    envelope
+        .iter()
+        .find_map(|l| field_value(l, name))
+        .and_then(|v| {
+            let v = v.trim_matches([' ', '\t']);
+            (!v.is_empty()).then_some(v)
+        })
 }
 
 /// The first whitespace-separated word of a `branch:` value.

@@ -108,10 +108,17 @@ pub fn scan<S: AsRef<str>>(lines: &[S]) -> Scan {
             }
         } else if let Some(fence) = opener(line) {
             open = Some(fence);
-            out.fences.push(Fence { open: index, close: None });
+            out.fences.push(Fence {
+                open: index,
+                close: None,
+            });
             LineKind::FenceOpen
         } else if let Some((level, text)) = heading(line) {
-            out.headings.push(Heading { index, level, text: text.to_string() });
+            out.headings.push(Heading {
+                index,
+                level,
+                text: text.to_string(),
+            });
             LineKind::Heading
         } else {
             LineKind::Body
@@ -164,16 +171,42 @@ mod tests {
 
     #[test]
     fn headings_need_a_space_and_stay_out_of_fences() {
-        let s = scan(&["# Handoff", "#123 flaky", "```", "# not", "```", "   ## Next", "    # code"]);
+        let s = scan(&[
+            "# Handoff",
+            "#123 flaky",
+            "```",
+            "# not",
+            "```",
+            "   ## Next",
+            "    # code",
+        ]);
         let levels: Vec<_> = s.headings.iter().map(|h| (h.index, h.level)).collect();
         assert_eq!(levels, vec![(0, 1), (5, 2)]);
-        assert_eq!(s.fences, vec![Fence { open: 2, close: Some(4) }]);
+        assert_eq!(
+            s.fences,
+            vec![Fence {
+                open: 2,
+                close: Some(4)
+            }]
+        );
     }
 
     #[test]
     fn closer_must_match_character_and_length() {
         let s = scan(&["````md", "```", "~~~~", "````", "~~~", "x"]);
-        assert_eq!(s.fences, vec![Fence { open: 0, close: Some(3) }, Fence { open: 4, close: None }]);
+        assert_eq!(
+            s.fences,
+            vec![
+                Fence {
+                    open: 0,
+                    close: Some(3)
+                },
+                Fence {
+                    open: 4,
+                    close: None
+                }
+            ]
+        );
         let tab = scan(&["\t```", "x"]);
         assert!(tab.fences.is_empty());
         let info = scan(&["``` a`b", "x"]);

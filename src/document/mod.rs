@@ -54,9 +54,19 @@ impl Document {
         let lines: Vec<String> = raw
             .iter()
             .enumerate()
-            .map(|(i, l)| if scan.blank[i] { String::new() } else { (*l).to_string() })
+            .map(|(i, l)| {
+                if scan.blank[i] {
+                    String::new()
+                } else {
+                    (*l).to_string()
+                }
+            })
             .collect();
-        let markdown::Scan { kinds, headings, fences } = markdown::scan(&lines);
+        let markdown::Scan {
+            kinds,
+            headings,
+            fences,
+        } = markdown::scan(&lines);
         let envelope_end = headings
             .iter()
             .find(|h| h.level >= 2)
@@ -127,7 +137,10 @@ impl Document {
             .iter()
             .find(|f| f.open > heading.index && f.open < next)
             .copied();
-        Some(Pointers { heading: heading.index, fence })
+        Some(Pointers {
+            heading: heading.index,
+            fence,
+        })
     }
 
     /// The citation block: content lines of a closed Pointers fence.
@@ -136,7 +149,10 @@ impl Document {
         let close = fence.close?;
         Some(
             (fence.open + 1..close)
-                .map(|i| BlockLine { line: i + 1, text: self.lines[i].clone() })
+                .map(|i| BlockLine {
+                    line: i + 1,
+                    text: self.lines[i].clone(),
+                })
                 .collect(),
         )
     }

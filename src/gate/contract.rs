@@ -8,14 +8,20 @@ use regex::Regex;
 
 use super::{HeaderCheckout, Severity};
 use crate::citation::Citation;
-use crate::document::envelope::{ENVELOPE_LINES, Progress};
 use crate::document::Document;
+use crate::document::envelope::{ENVELOPE_LINES, Progress};
 use crate::report::Finding;
 
 const CHECKOUT_HINT: &str = "checkout: (absolute path of the tree the citations resolve against)";
 
 fn error(code: &'static str, text: String, line: Option<usize>, subject: Option<&str>) -> Finding {
-    Finding::new(Severity::Error, code, text, line, subject.map(str::to_string))
+    Finding::new(
+        Severity::Error,
+        code,
+        text,
+        line,
+        subject.map(str::to_string),
+    )
 }
 
 /// Steps 1–7: secrets, title, fields, sections, Pointers, unclosed fences, late fields.
@@ -48,10 +54,16 @@ pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
 
     for name in ["branch", "status", "checkout"] {
         let Some(field) = doc.field(name) else {
-            let shown = if name == "checkout" { CHECKOUT_HINT.to_string() } else { format!("{name}:") };
+            let shown = if name == "checkout" {
+                CHECKOUT_HINT.to_string()
+            } else {
+                format!("{name}:")
+            };
             let mut text = format!("header field missing: {shown}");
             if let Some(n) = doc.field_below_envelope(name) {
-                text.push_str(&format!(" — line {n} has one, but below the first ## heading it does not count"));
+                text.push_str(&format!(
+                    " — line {n} has one, but below the first ## heading it does not count"
+                ));
             }
             out.push(error("field_missing", text, None, Some(name)));
             continue;
@@ -102,7 +114,12 @@ pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
     if doc.headings_named(2, "Do not re-derive").next().is_none() {
         out.push(section_missing("Do not re-derive"));
     }
-    for (level, label) in [(3, "Decisions"), (3, "Dead ends"), (3, "Traps"), (2, "Next")] {
+    for (level, label) in [
+        (3, "Decisions"),
+        (3, "Dead ends"),
+        (3, "Traps"),
+        (2, "Next"),
+    ] {
         match doc.headings_named(level, label).next() {
             None => out.push(section_missing(label)),
             Some(h) if !doc.section_has_content(level, label) => out.push(error(
@@ -146,7 +163,11 @@ pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
         },
     };
 
-    for fence in doc.fences.iter().filter(|f| f.close.is_none() && Some(f.open) != pointers_fence) {
+    for fence in doc
+        .fences
+        .iter()
+        .filter(|f| f.close.is_none() && Some(f.open) != pointers_fence)
+    {
         let n = fence.open + 1;
         out.push(Finding::new(
             Severity::Warn,
@@ -158,7 +179,11 @@ pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
     }
     let mut late: Vec<(usize, &str)> = ["branch", "status", "checkout", "progress"]
         .into_iter()
-        .filter_map(|name| doc.field(name).filter(|f| f.line > ENVELOPE_LINES).map(|f| (f.line, name)))
+        .filter_map(|name| {
+            doc.field(name)
+                .filter(|f| f.line > ENVELOPE_LINES)
+                .map(|f| (f.line, name))
+        })
         .collect();
     late.sort();
     for (n, name) in late {
@@ -176,7 +201,12 @@ pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
 }
 
 fn section_missing(label: &str) -> Finding {
-    error("section_missing", format!("required section missing: {label}"), None, Some(label))
+    error(
+        "section_missing",
+        format!("required section missing: {label}"),
+        None,
+        Some(label),
+    )
 }
 
 static IDENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").unwrap());

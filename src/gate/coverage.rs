@@ -13,9 +13,8 @@ use crate::citation::Citation;
 use crate::document::{Document, markdown};
 use crate::report::Finding;
 
-static UNBACKTICKED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+:[0-9]+(?:[,-][0-9]+)*").unwrap()
-});
+static UNBACKTICKED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+:[0-9]+(?:[,-][0-9]+)*").unwrap());
 
 /// A prose token that claims something: evidence (`path:N`) or a mention (`dir/file`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,7 +53,11 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
             if let Some((claim, display)) = classify(token)
                 && seen.insert((claim, display.clone()))
             {
-                let list = if claim == Claim::Evidence { &mut evidence } else { &mut mentions };
+                let list = if claim == Claim::Evidence {
+                    &mut evidence
+                } else {
+                    &mut mentions
+                };
                 list.push((display, i + 1));
             }
         }
@@ -123,7 +126,9 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
                 out.push(Finding::new(
                     Severity::Warn,
                     "unbackticked",
-                    format!("looks like a citation but is not backticked, so it is not checked: {token}"),
+                    format!(
+                        "looks like a citation but is not backticked, so it is not checked: {token}"
+                    ),
                     Some(i + 1),
                     Some(token.to_string()),
                 ));
@@ -144,6 +149,8 @@ fn block_line(doc: &Document, display: &str) -> Option<usize> {
 /// Whether `[start, end)` lies in a whitespace-delimited word that contains `://`.
 fn in_url_word(line: &str, start: usize, end: usize) -> bool {
     let word_start = line[..start].rfind(crate::text::is_ws).map_or(0, |p| p + 1);
-    let word_end = line[end..].find(crate::text::is_ws).map_or(line.len(), |p| end + p);
+    let word_end = line[end..]
+        .find(crate::text::is_ws)
+        .map_or(line.len(), |p| end + p);
     line[word_start..word_end].contains("://")
 }

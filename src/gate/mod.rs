@@ -74,7 +74,10 @@ pub fn expand_checkout(value: &str, file: &Path) -> HeaderCheckout {
     if path.is_absolute() {
         return HeaderCheckout::Usable(path.to_path_buf());
     }
-    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     HeaderCheckout::Usable(dir.join(path))
 }
 
@@ -86,8 +89,14 @@ fn display_path(p: &Path) -> String {
 pub fn checkout_error(err: WorkTreeError, p: &str, line: Option<usize>) -> Finding {
     let (code, text) = match err {
         WorkTreeError::NotFound => ("checkout_not_found", format!("checkout {p} does not exist")),
-        WorkTreeError::NotDirectory => ("checkout_not_directory", format!("checkout {p} is not a directory")),
-        WorkTreeError::NotGit => ("checkout_not_git", format!("checkout {p} is not inside a git repository")),
+        WorkTreeError::NotDirectory => (
+            "checkout_not_directory",
+            format!("checkout {p} is not a directory"),
+        ),
+        WorkTreeError::NotGit => (
+            "checkout_not_git",
+            format!("checkout {p} is not inside a git repository"),
+        ),
         WorkTreeError::Bare => (
             "checkout_bare",
             format!("checkout {p} is a bare repository; citations need a work tree"),
@@ -116,7 +125,9 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     if let Some(refusal) = resolve::input_guard(&parsed) {
         report.findings.push(refusal.finding());
     }
-    report.findings.extend(coverage::check(doc, block.is_some().then_some(&parsed[..])));
+    report
+        .findings
+        .extend(coverage::check(doc, block.is_some().then_some(&parsed[..])));
     let size = size::measure(doc.size_bytes);
     report.findings.extend(size.findings.iter().cloned());
     report.size = Some(size);
@@ -127,18 +138,27 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     let header_line = header.as_ref().map(|f| f.line);
     let (path, path_text, origin, err_line) = match (&arg, &header_state) {
         (Some(a), _) => (PathBuf::from(a), a.to_string(), Origin::Argument, None),
-        (None, HeaderCheckout::Usable(p)) => (p.clone(), display_path(p), Origin::Header, header_line),
+        (None, HeaderCheckout::Usable(p)) => {
+            (p.clone(), display_path(p), Origin::Header, header_line)
+        }
         (None, HeaderCheckout::Absent | HeaderCheckout::Empty) => {
             (cwd.clone(), display_path(&cwd), Origin::Cwd, None)
         }
-        (None, _) => (cwd.clone(), display_path(&cwd), Origin::CwdHeaderNotAbsolute, None),
+        (None, _) => (
+            cwd.clone(),
+            display_path(&cwd),
+            Origin::CwdHeaderNotAbsolute,
+            None,
+        ),
     };
     let errors_so_far = report.count(Severity::Error);
     let wants_index = errors_so_far == 0 && !parsed.is_empty();
     let work_tree = match git::open_work_tree(&path, wants_index) {
         Ok(w) => Some(w),
         Err(e) => {
-            report.findings.push(checkout_error(e, &path_text, err_line));
+            report
+                .findings
+                .push(checkout_error(e, &path_text, err_line));
             None
         }
     };
@@ -200,7 +220,8 @@ pub fn branch_matches(declared: &str, head: &git::Head) -> bool {
     if !head.detached {
         return declared == head.current;
     }
-    let is_hex = (4..=40).contains(&declared.len()) && declared.bytes().all(|b| b.is_ascii_hexdigit());
+    let is_hex =
+        (4..=40).contains(&declared.len()) && declared.bytes().all(|b| b.is_ascii_hexdigit());
     is_hex
         && head
             .id

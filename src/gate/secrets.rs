@@ -25,14 +25,21 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap()
 }
 
-static KEY_BEGIN: LazyLock<Regex> = LazyLock::new(|| re(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
-static KEY_END: LazyLock<Regex> = LazyLock::new(|| re(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
+static KEY_BEGIN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
+static KEY_END: LazyLock<Regex> =
+    LazyLock::new(|| re(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
 static TOKEN_RULES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     vec![
-        ("AWS access key id", re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)")),
+        (
+            "AWS access key id",
+            re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
+        ),
         (
             "GitHub token",
-            re(r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{22,}(?-u:\b)"),
+            re(
+                r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{22,}(?-u:\b)",
+            ),
         ),
         ("GitLab token", re(r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}")),
         ("Slack token", re(r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}")),
@@ -44,12 +51,18 @@ const ASSIGNMENT: &str = "password or token assignment";
 
 /// Scan every line (fences, Pointers, Next and Unverifiable included).
 pub fn scan<S: AsRef<str>>(lines: &[S]) -> SecretScan {
-    let mut out = SecretScan { hits: Vec::new(), blank: vec![false; lines.len()] };
+    let mut out = SecretScan {
+        hits: Vec::new(),
+        blank: vec![false; lines.len()],
+    };
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i].as_ref();
         if KEY_BEGIN.is_match(line) {
-            out.hits.push(Secret { line: i + 1, kind: "private key block" });
+            out.hits.push(Secret {
+                line: i + 1,
+                kind: "private key block",
+            });
             let end = (i..lines.len())
                 .find(|&j| KEY_END.is_match(lines[j].as_ref()))
                 .unwrap_or(lines.len() - 1);
@@ -84,7 +97,9 @@ fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
-const KEY_ENDINGS: [&str; 7] = ["password", "passwd", "secret", "token", "api_key", "apikey", "api-key"];
+const KEY_ENDINGS: [&str; 7] = [
+    "password", "passwd", "secret", "token", "api_key", "apikey", "api-key",
+];
 
 /// The generic `key = value` rule, over every maximal key run of the line.
 fn has_assignment(line: &str) -> bool {
@@ -113,7 +128,9 @@ fn has_assignment(line: &str) -> bool {
 fn assigned_value(after_key: &str) -> Option<&str> {
     if let Some(rest) = after_key.strip_prefix('=') {
         let end = rest
-            .find(|c: char| crate::text::is_ws(c) || matches!(c, '"' | '\'' | '`' | '&' | ';' | ','))
+            .find(|c: char| {
+                crate::text::is_ws(c) || matches!(c, '"' | '\'' | '`' | '&' | ';' | ',')
+            })
             .unwrap_or(rest.len());
         if end > 0 {
             return Some(&rest[..end]);
@@ -147,10 +164,22 @@ mod tests {
     #[test]
     fn flagged_examples() {
         assert_eq!(kind("DB_PASSWORD=Tr0ub4dor3horsebattery"), Some(ASSIGNMENT));
-        assert_eq!(kind(r#""api_key": "a1b2c3d4e5f6g7h8i9j0""#), Some(ASSIGNMENT));
-        assert_eq!(kind("https://x/cb?token=abcdefgh12345678&x=1"), Some(ASSIGNMENT));
-        assert_eq!(kind("key AKIAABCDEFGHIJKLMNOP here"), Some("AWS access key id"));
-        assert_eq!(kind(&format!("ghp_{}", "a1".repeat(18))), Some("GitHub token"));
+        assert_eq!(
+            kind(r#""api_key": "a1b2c3d4e5f6g7h8i9j0""#),
+            Some(ASSIGNMENT)
+        );
+        assert_eq!(
+            kind("https://x/cb?token=abcdefgh12345678&x=1"),
+            Some(ASSIGNMENT)
+        );
+        assert_eq!(
+            kind("key AKIAABCDEFGHIJKLMNOP here"),
+            Some("AWS access key id")
+        );
+        assert_eq!(
+            kind(&format!("ghp_{}", "a1".repeat(18))),
+            Some("GitHub token")
+        );
         assert_eq!(kind("glpat-abcdefghij0123456789"), Some("GitLab token"));
         assert_eq!(kind("xoxb-1234567890-abc"), Some("Slack token"));
         assert_eq!(kind("sk-abc123def456ghi789jkl"), Some("sk- API key"));
@@ -172,9 +201,21 @@ mod tests {
 
     #[test]
     fn key_block_is_blanked_to_its_end() {
-        let lines = ["a", "-----BEGIN RSA PRIVATE KEY-----", "MIIE", "-----END RSA PRIVATE KEY-----", "b"];
+        let lines = [
+            "a",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "MIIE",
+            "-----END RSA PRIVATE KEY-----",
+            "b",
+        ];
         let s = scan(&lines);
-        assert_eq!(s.hits, vec![Secret { line: 2, kind: "private key block" }]);
+        assert_eq!(
+            s.hits,
+            vec![Secret {
+                line: 2,
+                kind: "private key block"
+            }]
+        );
         assert_eq!(s.blank, vec![false, true, true, true, false]);
     }
 }

@@ -70,9 +70,10 @@ pub fn parse_file(text: &str) -> Vec<(String, String)> {
         let Some((key, value)) = line.split_once('=') else {
             continue;
         };
-        let valid_key = key.bytes().enumerate().all(|(i, b)| {
-            b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit())
-        });
+        let valid_key = key
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit()));
         if key.is_empty() || !valid_key {
             continue;
         }
@@ -173,7 +174,10 @@ pub fn measure(bytes: usize) -> Size {
         findings.push(
             warn(
                 "size_over_target",
-                format!("over the target of {target} tokens by {} — cut Pointers, never a decision", tokens - target),
+                format!(
+                    "over the target of {target} tokens by {} — cut Pointers, never a decision",
+                    tokens - target
+                ),
                 None,
             )
             .in_phase(Phase::AfterSize),

@@ -6,9 +6,28 @@ use std::path::Path;
 
 /// Top-level names that are never prefixes or search roots (compat).
 pub const EXCLUDED: [&str; 22] = [
-    ".git", ".github", ".claude", "docs", "doc", "documentation", "site", "website", "wiki",
-    "reports", "notes", "adr", "vendor", "node_modules", "dist", "build", "target", "coverage",
-    ".venv", "venv", "__pycache__", "",
+    ".git",
+    ".github",
+    ".claude",
+    "docs",
+    "doc",
+    "documentation",
+    "site",
+    "website",
+    "wiki",
+    "reports",
+    "notes",
+    "adr",
+    "vendor",
+    "node_modules",
+    "dist",
+    "build",
+    "target",
+    "coverage",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "",
 ];
 
 /// The derived or configured layout.
@@ -37,10 +56,20 @@ impl Layout {
         let mut prefixes = vec![String::new()];
         match env_words("VERIFY_CITATIONS_PREFIXES") {
             Some(words) => prefixes.extend(words),
-            None => prefixes.extend(included().filter(|e| root.join(e).is_dir()).map(|e| format!("{e}/"))),
+            None => prefixes.extend(
+                included()
+                    .filter(|e| root.join(e).is_dir())
+                    .map(|e| format!("{e}/")),
+            ),
         }
         let (search_roots, top_level_files) = match env_words("VERIFY_CITATIONS_SEARCH_ROOTS") {
-            Some(words) => (words.into_iter().filter(|w| is_confined_dir(root, w)).collect(), Vec::new()),
+            Some(words) => (
+                words
+                    .into_iter()
+                    .filter(|w| is_confined_dir(root, w))
+                    .collect(),
+                Vec::new(),
+            ),
             None => (
                 included()
                     .filter(|e| std::fs::symlink_metadata(root.join(e)).is_ok_and(|m| m.is_dir()))

@@ -74,7 +74,9 @@ impl Resolution {
     }
 
     pub fn symbol_missing(&self) -> bool {
-        self.entries.iter().any(|e| e.symbol && e.verdict == Verdict::Missing)
+        self.entries
+            .iter()
+            .any(|e| e.symbol && e.verdict == Verdict::Missing)
     }
 }
 
@@ -91,29 +93,45 @@ impl FileText {
         let binary = memchr::memchr(0, &bytes[..bytes.len().min(symbols::BINARY_PROBE)]).is_some();
         let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
         let line_count = newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
-        Some(FileText { bytes, binary, line_count })
+        Some(FileText {
+            bytes,
+            binary,
+            line_count,
+        })
     }
 
     /// 1-based numbers of the lines containing `fragment` (CR and backticks removed first).
     fn lines_containing<'a>(&'a self, fragment: &'a str) -> impl Iterator<Item = u64> + 'a {
         let finder = memchr::memmem::Finder::new(fragment.as_bytes());
         let body = self.bytes.strip_suffix(b"\n").unwrap_or(&self.bytes);
-        let lines = if self.bytes.is_empty() { None } else { Some(body.split(|&b| b == b'\n')) };
-        lines.into_iter().flatten().zip(1u64..).filter_map(move |(line, n)| {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let hit = if memchr::memchr(b'`', line).is_some() {
-                let clean: Vec<u8> = line.iter().copied().filter(|&b| b != b'`').collect();
-                finder.find(&clean).is_some()
-            } else {
-                finder.find(line).is_some()
-            };
-            hit.then_some(n)
-        })
+        let lines = if self.bytes.is_empty() {
+            None
+        } else {
+            Some(body.split(|&b| b == b'\n'))
+        };
+        lines
+            .into_iter()
+            .flatten()
+            .zip(1u64..)
+            .filter_map(move |(line, n)| {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                let hit = if memchr::memchr(b'`', line).is_some() {
+                    let clean: Vec<u8> = line.iter().copied().filter(|&b| b != b'`').collect();
+                    finder.find(&clean).is_some()
+                } else {
+                    finder.find(line).is_some()
+                };
+                hit.then_some(n)
+            })
     }
 }
 
 enum Target {
-    Match { candidate: String, real: PathBuf, also: Vec<String> },
+    Match {
+        candidate: String,
+        real: PathBuf,
+        also: Vec<String>,
+    },
     Refused,
     NoMatch,
 }
@@ -130,7 +148,11 @@ static DRIVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z]:[/\\]").
 impl<'w> Resolver<'w> {
     pub fn new(work_tree: &'w WorkTree) -> Resolver<'w> {
         let layout = Layout::derive(&work_tree.root, &work_tree.top_level);
-        Resolver { work_tree, layout, files: HashMap::new() }
+        Resolver {
+            work_tree,
+            layout,
+            files: HashMap::new(),
+        }
     }
 
     /// Resolve `(line, raw, citation)` triples, in order.
@@ -155,11 +177,18 @@ impl<'w> Resolver<'w> {
                 (e.verdict, e.reason, e.message) = if hit {
                     (Verdict::Ok, "symbol_found", "symbol found in source".into())
                 } else {
-                    (Verdict::Missing, "symbol_not_found", "symbol not found in source".into())
+                    (
+                        Verdict::Missing,
+                        "symbol_not_found",
+                        "symbol not found in source".into(),
+                    )
                 };
             }
         }
-        Resolution { layout: self.layout, entries }
+        Resolution {
+            layout: self.layout,
+            entries,
+        }
     }
 
     fn find_target(&self, citation: &str) -> Target {
@@ -192,7 +221,11 @@ impl<'w> Resolver<'w> {
             }
         }
         match first {
-            Some((candidate, real)) => Target::Match { candidate, real, also },
+            Some((candidate, real)) => Target::Match {
+                candidate,
+                real,
+                also,
+            },
             None if refused => Target::Refused,
             None => Target::NoMatch,
         }
@@ -235,7 +268,11 @@ impl<'w> Resolver<'w> {
                 e.message = "symbol not found in source".into();
                 return e;
             }
-            Target::Match { candidate, real, also } => (candidate, real, also),
+            Target::Match {
+                candidate,
+                real,
+                also,
+            } => (candidate, real, also),
         };
         e.resolved = Some(candidate.clone());
         e.also_resolves_to = also;
@@ -247,28 +284,52 @@ impl<'w> Resolver<'w> {
     }
 
     /// The verdict table (gate.md §3.5) for a matched target.
-    fn judge(&mut self, resolved: &str, real: &Path, c: &Citation, e: &mut Entry) -> (Verdict, &'static str, String) {
+    fn judge(
+        &mut self,
+        resolved: &str,
+        real: &Path,
+        c: &Citation,
+        e: &mut Entry,
+    ) -> (Verdict, &'static str, String) {
         let Ok(meta) = std::fs::metadata(real) else {
-            return (Verdict::Missing, "no_such_path", "no such file or directory".into());
+            return (
+                Verdict::Missing,
+                "no_such_path",
+                "no such file or directory".into(),
+            );
         };
         if meta.is_dir() {
             return (Verdict::Ok, "directory", resolved.to_string());
         }
         if !meta.is_file() {
-            return (Verdict::Ok, "not_regular", format!("{resolved} (not a regular file; nothing read)"));
+            return (
+                Verdict::Ok,
+                "not_regular",
+                format!("{resolved} (not a regular file; nothing read)"),
+            );
         }
         let Some(file) = self.file(real) else {
             // It exists but cannot be read, so nothing it claims can be confirmed.
-            return (Verdict::Missing, "no_such_path", format!("{resolved} exists but cannot be read"));
+            return (
+                Verdict::Missing,
+                "no_such_path",
+                format!("{resolved} exists but cannot be read"),
+            );
         };
         if file.binary {
-            return (Verdict::Ok, "not_text", format!("{resolved} (not a text file; no line checked)"));
+            return (
+                Verdict::Ok,
+                "not_text",
+                format!("{resolved} (not a text file; no line checked)"),
+            );
         }
         e.line_count = Some(file.line_count);
         let lineref = c.line_ref();
         let fragment = c.fragment.as_deref();
         let hint = |smallest: u64| -> (Option<u64>, String) {
-            let Some(frag) = fragment else { return (None, String::new()) };
+            let Some(frag) = fragment else {
+                return (None, String::new());
+            };
             let nearest = file
                 .lines_containing(frag)
                 .min_by_key(|&n| (n.abs_diff(smallest), n));
@@ -287,10 +348,18 @@ impl<'w> Resolver<'w> {
                 return (Verdict::Changed, reason, format!("{text}{suffix}"));
             }
             return match fragment {
-                None => (Verdict::Ok, "line_exists", format!("{resolved} (line {lr_text} exists; content not given)")),
+                None => (
+                    Verdict::Ok,
+                    "line_exists",
+                    format!("{resolved} (line {lr_text} exists; content not given)"),
+                ),
                 Some(frag) => {
                     if file.lines_containing(frag).any(|n| lr.covers(n)) {
-                        (Verdict::Ok, "contains", format!("{resolved}:{lr_text} contains the cited content"))
+                        (
+                            Verdict::Ok,
+                            "contains",
+                            format!("{resolved}:{lr_text} contains the cited content"),
+                        )
                     } else {
                         let (found, suffix) = hint(smallest);
                         e.found_at_line = found;
@@ -305,16 +374,27 @@ impl<'w> Resolver<'w> {
         }
         match fragment {
             None => (Verdict::Ok, "exists", resolved.to_string()),
-            Some(frag) if file.lines_containing(frag).next().is_some() => {
-                (Verdict::Ok, "contains", format!("{resolved} contains the cited content"))
-            }
-            Some(frag) => (Verdict::Changed, "not_contained", format!("{resolved} no longer contains: {frag}")),
+            Some(frag) if file.lines_containing(frag).next().is_some() => (
+                Verdict::Ok,
+                "contains",
+                format!("{resolved} contains the cited content"),
+            ),
+            Some(frag) => (
+                Verdict::Changed,
+                "not_contained",
+                format!("{resolved} no longer contains: {frag}"),
+            ),
         }
     }
 }
 
 /// Rows 4–6 of the verdict table.
-fn changed_reason(lr: &LineRef, count: u64, resolved: &str, lr_text: &str) -> Option<(&'static str, String)> {
+fn changed_reason(
+    lr: &LineRef,
+    count: u64,
+    resolved: &str,
+    lr_text: &str,
+) -> Option<(&'static str, String)> {
     if let Some((a, b)) = lr.empty_group() {
         return Some((
             "empty_range",
@@ -326,13 +406,19 @@ fn changed_reason(lr: &LineRef, count: u64, resolved: &str, lr_text: &str) -> Op
         ));
     }
     if lr.has_zero() {
-        return Some(("line_zero", format!("{resolved} has no line 0; lines are numbered from 1")));
+        return Some((
+            "line_zero",
+            format!("{resolved} has no line 0; lines are numbered from 1"),
+        ));
     }
     let largest = lr.largest()?;
     largest.exceeds(count).then(|| {
         (
             "past_end",
-            format!("{resolved} has {count} lines; line {} does not exist", largest.as_str()),
+            format!(
+                "{resolved} has {count} lines; line {} does not exist",
+                largest.as_str()
+            ),
         )
     })
 }
@@ -363,7 +449,8 @@ pub struct GuardRefusal {
 }
 
 impl GuardRefusal {
-    pub const HEADLINE: &'static str = "this does not look like a citation list, so nothing was checked.";
+    pub const HEADLINE: &'static str =
+        "this does not look like a citation list, so nothing was checked.";
 
     /// The stderr block, line by line.
     pub fn block(&self) -> Vec<String> {
@@ -371,7 +458,10 @@ impl GuardRefusal {
         let mut out = vec![
             format!("ERROR: {}", Self::HEADLINE),
             String::new(),
-            format!("{} of {} input lines contain whitespace where a path or", d.with_whitespace, d.candidates),
+            format!(
+                "{} of {} input lines contain whitespace where a path or",
+                d.with_whitespace, d.candidates
+            ),
             "symbol should be. This script takes ONE CITATION PER LINE, not a document:".into(),
             "piping prose in reports every sentence as MISSING, which is indistinguishable".into(),
             "from real citation rot. Extract the citations first, then pipe those.".into(),
@@ -383,7 +473,13 @@ impl GuardRefusal {
     }
 
     pub fn finding(&self) -> Finding {
-        let mut f = Finding::new(Severity::Error, "not_a_citation_list", Self::HEADLINE.into(), None, None);
+        let mut f = Finding::new(
+            Severity::Error,
+            "not_a_citation_list",
+            Self::HEADLINE.into(),
+            None,
+            None,
+        );
         f.details = Some(self.details.clone());
         f
     }
@@ -391,7 +487,10 @@ impl GuardRefusal {
 
 /// Refuse input that is mostly prose: ≥ 5 candidates and a majority with whitespace.
 pub fn input_guard(citations: &[Citation]) -> Option<GuardRefusal> {
-    let with_ws: Vec<&Citation> = citations.iter().filter(|c| crate::text::has_ws(&c.citation)).collect();
+    let with_ws: Vec<&Citation> = citations
+        .iter()
+        .filter(|c| crate::text::has_ws(&c.citation))
+        .collect();
     let n = citations.len();
     (n >= 5 && 2 * with_ws.len() > n).then(|| GuardRefusal {
         details: GuardDetails {
@@ -416,7 +515,11 @@ mod tests {
 
     #[test]
     fn guard_needs_five_and_a_majority() {
-        let parse = |xs: &[&str]| xs.iter().filter_map(|x| Citation::parse(x)).collect::<Vec<_>>();
+        let parse = |xs: &[&str]| {
+            xs.iter()
+                .filter_map(|x| Citation::parse(x))
+                .collect::<Vec<_>>()
+        };
         assert!(input_guard(&parse(&["a b", "c d", "e f", "g h"])).is_none());
         assert!(input_guard(&parse(&["a b", "c d", "e f", "x.php", "y.php"])).is_some());
         assert!(input_guard(&parse(&["a b", "c d", "e.php", "x.php", "y.php"])).is_none());

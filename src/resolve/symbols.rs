@@ -31,15 +31,32 @@ pub fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
     if keys.is_empty() {
         return Vec::new();
     }
-    let Ok(automaton) = AhoCorasick::builder().match_kind(MatchKind::Standard).build(keys) else {
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(keys)
+    else {
         return vec![false; keys.len()];
     };
-    let mut work: Vec<Work> = layout.search_roots.iter().map(|r| Work::Dir(root.join(r))).collect();
-    work.extend(layout.top_level_files.iter().map(|f| Work::File(root.join(f))));
+    let mut work: Vec<Work> = layout
+        .search_roots
+        .iter()
+        .map(|r| Work::Dir(root.join(r)))
+        .collect();
+    work.extend(
+        layout
+            .top_level_files
+            .iter()
+            .map(|f| Work::File(root.join(f))),
+    );
     let found: Vec<AtomicBool> = keys.iter().map(|_| AtomicBool::new(false)).collect();
     let remaining = AtomicUsize::new(keys.len());
-    let queue = Queue { state: Mutex::new((work, 0)), ready: Condvar::new() };
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let queue = Queue {
+        state: Mutex::new((work, 0)),
+        ready: Condvar::new(),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| worker(&queue, &automaton, &found, &remaining));
@@ -51,7 +68,9 @@ pub fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
 fn worker(queue: &Queue, automaton: &AhoCorasick, found: &[AtomicBool], remaining: &AtomicUsize) {
     loop {
         let item = {
-            let Ok(mut state) = queue.state.lock() else { return };
+            let Ok(mut state) = queue.state.lock() else {
+                return;
+            };
             loop {
                 if remaining.load(Ordering::Acquire) == 0 {
                     queue.ready.notify_all();
@@ -78,7 +97,9 @@ fn worker(queue: &Queue, automaton: &AhoCorasick, found: &[AtomicBool], remainin
                 Vec::new()
             }
         };
-        let Ok(mut state) = queue.state.lock() else { return };
+        let Ok(mut state) = queue.state.lock() else {
+            return;
+        };
         state.0.extend(children);
         state.1 -= 1;
         queue.ready.notify_all();
@@ -107,7 +128,9 @@ fn list_dir(dir: &Path) -> Vec<Work> {
 }
 
 fn scan_file(path: &Path, automaton: &AhoCorasick, found: &[AtomicBool], remaining: &AtomicUsize) {
-    let Ok(bytes) = std::fs::read(path) else { return };
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
     if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some() {
         return;
     }

@@ -1,3 +1,5 @@
 //! The one integration-test binary: real repositories, real binaries.
+mod bad_input;
+mod citations;
 mod gate;
 mod util;

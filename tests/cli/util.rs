@@ -57,7 +57,11 @@ pub fn with_pointers(checkout: &str, branch: &str, pointers: &[&str]) -> String 
         .collect();
     format!(
         "# Handoff — test\nbranch: {branch}\ncheckout: {checkout}\nstatus: testing\n\n## Do not re-derive\n\n### Decisions\n{}\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. Go on.\n\n## Pointers\n```\n{}\n```\n",
-        if refs.is_empty() { "- None.".to_string() } else { refs.join("\n") },
+        if refs.is_empty() {
+            "- None.".to_string()
+        } else {
+            refs.join("\n")
+        },
         pointers.join("\n")
     )
 }
@@ -78,7 +82,10 @@ pub struct TestEnv {
 
 impl TestEnv {
     pub fn new() -> TestEnv {
-        let dir = tempfile::Builder::new().prefix("hs-test").tempdir().expect("temp dir");
+        let dir = tempfile::Builder::new()
+            .prefix("hs-test")
+            .tempdir()
+            .expect("temp dir");
         std::fs::create_dir_all(dir.path().join("home")).expect("home");
         TestEnv { dir }
     }
@@ -123,7 +130,11 @@ impl TestEnv {
             .env_remove("GIT_WORK_TREE")
             .output()
             .expect("git runs");
-        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -143,7 +154,11 @@ impl TestEnv {
     /// The canonical shop repository of gate.md §1.8 (a 40-line Invoice.php).
     pub fn shop(&self, rel: &str, branch: &str) -> PathBuf {
         let php = invoice_php();
-        self.repo(rel, branch, &[("app/Mail/Invoice.php", &php), ("composer.json", "{}\n")])
+        self.repo(
+            rel,
+            branch,
+            &[("app/Mail/Invoice.php", &php), ("composer.json", "{}\n")],
+        )
     }
 
     /// A command for one of the crate's binaries with a clean environment.
@@ -189,6 +204,7 @@ pub fn run(cmd: &mut Command) -> Outcome {
 
 pub fn json(cmd: &mut Command) -> (i32, serde_json::Value) {
     let o = run(cmd);
-    let v = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
+    let v =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
     (o.code, v)
 }
