@@ -1,24 +1,72 @@
 //! The crate's one error type. Every variant knows its exit code and prints a message a user
-//! can act on; it is printed once, at the edge, by the binary's dispatcher.
+//! can act on (what failed, on which path, what to do); the dispatcher prints it once, at the
+//! edge, behind the binary's `name: ` prefix.
 
 use std::fmt;
+use std::path::Path;
 
 /// Everything that can end a command early.
 #[derive(Debug)]
 pub enum Error {
-    /// Bad flags or values (exit 2).
+    /// Bad flags or values.
     Usage(String),
-    /// Writing the result failed for a reason other than a closed pipe (exit 3... or 2 for
-    /// the gate, whose contract has no I/O code; see `exit_code`).
+    /// Writing the result failed for a reason other than a closed pipe.
     Output(std::io::Error),
+    /// No store directory can be derived.
+    NoHome,
+    /// The store path exists but is not a directory.
+    StoreNotDirectory(String),
+    /// The target has no slot (the §2.2 message): exit 3 for commands that act on it.
+    Target(String),
+    /// The same, for `orient`/`path`, where it is a negative answer (exit 1).
+    NoSlot(String),
+    /// The slot lock was not free within the wait.
+    Locked(String),
+    /// An I/O error on a path.
+    Io { path: String, message: String },
+    /// `write` refused its input (the full message).
+    Input(String),
+    /// `write` would overwrite another checkout's or branch's handoff.
+    Collision(String),
+    /// A path that must be a regular file is not.
+    NotRegular(String),
+    /// `read` found nothing to show.
+    NoHandoff(String),
+    /// `restore` has no such version.
+    NoVersion {
+        slot: String,
+        version: usize,
+        kept: usize,
+    },
+    /// A file over the size limit.
+    TooLarge(String),
+    /// The gate found the document malformed; nothing was stored.
+    NotStored(String),
 }
 
 impl Error {
-    /// The process exit code for this error.
+    /// An I/O error on `path`, with the OS text.
+    pub fn io(path: &Path, err: std::io::Error) -> Error {
+        Error::Io {
+            path: path.to_string_lossy().into_owned(),
+            message: crate::input::os_text(&err),
+        }
+    }
+
+    /// The process exit code for this error (store.md §0).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) => 2,
-            Error::Output(_) => 2,
+            Error::Usage(_) | Error::Input(_) | Error::TooLarge(_) | Error::NotStored(_) => 2,
+            Error::Output(_)
+            | Error::NoHome
+            | Error::StoreNotDirectory(_)
+            | Error::Target(_)
+            | Error::Locked(_)
+            | Error::Io { .. }
+            | Error::Collision(_)
+            | Error::NotRegular(_) => 3,
+            Error::NoHandoff(_) | Error::NoVersion { .. } => 4,
+            Error::NoSlot(_) => 1,
         }
     }
 }
@@ -26,8 +74,35 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(msg) => write!(f, "{msg}"),
+            Error::Usage(m)
+            | Error::Target(m)
+            | Error::NoSlot(m)
+            | Error::Input(m)
+            | Error::Collision(m)
+            | Error::NotStored(m) => {
+                write!(f, "{m}")
+            }
             Error::Output(e) => write!(f, "cannot write the output: {}", crate::input::os_text(e)),
+            Error::NoHome => write!(
+                f,
+                "cannot locate the handoff store: HOME is not set and this user has no home directory; set HANDOFF_STORE_DIR"
+            ),
+            Error::StoreNotDirectory(d) => write!(f, "the handoff store {d} is not a directory"),
+            Error::Locked(slot) => write!(f, "{slot} is locked by another process (waited 10 s)"),
+            Error::Io { path, message } => write!(f, "{path}: {message}"),
+            Error::NotRegular(p) => write!(f, "{p} is not a regular file"),
+            Error::NoHandoff(store) => write!(f, "no handoff in the store ({store})"),
+            Error::NoVersion {
+                slot,
+                version,
+                kept,
+            } => {
+                write!(
+                    f,
+                    "{slot} has no version {version} in history (it has {kept})"
+                )
+            }
+            Error::TooLarge(p) => write!(f, "{p} is too large (more than 4 MiB)"),
         }
     }
 }

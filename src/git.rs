@@ -45,13 +45,7 @@ pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTre
         return Err(WorkTreeError::NotDirectory);
     }
     let real = std::fs::canonicalize(path).map_err(|_| WorkTreeError::NotFound)?;
-    // Deny the GIT_* variables: a git hook sets GIT_DIR/GIT_WORK_TREE for its own repository,
-    // and the gate must resolve the checkout it was given, not the hook's.
-    let mut permissions = gix::open::Permissions::default();
-    permissions.env.git_prefix = gix::sec::Permission::Deny;
-    let options = gix::open::Options::default().permissions(permissions);
-    let repo = gix::discover_opts(&real, Default::default(), options)
-        .map_err(|_| WorkTreeError::NotGit)?;
+    let repo = discover(&real, false).ok_or(WorkTreeError::NotGit)?;
     let workdir = repo.workdir().ok_or(WorkTreeError::Bare)?;
     let root = std::fs::canonicalize(workdir).map_err(|_| WorkTreeError::Bare)?;
     let head = head_of(&repo).ok_or(WorkTreeError::NotGit)?;
@@ -112,4 +106,165 @@ fn top_level_entries(repo: &gix::Repository) -> Vec<String> {
     out.into_iter()
         .map(|p| String::from_utf8_lossy(&p).into_owned())
         .collect()
+}
+
+/// The store's view of a target checkout (store.md §2.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoFacts {
+    /// Real path of the main worktree (the common git dir minus a trailing `.git`).
+    pub main: PathBuf,
+    /// Real path of the work tree containing the target.
+    pub checkout: PathBuf,
+    /// The branch short name, or the short id when detached.
+    pub reference: String,
+    /// Full hex id of HEAD.
+    pub head: String,
+    pub detached: bool,
+}
+
+/// Why a target has no slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetError {
+    NotDirectory,
+    NotGit,
+    Bare,
+    /// HEAD names a branch with no commits; the branch's short name.
+    Unborn(String),
+}
+
+/// How a recorded `head:` relates to a checkout's HEAD (store.md §8 signals 4–6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadRelation {
+    /// Not a full id of a commit in this repository.
+    Unknown,
+    Same,
+    /// An ancestor, this many commits behind HEAD.
+    Behind(usize),
+    Diverged,
+}
+
+/// Discover the repository at or above `real`. Without `honour_env`, the GIT_* variables are
+/// denied: a git hook sets GIT_DIR/GIT_WORK_TREE for its own repository, and a path given
+/// to the gate must be judged by itself.
+fn discover(real: &Path, honour_env: bool) -> Option<gix::Repository> {
+    if honour_env {
+        gix::discover_with_environment_overrides(real).ok()
+    } else {
+        let mut permissions = gix::open::Permissions::default();
+        permissions.env.git_prefix = gix::sec::Permission::Deny;
+        let options = gix::open::Options::default().permissions(permissions);
+        gix::discover_opts(real, Default::default(), options).ok()
+    }
+}
+
+fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
+    let workdir = repo.workdir().ok_or(TargetError::Bare)?;
+    // A bare repository's linked worktree has a work tree although core.bare is true, so the
+    // work tree's existence decides.
+    let checkout = std::fs::canonicalize(workdir).map_err(|_| TargetError::Bare)?;
+    let head = head_of(repo).ok_or(TargetError::NotGit)?;
+    if head.unborn {
+        return Err(TargetError::Unborn(head.current));
+    }
+    let id = head.id.clone().ok_or(TargetError::NotGit)?;
+    Ok(RepoFacts {
+        main: main_worktree(repo),
+        checkout,
+        reference: head.current,
+        head: id,
+        detached: head.detached,
+    })
+}
+
+/// git's rule: the realpath of the common dir, minus a final `.git` component.
+fn main_worktree(repo: &gix::Repository) -> PathBuf {
+    let common = repo.common_dir();
+    let real = std::fs::canonicalize(common).unwrap_or_else(|_| common.to_path_buf());
+    match real.file_name() {
+        Some(name) if name == ".git" => real.parent().map_or(real.clone(), Path::to_path_buf),
+        _ => real,
+    }
+}
+
+/// The facts of the checkout containing `dir`, discovered as git would: `GIT_DIR`,
+/// `GIT_WORK_TREE` and `GIT_CEILING_DIRECTORIES` are honoured when `honour_env` is set.
+pub fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, TargetError> {
+    if !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Err(TargetError::NotDirectory);
+    }
+    let real = std::fs::canonicalize(dir).map_err(|_| TargetError::NotDirectory)?;
+    let repo = discover(&real, honour_env).ok_or(TargetError::NotGit)?;
+    facts_of(&repo)
+}
+
+/// Facts of checkout `dir` (path alone decides) and how `recorded` relates to its HEAD.
+pub fn drift_facts(
+    dir: &Path,
+    recorded: Option<&str>,
+) -> Option<(RepoFacts, Option<HeadRelation>)> {
+    let real = std::fs::canonicalize(dir).ok()?;
+    let repo = discover(&real, false)?;
+    let facts = facts_of(&repo).ok()?;
+    let relation = recorded.map(|h| head_relation(&repo, h, &facts.head));
+    Some((facts, relation))
+}
+
+fn head_relation(repo: &gix::Repository, recorded: &str, head: &str) -> HeadRelation {
+    let full_len = repo.object_hash().len_in_hex();
+    let Ok(id) = gix::ObjectId::from_hex(recorded.as_bytes()) else {
+        return HeadRelation::Unknown;
+    };
+    if recorded.len() != full_len {
+        return HeadRelation::Unknown;
+    }
+    // A walk that hides a missing or non-commit id would count the whole history.
+    let is_commit = repo
+        .try_find_header(id)
+        .ok()
+        .flatten()
+        .is_some_and(|h| h.kind() == gix::object::Kind::Commit);
+    if !is_commit {
+        return HeadRelation::Unknown;
+    }
+    if recorded.eq_ignore_ascii_case(head) {
+        return HeadRelation::Same;
+    }
+    let Ok(head_id) = gix::ObjectId::from_hex(head.as_bytes()) else {
+        return HeadRelation::Unknown;
+    };
+    let Ok(walk) = repo.rev_walk([head_id]).all() else {
+        return HeadRelation::Unknown;
+    };
+    let mut is_ancestor = false;
+    for info in walk {
+        match info {
+            Ok(info) if info.id == id => {
+                is_ancestor = true;
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => return HeadRelation::Unknown,
+        }
+    }
+    if !is_ancestor {
+        return HeadRelation::Diverged;
+    }
+    match repo.rev_walk([head_id]).with_hidden([id]).all() {
+        Ok(walk) => HeadRelation::Behind(walk.filter(Result::is_ok).count()),
+        Err(_) => HeadRelation::Unknown,
+    }
+}
+
+/// Whether `refs/heads/<branch>` exists in the repository of checkout `dir`.
+pub fn branch_exists(dir: &Path, branch: &str) -> bool {
+    let Some(repo) = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|r| discover(&r, false))
+    else {
+        return false;
+    };
+    repo.try_find_reference(format!("refs/heads/{branch}").as_str())
+        .ok()
+        .flatten()
+        .is_some()
 }

@@ -14,4 +14,5 @@ pub mod git;
 pub mod input;
 pub mod report;
 pub mod resolve;
+pub mod store;
 pub mod text;

@@ -1,0 +1,160 @@
+//! `history` and `restore` (store.md §9.7–§9.8): the slot is version 0, kept versions are
+//! 1..n newest first; `restore` swaps one back in with its own mtime, so running it twice
+//! undoes it.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::error::Error;
+use crate::store::{HandoffInfo, Store, Target, epoch, iso, slot};
+
+fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
+    let target = Target::resolve(dir).map_err(|f| Error::Target(f.message))?;
+    Ok((target, Store::open()?))
+}
+
+#[derive(Serialize)]
+struct VersionJson {
+    version: usize,
+    path: String,
+    mtime: Option<i64>,
+    progress: Option<String>,
+    size: u64,
+}
+
+#[derive(Serialize)]
+struct HistoryJson {
+    slot: String,
+    current: Option<HandoffInfo>,
+    versions: Vec<VersionJson>,
+}
+
+pub fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+    let (target, store) = target_and_store(dir)?;
+    let slot_path = store.path_of(&target.name);
+    let current = std::fs::symlink_metadata(&slot_path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map(|m| {
+            let head = slot::read_head(&slot_path).unwrap_or_default();
+            HandoffInfo::from_parts(&store, &target.name, &head, &m)
+        });
+    let versions: Vec<VersionJson> = slot::versions(&store, &target.name)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| VersionJson {
+            version: i + 1,
+            progress: slot::read_head(&v.path)
+                .ok()
+                .and_then(|b| slot::progress_of(&b)),
+            path: v.path.to_string_lossy().into_owned(),
+            mtime: v.mtime.map(epoch),
+            size: v.size,
+        })
+        .collect();
+    match format {
+        Format::Json => print_json(
+            out,
+            &HistoryJson {
+                slot: slot_path.to_string_lossy().into_owned(),
+                current,
+                versions,
+            },
+        )?,
+        Format::Text => {
+            let mut text = String::new();
+            let mut line =
+                |n: usize, mtime: Option<i64>, progress: Option<&str>, size: u64, path: &str| {
+                    text.push_str(&format!(
+                        "{n}\t{}\t{}\t{size} bytes\t{path}\n",
+                        mtime.map(iso).unwrap_or_default(),
+                        progress.unwrap_or("complete")
+                    ));
+                };
+            if let Some(c) = &current {
+                line(0, c.mtime, c.progress.as_deref(), c.size, &c.path);
+            }
+            for v in &versions {
+                line(v.version, v.mtime, v.progress.as_deref(), v.size, &v.path);
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct RestoreJson {
+    slot: String,
+    version: usize,
+    history: Option<String>,
+}
+
+pub fn restore(
+    dir: Option<&str>,
+    version: usize,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let (target, store) = target_and_store(dir)?;
+    let slot_path = store.path_of(&target.name);
+    let shown = slot_path.to_string_lossy().into_owned();
+    store.create()?;
+    let _lock = slot::lock_cli(&store, &target.name)?;
+    let versions = slot::versions(&store, &target.name);
+    let Some(chosen) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
+        return Err(Error::NoVersion {
+            slot: shown,
+            version,
+            kept: versions.len(),
+        });
+    };
+    let bytes = std::fs::read(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
+    let mtime = chosen.mtime.ok_or_else(|| Error::Io {
+        path: chosen.path.to_string_lossy().into_owned(),
+        message: "modification time unreadable".into(),
+    })?;
+    if let Ok(meta) = std::fs::symlink_metadata(&slot_path)
+        && !meta.file_type().is_file()
+    {
+        return Err(Error::NotRegular(shown));
+    }
+    // Take the version out first, so retention cannot delete it while the slot is kept.
+    std::fs::remove_file(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
+    let kept = match slot::keep_current(&store, &target.name, Some(&bytes)) {
+        Ok(k) => k,
+        Err(e) => {
+            // Put the version back: nothing may be lost on a failed restore.
+            let _ = slot::replace(&chosen.path, &bytes, Some(mtime), None);
+            return Err(e);
+        }
+    };
+    if let Err(e) = slot::replace(&slot_path, &bytes, Some(mtime), None) {
+        let _ = slot::replace(&chosen.path, &bytes, Some(mtime), None);
+        return Err(e);
+    }
+    let history = kept.map(|p| p.to_string_lossy().into_owned());
+    match format {
+        Format::Json => print_json(
+            out,
+            &RestoreJson {
+                slot: shown,
+                version,
+                history,
+            },
+        )?,
+        Format::Text => {
+            let mut text = format!(
+                "restored {shown} from version {version} ({})\n",
+                iso(epoch(mtime))
+            );
+            if let Some(h) = &history {
+                text.push_str(&format!("history  {h}\n"));
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,218 @@
+//! `handoff-store`: clap definitions and dispatch, one file per command. Commands write
+//! through the given writers and return an exit code or an `Error`; the dispatcher prints the
+//! error once, as `handoff-store: <message>`.
+
+mod history;
+mod list;
+mod orient;
+mod progress;
+mod prune;
+mod read;
+mod write;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::error::Error;
+
+/// Output form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// The lifecycle values `set-progress` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    Writing,
+    Complete,
+    Consumed,
+}
+
+/// Keep one handoff per repository and branch, and carry it across a context reset.
+#[derive(Debug, Parser)]
+#[command(
+    name = "handoff-store",
+    version,
+    about = "Keep one handoff per repository and branch, and carry it across a context reset."
+)]
+struct StoreArgs {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print everything a caller needs about the target's slot (eight key=value lines).
+    Orient {
+        /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+        dir: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the target's slot path.
+    Path {
+        dir: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Store a handoff (from stdin or --from) in the target's slot, gated first.
+    Write {
+        /// The checkout the handoff is for.
+        #[arg(long, value_name = "DIR")]
+        checkout: Option<String>,
+        /// Read the document from FILE (`-` for stdin).
+        #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
+        from: Option<String>,
+        /// Write the placeholder (progress: writing) instead of a document.
+        #[arg(long)]
+        placeholder: bool,
+        /// Replace a slot that holds another branch's or repository's handoff.
+        #[arg(long)]
+        force: bool,
+        /// Store without running the gate (credentials are still refused).
+        #[arg(long)]
+        no_gate: bool,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// List every handoff in the store, newest first.
+    List {
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
+    Read {
+        dir: Option<String>,
+        /// Wait up to SECS for a handoff that is still being written.
+        #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3600))]
+        wait: u64,
+        /// Do not mark the handoff as consumed.
+        #[arg(long)]
+        no_consume: bool,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
+    SetProgress {
+        file: String,
+        #[arg(value_enum)]
+        value: ProgressArg,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// List the target's slot (version 0) and its kept versions.
+    History {
+        dir: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Swap a kept version back into the slot (run again to undo).
+    Restore {
+        dir: Option<String>,
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        version: u64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
+    Prune {
+        #[arg(long, value_name = "DAYS", default_value_t = 30)]
+        older_than: u64,
+        /// Really delete.
+        #[arg(long)]
+        apply: bool,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Run `handoff-store` with `args`; returns the exit code.
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let parsed = match StoreArgs::try_parse_from(args) {
+        Ok(a) => a,
+        Err(e) => return super::clap_exit(e, out, err),
+    };
+    let result = match parsed.command {
+        Command::Orient { dir, format } => orient::orient(dir.as_deref(), format, out),
+        Command::Path { dir, format } => orient::path(dir.as_deref(), format, out),
+        Command::Write {
+            checkout,
+            from,
+            placeholder,
+            force,
+            no_gate,
+            format,
+        } => {
+            let opts = write::Options {
+                checkout,
+                from,
+                placeholder,
+                force,
+                no_gate,
+                format,
+            };
+            write::write(&opts, out, err)
+        }
+        Command::List { format } => list::list(format, out, err),
+        Command::Read {
+            dir,
+            wait,
+            no_consume,
+            format,
+        } => read::read(dir.as_deref(), wait, no_consume, format, out, err),
+        Command::SetProgress {
+            file,
+            value,
+            format,
+        } => progress::set_progress(&file, value, format, out),
+        Command::History { dir, format } => history::history(dir.as_deref(), format, out),
+        Command::Restore {
+            dir,
+            version,
+            format,
+        } => history::restore(dir.as_deref(), version as usize, format, out),
+        Command::Prune {
+            older_than,
+            apply,
+            format,
+        } => prune::prune(older_than, apply, format, out),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
+            Ok(0)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(Error::Output(e)) if super::is_broken_pipe(&e) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "handoff-store: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Print one JSON object and a newline.
+fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, value).map_err(|e| Error::Output(io::Error::from(e)))?;
+    writeln!(out).map_err(Error::Output)
+}
+
+/// Write text, mapping failures to `Error::Output`.
+fn print(out: &mut dyn Write, text: &str) -> Result<(), Error> {
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::Output)
+}

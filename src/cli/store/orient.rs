@@ -1,0 +1,116 @@
+//! `orient` and `path` (store.md §9.1–§9.2): what a caller needs to know about the target's
+//! slot. A target without a slot is exit 1 here (a negative answer), not 3.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::error::Error;
+use crate::store::drift::{self, Drift};
+use crate::store::{HandoffInfo, Store, Target, now, slot};
+
+/// Target, then store (target problems are reported first; store.md §0 rule 6).
+fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
+    let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.message))?;
+    Ok((target, Store::open()?))
+}
+
+/// The `verify-handoff` next to this executable, else the first one on PATH.
+fn gate_path() -> Option<PathBuf> {
+    let name = format!("verify-handoff{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(&name)));
+    if let Some(p) = beside.filter(|p| p.is_file()) {
+        return Some(p);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(&name))
+        .find(|p| p.is_file())
+}
+
+#[derive(Serialize)]
+struct OrientJson {
+    main: String,
+    checkout: String,
+    branch: String,
+    detached: bool,
+    head: String,
+    handoff: String,
+    exists: bool,
+    mtime: Option<i64>,
+    progress: Option<String>,
+    gate: Option<String>,
+    drift: Vec<Drift>,
+}
+
+pub fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+    let (target, store) = locate(dir)?;
+    // Creating the store is a courtesy; a failure must not change the answer.
+    let _ = store.create();
+    let slot = store.path_of(&target.name);
+    let meta = std::fs::symlink_metadata(&slot)
+        .ok()
+        .filter(|m| m.file_type().is_file());
+    let info = meta.as_ref().map(|m| {
+        let head = slot::read_head(&slot).unwrap_or_default();
+        HandoffInfo::from_parts(&store, &target.name, &head, m)
+    });
+    let drift = info
+        .as_ref()
+        .filter(|i| !i.is_placeholder() && i.size > 0)
+        .map(|i| drift::signals(i, Some(&target.facts), now()))
+        .unwrap_or_default();
+    let gate = gate_path().map(|p| p.to_string_lossy().into_owned());
+    let o = OrientJson {
+        main: target.main(),
+        checkout: target.checkout(),
+        branch: target.facts.reference.clone(),
+        detached: target.facts.detached,
+        head: target.facts.head.clone(),
+        handoff: slot.to_string_lossy().into_owned(),
+        exists: info.is_some(),
+        mtime: info.as_ref().and_then(|i| i.mtime),
+        progress: info.as_ref().and_then(|i| i.progress.clone()),
+        gate,
+        drift,
+    };
+    match format {
+        Format::Json => print_json(out, &o)?,
+        Format::Text => {
+            let mut text = format!(
+                "main={}\ncheckout={}\nbranch={}\nhandoff={}\nexists={}\nmtime={}\nprogress={}\ngate={}\n",
+                o.main,
+                o.checkout,
+                o.branch,
+                o.handoff,
+                u8::from(o.exists),
+                o.mtime.map(|m| m.to_string()).unwrap_or_default(),
+                o.progress.as_deref().unwrap_or(""),
+                o.gate.as_deref().unwrap_or("")
+            );
+            for d in &o.drift {
+                text.push_str(&format!("drift={}\n", d.text));
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct PathJson {
+    path: String,
+}
+
+pub fn path(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+    let (target, store) = locate(dir)?;
+    let path = store.path_of(&target.name).to_string_lossy().into_owned();
+    match format {
+        Format::Json => print_json(out, &PathJson { path })?,
+        Format::Text => print(out, &format!("{path}\n"))?,
+    }
+    Ok(0)
+}

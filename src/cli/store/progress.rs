@@ -1,0 +1,104 @@
+//! `set-progress FILE VALUE` (store.md §9.6): one envelope line rewritten, every other byte and
+//! the mtime kept; under the slot lock when FILE lives in the store.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Format, ProgressArg, print, print_json};
+use crate::error::Error;
+use crate::store::Store;
+use crate::store::slot::{self, Flip};
+
+impl ProgressArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProgressArg::Writing => "writing",
+            ProgressArg::Complete => "complete",
+            ProgressArg::Consumed => "consumed",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ProgressJson<'a> {
+    path: &'a str,
+    old: Option<String>,
+    new: &'a str,
+    changed: bool,
+}
+
+/// Whether `file` sits directly in the store directory.
+fn in_store(file: &Path, store: &Store) -> Option<String> {
+    let parent = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let same = std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(&store.dir).ok()?;
+    same.then(|| file.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .flatten()
+}
+
+pub fn set_progress(
+    file: &str,
+    value: ProgressArg,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let path = Path::new(file);
+    let new = value.as_str();
+    let _lock = match Store::locate()
+        .ok()
+        .and_then(|s| in_store(path, &s).map(|n| (s, n)))
+    {
+        Some((store, name)) => Some(slot::lock_cli(&store, &name)?),
+        None => None,
+    };
+    let current = || std::fs::read(path).ok().and_then(|b| slot::progress_of(&b));
+    let (old, changed, code) = match slot::flip_progress(path, new, None)? {
+        Flip::NoField => {
+            if format == Format::Json {
+                print_json(
+                    out,
+                    &ProgressJson {
+                        path: file,
+                        old: None,
+                        new,
+                        changed: false,
+                    },
+                )?;
+            } else {
+                print(
+                    out,
+                    &format!(
+                        "unchanged {file} (no progress: or status: line in the first 20 lines)\n"
+                    ),
+                )?;
+            }
+            return Ok(1);
+        }
+        Flip::Same => (current(), false, 0),
+        Flip::Changed { old } => (old, true, 0),
+        Flip::Replaced => (current(), false, 0),
+    };
+    match format {
+        Format::Json => print_json(
+            out,
+            &ProgressJson {
+                path: file,
+                old,
+                new,
+                changed,
+            },
+        )?,
+        Format::Text => print(
+            out,
+            &format!(
+                "progress {file}: {} -> {new}\n",
+                old.as_deref().unwrap_or("(absent)")
+            ),
+        )?,
+    }
+    Ok(code)
+}

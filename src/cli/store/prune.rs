@@ -1,0 +1,263 @@
+//! `prune` (store.md §9.9): a dry run unless `--apply`. Only handoffs that were delivered,
+//! abandoned, or whose checkout or branch is gone are deleted once old; an unread handoff on a
+//! live branch is kept however old it is. Lock files are never pruned.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::error::Error;
+use crate::git;
+use crate::store::drift::checkout_path;
+use crate::store::{HandoffInfo, Store, slot};
+
+#[derive(Debug, Serialize)]
+struct Item {
+    path: String,
+    kind: &'static str,
+    reason: &'static str,
+    age_seconds: u64,
+    deleted: bool,
+    #[serde(skip)]
+    slot: Option<String>,
+    #[serde(skip)]
+    skipped: bool,
+    #[serde(skip)]
+    failed: bool,
+}
+
+fn age_of(path: &Path, now: SystemTime) -> Option<u64> {
+    let m = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
+    Some(now.duration_since(m).unwrap_or(Duration::ZERO).as_secs())
+}
+
+fn item(
+    path: &Path,
+    kind: &'static str,
+    reason: &'static str,
+    age: u64,
+    slot: Option<&str>,
+) -> Item {
+    Item {
+        path: path.to_string_lossy().into_owned(),
+        kind,
+        reason,
+        age_seconds: age,
+        deleted: false,
+        slot: slot.map(str::to_string),
+        skipped: false,
+        failed: false,
+    }
+}
+
+/// Why an old handoff may go, if it may.
+fn handoff_reason(info: &HandoffInfo) -> Option<&'static str> {
+    match info.progress.as_deref() {
+        Some("consumed") => return Some("consumed"),
+        Some("writing") => return Some("abandoned placeholder"),
+        _ => {}
+    }
+    let Some(checkout) = checkout_path(info).filter(|c| git::repo_facts(c, false).is_ok()) else {
+        return Some("checkout gone");
+    };
+    let declared = info.declared()?;
+    let detached_sha =
+        (4..=64).contains(&declared.len()) && declared.bytes().all(|b| b.is_ascii_hexdigit());
+    (!detached_sha && !git::branch_exists(&checkout, declared)).then_some("branch gone")
+}
+
+fn is_stale_temp(name: &str) -> bool {
+    name.starts_with(".tmp.") || name.contains(".md.tmp.") || name.ends_with(".md.draft")
+}
+
+fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
+    let cutoff = older_than.saturating_mul(86_400);
+    let mut items = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&store.dir) else {
+        return items;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let mut pruned_slots = Vec::new();
+    for name in &names {
+        let path = store.path_of(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let age = age_of(&path, now).unwrap_or(0);
+        if meta.is_file() && is_stale_temp(name) {
+            if age > 3600 {
+                items.push(item(&path, "temp", "stale temp file", age, None));
+            }
+            continue;
+        }
+        if !meta.is_file() || !name.ends_with(".md") || name.starts_with('.') || age <= cutoff {
+            continue;
+        }
+        let info = if meta.len() == 0 {
+            let empty = HandoffInfo::from_parts(store, name, b"", &meta);
+            Some(empty)
+        } else {
+            HandoffInfo::read(store, name)
+        };
+        if let Some(reason) = info.as_ref().and_then(handoff_reason) {
+            items.push(item(&path, "handoff", reason, age, Some(name)));
+            pruned_slots.push(name.clone());
+        }
+    }
+    let history_root = store.dir.join(".history");
+    if let Ok(entries) = std::fs::read_dir(&history_root) {
+        let mut dirs: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        dirs.sort();
+        for name in dirs {
+            let dir = history_root.join(&name);
+            if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                continue;
+            }
+            let newest_age = slot::versions(store, &name)
+                .first()
+                .and_then(|v| age_of(&v.path, now));
+            let age = newest_age.or_else(|| age_of(&dir, now)).unwrap_or(0);
+            if pruned_slots.contains(&name) {
+                items.push(item(
+                    &dir,
+                    "history",
+                    "history of a pruned slot",
+                    age,
+                    Some(&name),
+                ));
+                continue;
+            }
+            if std::fs::symlink_metadata(store.path_of(&name)).is_err() && age > cutoff {
+                items.push(item(&dir, "history", "orphaned history", age, Some(&name)));
+                continue;
+            }
+            for temp in stale_temps_in(&dir, now) {
+                items.push(temp);
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(store.dir.join(".runs")) {
+        let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        runs.sort();
+        for run in runs {
+            let age = age_of(&run, now).unwrap_or(0);
+            if age > cutoff {
+                items.push(item(&run, "run", "old writer run", age, None));
+            }
+        }
+    }
+    items
+}
+
+fn stale_temps_in(dir: &Path, now: SystemTime) -> Vec<Item> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp."))
+        .filter_map(|e| {
+            let age = age_of(&e.path(), now)?;
+            (age > 3600).then(|| item(&e.path(), "temp", "stale temp file", age, None))
+        })
+        .collect()
+}
+
+fn delete(item: &mut Item, store: &Store) {
+    let path = PathBuf::from(&item.path);
+    let _lock = match &item.slot {
+        Some(name) => match slot::lock(store, name, Duration::ZERO) {
+            Ok(l) => Some(l),
+            Err(_) => {
+                item.skipped = true;
+                return;
+            }
+        },
+        None => None,
+    };
+    let result = if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        std::fs::remove_dir_all(&path)
+    } else {
+        std::fs::remove_file(&path)
+    };
+    match result {
+        Ok(()) => item.deleted = true,
+        Err(_) => item.failed = true,
+    }
+}
+
+#[derive(Serialize)]
+struct PruneJson<'a> {
+    apply: bool,
+    older_than_days: u64,
+    items: &'a [Item],
+}
+
+pub fn prune(
+    older_than: u64,
+    apply: bool,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let store = Store::open()?;
+    let now = SystemTime::now();
+    let mut items = collect(&store, older_than, now);
+    if apply {
+        for it in &mut items {
+            delete(it, &store);
+        }
+    }
+    let failed = items.iter().any(|i| i.failed);
+    match format {
+        Format::Json => print_json(
+            out,
+            &PruneJson {
+                apply,
+                older_than_days: older_than,
+                items: &items,
+            },
+        )?,
+        Format::Text => {
+            let mut text = String::new();
+            for it in &items {
+                let days = it.age_seconds / 86_400;
+                let line = if it.skipped {
+                    format!("skipped       {}  (locked)\n", it.path)
+                } else {
+                    let verb = if !apply {
+                        "would delete"
+                    } else if it.deleted {
+                        "deleted     "
+                    } else {
+                        "not deleted "
+                    };
+                    format!("{verb}  {}  ({}, {days} day(s) old)\n", it.path, it.reason)
+                };
+                text.push_str(&line);
+            }
+            let deleted = items.iter().filter(|i| i.deleted).count();
+            text.push_str(&if items.is_empty() {
+                "nothing to prune.\n".to_string()
+            } else if apply {
+                format!("{deleted} item(s) deleted.\n")
+            } else {
+                format!(
+                    "{} item(s) would be deleted; run with --apply to delete them.\n",
+                    items.len()
+                )
+            });
+            print(out, &text)?;
+        }
+    }
+    Ok(if failed { 3 } else { 0 })
+}

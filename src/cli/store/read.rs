@@ -1,0 +1,341 @@
+//! `read` (store.md §9.5): deliver one handoff with its verdict and drift. The exact slot is
+//! preferred; otherwise the most recent handoff is shown and labelled a GUESS. A placeholder
+//! is never shown as content. Only an exact, unread pick is marked consumed, after the whole
+//! output was delivered, and only if the file is still the version shown.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::error::Error;
+use crate::store::drift::{self, Drift};
+use crate::store::skeleton::is_safe_id;
+use crate::store::slot::{self, Flip};
+use crate::store::verdict::{self, Verdict};
+use crate::store::{
+    HandoffInfo, PickKind, Store, Target, TargetSource, days_ago, env_u64, gap, home, iso, now,
+    pick,
+};
+
+/// What a placeholder means right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaceholderState {
+    Active,
+    Abandoned,
+}
+
+/// Whether the writer named by `write_session:` touched its transcript recently.
+pub fn writer_alive(info: &HandoffInfo) -> bool {
+    let (Some(id), Some(home)) = (info.write_session.as_deref(), home()) else {
+        return false;
+    };
+    if !is_safe_id(id) {
+        return false;
+    }
+    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let projects = home.join(".claude/projects");
+    let file = format!("{id}.jsonl");
+    let mut candidates = vec![projects.join(&file)];
+    if let Ok(entries) = std::fs::read_dir(&projects) {
+        candidates.extend(entries.flatten().map(|e| e.path().join(&file)));
+    }
+    candidates.iter().any(|p| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| {
+                SystemTime::now()
+                    .duration_since(t)
+                    .map_or(true, |d| d.as_secs() <= window)
+            })
+    })
+}
+
+/// Active or abandoned (store.md §9.5 step 3). An unreadable mtime counts as active.
+pub fn placeholder_state(info: &HandoffInfo, now: i64) -> PlaceholderState {
+    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
+    match info.mtime {
+        Some(m) if (now - m).max(0) as u64 > timeout && !writer_alive(info) => {
+            PlaceholderState::Abandoned
+        }
+        _ => PlaceholderState::Active,
+    }
+}
+
+#[derive(Serialize)]
+struct TargetJson {
+    main: String,
+    checkout: String,
+    branch: String,
+}
+
+#[derive(Serialize)]
+struct ReadJson<'a> {
+    path: &'a str,
+    pick: &'static str,
+    state: &'static str,
+    target: Option<TargetJson>,
+    handoff: &'a HandoffInfo,
+    verdict: Option<&'a Verdict>,
+    drift: &'a [Drift],
+    others: &'a [HandoffInfo],
+    consumed: bool,
+    document: Option<String>,
+}
+
+pub fn read(
+    dir: Option<&str>,
+    wait: u64,
+    no_consume: bool,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    let (target, no_target_reason) = match Target::resolve(dir) {
+        Ok(t) => (Some(t), None),
+        Err(f) if f.source == TargetSource::Cwd => (None, Some(f.message)),
+        Err(f) => return Err(Error::Target(f.message)),
+    };
+    let store = Store::open()?;
+    let exact_name = target.as_ref().map(|t| t.name.clone());
+    let (candidates, _) = store.candidates()?;
+    let (mut info, kind, others) =
+        pick(candidates, exact_name.as_deref()).ok_or_else(|| Error::NoHandoff(store.shown()))?;
+    let target_json = || {
+        target.as_ref().map(|t| TargetJson {
+            main: t.main(),
+            checkout: t.checkout(),
+            branch: t.facts.reference.clone(),
+        })
+    };
+
+    if info.is_placeholder() {
+        let started = Instant::now();
+        let mut state = placeholder_state(&info, now());
+        while info.is_placeholder()
+            && state == PlaceholderState::Active
+            && started.elapsed() < Duration::from_secs(wait)
+        {
+            std::thread::sleep(Duration::from_secs(1));
+            info = HandoffInfo::read(&store, &info.name)
+                .ok_or_else(|| Error::NoHandoff(store.shown()))?;
+            state = placeholder_state(&info, now());
+        }
+        if info.is_placeholder() {
+            let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
+            let state_name = match state {
+                PlaceholderState::Active => "pending",
+                PlaceholderState::Abandoned => "abandoned",
+            };
+            match format {
+                Format::Json => print_json(
+                    out,
+                    &ReadJson {
+                        path: &info.path,
+                        pick: "exact",
+                        state: state_name,
+                        target: target_json(),
+                        handoff: &info,
+                        verdict: None,
+                        drift: &[],
+                        others: &others,
+                        consumed: false,
+                        document: None,
+                    },
+                )?,
+                Format::Text => {
+                    let line = match state {
+                        PlaceholderState::Active => format!(
+                            "PENDING  {} is still being written (started {} ago; abandoned after {} s)\n",
+                            info.path,
+                            gap(age),
+                            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600)
+                        ),
+                        PlaceholderState::Abandoned => format!(
+                            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: handoff-store restore\n",
+                            info.path,
+                            gap(age)
+                        ),
+                    };
+                    print(out, &line)?;
+                }
+            }
+            return Ok(4);
+        }
+    }
+
+    let path = PathBuf::from(&info.path);
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
+    let shown_version = (meta.modified().ok(), meta.len());
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let document = String::from_utf8_lossy(&bytes).into_owned();
+    let verdict = verdict::gate_stored(
+        &path,
+        &info,
+        target.as_ref().map(|t| t.facts.checkout.as_path()),
+    );
+    let now = now();
+    let drift = drift::signals(&info, target.as_ref().map(|t| &t.facts), now);
+    let consumable = kind == PickKind::Exact
+        && !no_consume
+        && matches!(info.progress.as_deref(), None | Some("complete"));
+    let code = verdict.reader_exit();
+
+    let written = match format {
+        Format::Json => print_json(
+            out,
+            &ReadJson {
+                path: &info.path,
+                pick: if kind == PickKind::Exact {
+                    "exact"
+                } else {
+                    "recent"
+                },
+                state: "ready",
+                target: target_json(),
+                handoff: &info,
+                verdict: Some(&verdict),
+                drift: &drift,
+                others: &others,
+                consumed: consumable,
+                document: Some(document),
+            },
+        ),
+        Format::Text => {
+            let text = render_text(
+                &info,
+                kind,
+                target.as_ref(),
+                no_target_reason.as_deref(),
+                &verdict,
+                &drift,
+                &others,
+                &document,
+                now,
+            );
+            print(out, &text)
+        }
+    };
+    match written {
+        Ok(()) => {}
+        // The reader went away: skip the consume flip, keep the exit code.
+        Err(Error::Output(e)) if super::super::is_broken_pipe(&e) => return Ok(code),
+        Err(e) => return Err(e),
+    }
+    if consumable {
+        consume(&store, &info.name, &path, shown_version, err);
+    }
+    Ok(code)
+}
+
+/// Mark the shown version consumed, keeping its mtime; a failure is a note, not an error.
+fn consume(
+    store: &Store,
+    name: &str,
+    path: &Path,
+    shown: (Option<SystemTime>, u64),
+    err: &mut dyn Write,
+) {
+    let result = slot::lock_cli(store, name)
+        .and_then(|_lock| slot::flip_progress(path, "consumed", Some(shown)));
+    match result {
+        Ok(Flip::Changed { .. } | Flip::Same | Flip::Replaced) => {}
+        Ok(Flip::NoField) => {
+            let _ = writeln!(
+                err,
+                "handoff-store: note: could not mark {} consumed: no progress: or status: line in the first 20 lines",
+                path.display()
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "handoff-store: note: could not mark {} consumed: {e}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_text(
+    info: &HandoffInfo,
+    kind: PickKind,
+    target: Option<&Target>,
+    no_target_reason: Option<&str>,
+    verdict: &Verdict,
+    drift: &[Drift],
+    others: &[HandoffInfo],
+    document: &str,
+    now: i64,
+) -> String {
+    let mut t = format!("handoff  {}\n", info.path);
+    match (kind, target) {
+        (PickKind::Exact, Some(target)) => {
+            t.push_str(&format!(
+                "pick     exact — the handoff for {} in {}\n",
+                target.facts.reference,
+                target.main()
+            ));
+        }
+        _ => {
+            let first = match (target, no_target_reason) {
+                (Some(target), _) => format!(
+                    "no handoff exists for this target's branch ({})",
+                    target.facts.reference
+                ),
+                (None, reason) => format!("no target checkout ({})", reason.unwrap_or("unknown")),
+            };
+            t.push_str(&format!(
+                "pick     GUESS — {first}; the most recent handoff in the store was picked instead: branch {}, checkout {}. That is a GUESS, made on recency alone.\n",
+                info.branch.as_deref().unwrap_or("?"),
+                info.checkout.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    t.push_str(&format!(
+        "written  {} ({}) — progress: {}\n",
+        days_ago(info.mtime, now),
+        info.mtime.map(iso).unwrap_or_default(),
+        info.progress_shown()
+    ));
+    t.push_str(&verdict.line);
+    t.push('\n');
+    for d in drift {
+        t.push_str(&format!("DRIFT    {}\n", d.text));
+    }
+    if kind == PickKind::Recent {
+        for o in others.iter().take(10) {
+            t.push_str(&format!(
+                "other    {} in {} — {} — {}\n",
+                o.branch.as_deref().unwrap_or("?"),
+                o.checkout.as_deref().unwrap_or("?"),
+                days_ago(o.mtime, now),
+                o.path
+            ));
+        }
+        if others.len() > 10 {
+            t.push_str(&format!(
+                "other    … and {} more (handoff-store list)\n",
+                others.len() - 10
+            ));
+        }
+    }
+    if info.progress.as_deref() == Some("consumed") {
+        t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
+    }
+    t.push('\n');
+    for line in &verdict.reader_report {
+        t.push_str(line);
+        t.push('\n');
+    }
+    t.push_str("\n----- begin handoff -----\n");
+    t.push_str(document);
+    if !document.ends_with('\n') {
+        t.push('\n');
+    }
+    t.push_str("----- end handoff -----\n");
+    t
+}

@@ -1,0 +1,441 @@
+//! `write` (store.md §9.3): normalise the draft's envelope, refuse collisions, gate it
+//! in-process, and store it atomically under the slot lock with the previous version kept.
+//! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
+
+use std::io::{IsTerminal, Read, Write};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::document::Document;
+use crate::document::envelope::ENVELOPE_LINES;
+use crate::error::Error;
+use crate::gate::{self, Severity};
+use crate::git;
+use crate::input;
+use crate::report::Stream;
+use crate::store::drift::declared_matches;
+use crate::store::skeleton;
+use crate::store::{HandoffInfo, Store, Target, env_u64, slot};
+
+/// The parsed flags.
+pub struct Options {
+    pub checkout: Option<String>,
+    pub from: Option<String>,
+    pub placeholder: bool,
+    pub force: bool,
+    pub no_gate: bool,
+    pub format: Format,
+}
+
+fn refuse(message: String) -> Error {
+    Error::Input(format!("{message}; nothing was stored"))
+}
+
+/// Read and check the draft (store.md §9.3 input checks).
+fn read_draft(from: Option<&str>) -> Result<String, Error> {
+    let bytes = match from {
+        Some(f) if f != "-" => {
+            let file = std::fs::File::open(f)
+                .map_err(|e| Error::Input(format!("cannot read {f}: {}", input::os_text(&e))))?;
+            capped(file)?
+        }
+        _ => {
+            let stdin = std::io::stdin();
+            if from.is_none() && stdin.is_terminal() {
+                return Err(Error::Usage(
+                    "no document: pipe it on stdin or pass --from FILE".into(),
+                ));
+            }
+            capped(stdin.lock())?
+        }
+    };
+    if crate::text::trim(&String::from_utf8_lossy(&bytes)).is_empty() {
+        return Err(refuse("the document is empty".into()));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let line = crate::text::line_of_offset(e.as_bytes(), e.utf8_error().valid_up_to());
+        refuse(format!("the document is not valid UTF-8 (line {line})"))
+    })?;
+    if let Some(at) = text.find('\0') {
+        let line = crate::text::line_of_offset(text.as_bytes(), at);
+        return Err(refuse(format!(
+            "the document contains a NUL byte (line {line})"
+        )));
+    }
+    Ok(text)
+}
+
+fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
+    input::read_capped(reader).map_err(|e| match e {
+        input::InputError::TooLarge => refuse("the document is too large (more than 4 MiB)".into()),
+        other => Error::Input(format!(
+            "cannot read the document: {}",
+            other.gate_message("stdin")
+        )),
+    })
+}
+
+static TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^#[ \t]+Handoff").unwrap());
+
+fn content(line: &str) -> &str {
+    let l = line.strip_suffix('\n').unwrap_or(line);
+    l.strip_suffix('\r').unwrap_or(l)
+}
+
+fn envelope_end(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .take(ENVELOPE_LINES)
+        .position(|l| content(l).starts_with("## "))
+        .unwrap_or(lines.len().min(ENVELOPE_LINES))
+}
+
+fn find_field(lines: &[String], name: &str) -> Option<usize> {
+    let end = envelope_end(lines);
+    lines[..end]
+        .iter()
+        .position(|l| crate::document::envelope::field_value(content(l), name).is_some())
+}
+
+/// Force the envelope fields (store.md §9.3 normalisation). `Err` when a forced line would
+/// land below line 20.
+pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    let end = envelope_end(&lines);
+    let mut seen: Vec<&str> = Vec::new();
+    let mut keep = vec![true; lines.len()];
+    for (i, line) in lines.iter_mut().enumerate().take(end) {
+        let c = content(line).to_string();
+        if crate::document::envelope::field_value(&c, "write_session").is_some() {
+            keep[i] = false;
+            continue;
+        }
+        for (name, value) in fields {
+            if crate::document::envelope::field_value(&c, name).is_some() {
+                if seen.contains(name) {
+                    keep[i] = false;
+                } else {
+                    seen.push(name);
+                    let ending = &line[c.len()..];
+                    *line = format!("{name}: {value}{ending}");
+                }
+            }
+        }
+    }
+    let mut lines: Vec<String> = lines
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(l, k)| k.then_some(l))
+        .collect();
+    let Some(title) = lines.iter().position(|l| TITLE.is_match(content(l))) else {
+        return Ok(lines.concat());
+    };
+    let eol = if lines[title].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let insert_after = |lines: &mut Vec<String>, at: usize, name: &str, value: &str| {
+        if !lines[at].ends_with('\n') {
+            lines[at].push_str(eol);
+        }
+        lines.insert(at + 1, format!("{name}: {value}{eol}"));
+    };
+    for (name, value) in fields {
+        if find_field(&lines, name).is_some() {
+            continue;
+        }
+        let after = match *name {
+            "branch" => Some(title),
+            "checkout" => find_field(&lines, "branch"),
+            "progress" => find_field(&lines, "status").or_else(|| find_field(&lines, "checkout")),
+            "head" => find_field(&lines, "progress"),
+            _ => None,
+        };
+        // A forced line that cannot be placed inside the envelope would be invisible.
+        let at = after.ok_or_else(title_too_low)?;
+        insert_after(&mut lines, at, name, value);
+    }
+    for (name, _) in fields {
+        if find_field(&lines, name).is_none_or(|i| i >= ENVELOPE_LINES) {
+            return Err(title_too_low());
+        }
+    }
+    Ok(lines.concat())
+}
+
+fn title_too_low() -> Error {
+    Error::Input(
+        "the title must be near the top: the envelope would end after line 20; nothing was stored"
+            .into(),
+    )
+}
+
+/// Refuse to overwrite a slot that holds another branch's or repository's handoff.
+fn check_collision(store: &Store, target: &Target) -> Result<(), Error> {
+    let Some(current) = HandoffInfo::read(store, &target.name) else {
+        return Ok(());
+    };
+    let other_branch = current
+        .declared()
+        .is_some_and(|d| !declared_matches(d, &target.facts));
+    let other_main = crate::store::drift::checkout_path(&current)
+        .and_then(|c| git::repo_facts(&c, false).ok())
+        .map(|f| f.main);
+    let other_repo = other_main.as_ref().is_some_and(|m| *m != target.facts.main);
+    if !other_branch && !other_repo {
+        return Ok(());
+    }
+    let where_ = other_main
+        .map(|m| m.to_string_lossy().into_owned())
+        .or(current.checkout.clone())
+        .unwrap_or_else(|| "?".into());
+    Err(Error::Collision(format!(
+        "refusing to overwrite {}: it holds the handoff for {} in {where_}, not for {} in {} (their file names collide); pass --force to replace it (the old version goes to history)",
+        current.path,
+        current.declared().unwrap_or("?"),
+        target.facts.reference,
+        target.main()
+    )))
+}
+
+/// Store `bytes` in the target's slot under the lock; returns the kept history file.
+pub fn store_slot(
+    store: &Store,
+    target: &Target,
+    bytes: &[u8],
+    force: bool,
+) -> Result<Option<String>, Error> {
+    store.create()?;
+    let _lock = slot::lock_cli(store, &target.name)?;
+    if !force {
+        check_collision(store, target)?;
+    }
+    let path = store.path_of(&target.name);
+    if let Ok(meta) = std::fs::symlink_metadata(&path)
+        && !meta.file_type().is_file()
+    {
+        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
+    }
+    slot::clean_own_temps(store, &target.name);
+    let kept = slot::keep_current(store, &target.name, Some(bytes))?;
+    slot::replace(&path, bytes, None, None)?;
+    Ok(kept.map(|p| p.to_string_lossy().into_owned()))
+}
+
+#[derive(Serialize)]
+struct GateJson {
+    run: bool,
+    exit: Option<i32>,
+    report: Option<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct WriteJson {
+    stored: bool,
+    path: String,
+    history: Option<String>,
+    placeholder: bool,
+    gate: GateJson,
+    exit: i32,
+}
+
+pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    let draft = if opts.placeholder {
+        None
+    } else {
+        Some(read_draft(opts.from.as_deref())?)
+    };
+    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
+    let store = Store::open()?;
+    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
+    let checkout = target.checkout();
+
+    let Some(draft) = draft else {
+        let session = std::env::var("HANDOFF_WRITE_SESSION").ok();
+        let text = skeleton::placeholder(
+            &target.facts.reference,
+            &checkout,
+            &target.facts.head,
+            session.as_deref(),
+            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600),
+        );
+        if !opts.force {
+            check_collision(&store, &target)?;
+        }
+        let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+        let gate = GateJson {
+            run: false,
+            exit: None,
+            report: None,
+        };
+        let result = WriteJson {
+            stored: true,
+            path: slot_path.clone(),
+            history,
+            placeholder: true,
+            gate,
+            exit: 0,
+        };
+        return finish(
+            out,
+            opts.format,
+            &result,
+            "(placeholder, progress: writing)",
+        );
+    };
+
+    let fields = [
+        ("branch", target.facts.reference.as_str()),
+        ("checkout", checkout.as_str()),
+        ("progress", "complete"),
+        ("head", target.facts.head.as_str()),
+    ];
+    let text = normalise(&draft, &fields)?;
+    if !opts.force {
+        check_collision(&store, &target)?;
+    }
+    let doc = Document::parse(&text.replace('\r', ""));
+    let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
+
+    if opts.no_gate {
+        let secrets = gate::contract::check(&doc, &gate::HeaderCheckout::Absent);
+        let secret_lines: Vec<_> = secrets
+            .iter()
+            .filter(|f| f.code == "secret" && f.severity == Severity::Error)
+            .collect();
+        if !secret_lines.is_empty() {
+            for f in secret_lines {
+                let _ = writeln!(err, "ERROR    {}", f.message);
+            }
+            return Err(Error::NotStored(format!(
+                "not stored — the document carries a credential; {slot_path} is unchanged"
+            )));
+        }
+        let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+        let gate = GateJson {
+            run: false,
+            exit: None,
+            report: None,
+        };
+        let result = WriteJson {
+            stored: true,
+            path: slot_path,
+            history,
+            placeholder: false,
+            gate,
+            exit: 0,
+        };
+        return finish(out, opts.format, &result, "(gate: not run, --no-gate)");
+    }
+
+    let report = gate::run(&doc, &input_name, Some(&checkout));
+    if opts.format == Format::Text {
+        let lines: Vec<(Stream, String)> = report.text_lines();
+        super::super::emit(&lines, out, err).map_err(Error::Output)?;
+    }
+    let code = report.exit_code;
+    let gate_json = |r: &crate::report::Report| GateJson {
+        run: true,
+        exit: Some(code),
+        report: Some(r.json()),
+    };
+    if code == 2 {
+        if opts.format == Format::Json {
+            let result = WriteJson {
+                stored: false,
+                path: slot_path.clone(),
+                history: None,
+                placeholder: false,
+                gate: gate_json(&report),
+                exit: 2,
+            };
+            print_json(out, &result)?;
+        }
+        return Err(Error::NotStored(format!(
+            "not stored — the document violates the format contract (gate exit 2); {slot_path} is unchanged"
+        )));
+    }
+    let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+    let result = WriteJson {
+        stored: true,
+        path: slot_path,
+        history,
+        placeholder: false,
+        gate: gate_json(&report),
+        exit: code,
+    };
+    let note = if code == 0 {
+        "(gate: OK)"
+    } else {
+        "(gate: FAILED, exit 1 — fix the citations and write again)"
+    };
+    finish(out, opts.format, &result, note)
+}
+
+fn finish(
+    out: &mut dyn Write,
+    format: Format,
+    result: &WriteJson,
+    note: &str,
+) -> Result<i32, Error> {
+    match format {
+        Format::Json => print_json(out, result)?,
+        Format::Text => {
+            let mut text = format!("\nstored   {} {note}\n", result.path);
+            if let Some(h) = &result.history {
+                text.push_str(&format!("history  {h}\n"));
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(result.exit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIELDS: [(&str, &str); 4] = [
+        ("branch", "main"),
+        ("checkout", "/r"),
+        ("progress", "complete"),
+        ("head", "abc"),
+    ];
+
+    #[test]
+    fn inserts_missing_fields_in_their_places() {
+        let out = normalise("\u{feff}# Handoff — x\nstatus: s\n\n## Next\n", &FIELDS).expect("ok");
+        assert_eq!(
+            out,
+            "# Handoff — x\nbranch: main\ncheckout: /r\nstatus: s\nprogress: complete\nhead: abc\n\n## Next\n"
+        );
+    }
+
+    #[test]
+    fn replaces_the_first_and_deletes_the_rest() {
+        let out = normalise(
+            "# Handoff\r\nbranch: old\r\nbranch: older\r\ncheckout: /x\r\nstatus: s\r\nwrite_session: w\r\n## N\r\nbranch: body\r\n",
+            &FIELDS,
+        )
+        .expect("ok");
+        assert_eq!(
+            out,
+            "# Handoff\r\nbranch: main\r\ncheckout: /r\r\nstatus: s\r\nprogress: complete\r\nhead: abc\r\n## N\r\nbranch: body\r\n"
+        );
+    }
+
+    #[test]
+    fn a_title_too_low_is_refused() {
+        let text = format!("{}# Handoff\nstatus: s\n", "\n".repeat(18));
+        assert!(normalise(&text, &FIELDS).is_err());
+        assert_eq!(
+            normalise("no title\n", &FIELDS).expect("unchanged"),
+            "no title\n"
+        );
+    }
+}

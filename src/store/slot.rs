@@ -1,0 +1,516 @@
+//! Changing a slot safely (store.md §6): a per-slot advisory lock with a bounded wait, atomic
+//! replacement (temp file in the same directory, fsync, rename, directory fsync), history of
+//! the last 10 versions, and the `progress:` rewrite that keeps every other byte and the mtime.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::Store;
+use crate::document::envelope::ENVELOPE_LINES;
+use crate::error::Error;
+
+/// How many versions history keeps per slot.
+pub const HISTORY_KEEP: usize = 10;
+/// How much of a file readers look at for its envelope.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// Create `dir` and its missing parents with mode 0700 (existing ones are left alone).
+pub fn create_private_dir(dir: &Path) -> Result<(), Error> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// The first bytes of a file, enough for its envelope.
+pub fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    File::open(path)?.take(HEAD_BYTES).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// A held slot lock; released when dropped.
+#[derive(Debug)]
+pub struct SlotLock {
+    _file: File,
+}
+
+/// Why a lock was not taken.
+#[derive(Debug)]
+pub enum LockFailure {
+    Busy,
+    Io(Error),
+}
+
+/// Take the exclusive lock of slot `name`, waiting at most `wait`.
+pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockFailure> {
+    let dir = store.dir.join(".locks");
+    create_private_dir(&dir).map_err(LockFailure::Io)?;
+    let path = dir.join(format!("{name}.lock"));
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options
+        .open(&path)
+        .map_err(|e| LockFailure::Io(Error::io(&path, e)))?;
+    let deadline = Instant::now() + wait;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(SlotLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(LockFailure::Busy),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(LockFailure::Io(Error::io(&path, e)));
+            }
+        }
+    }
+}
+
+/// The CLI's lock: 10 s, then the exact "locked by another process" error.
+pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
+    lock(store, name, Duration::from_secs(10)).map_err(|f| match f {
+        LockFailure::Busy => Error::Locked(store.path_of(name).to_string_lossy().into_owned()),
+        LockFailure::Io(e) => e,
+    })
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn temp_name(target: &Path) -> PathBuf {
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    let salt = nanos ^ (TEMP_COUNTER.fetch_add(1, Ordering::Relaxed) << 32);
+    let name = format!(".tmp.{base}.{}.{salt:x}", std::process::id());
+    target.with_file_name(name)
+}
+
+/// Atomically replace `target` with `bytes` (store.md §6.2). `mtime` is set before the rename
+/// when the operation preserves it; `mode` is applied to the new file (default 0600).
+pub fn replace(
+    target: &Path,
+    bytes: &[u8],
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> Result<(), Error> {
+    let temp = temp_name(target);
+    let result =
+        write_temp(&temp, bytes, mtime, mode).and_then(|()| std::fs::rename(&temp, target));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(Error::io(target, e));
+    }
+    #[cfg(unix)]
+    if let Some(dir) = target.parent().and_then(|d| {
+        File::open(if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        })
+        .ok()
+    }) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+fn write_temp(
+    temp: &Path,
+    bytes: &[u8],
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(temp)?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    if let Some(t) = mtime {
+        file.set_modified(t)?;
+    }
+    Ok(())
+}
+
+/// The permission bits of an existing file, to keep them across a rewrite.
+pub fn mode_of(meta: &std::fs::Metadata) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(meta.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// Remove this slot's own temp files older than an hour (called under the slot lock).
+pub fn clean_own_temps(store: &Store, name: &str) {
+    let prefix = format!(".tmp.{name}.");
+    let Ok(entries) = std::fs::read_dir(&store.dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let stale = e.file_name().to_string_lossy().starts_with(&prefix)
+            && e.metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .is_some_and(is_older_than_an_hour);
+        if stale {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Whether a time lies more than an hour in the past.
+pub fn is_older_than_an_hour(t: SystemTime) -> bool {
+    SystemTime::now()
+        .duration_since(t)
+        .is_ok_and(|d| d > Duration::from_secs(3600))
+}
+
+/// One kept version of a slot.
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub path: PathBuf,
+    pub mtime: Option<SystemTime>,
+    pub size: u64,
+}
+
+/// `<store>/.history/<name>/`.
+pub fn history_dir(store: &Store, name: &str) -> PathBuf {
+    store.dir.join(".history").join(name)
+}
+
+/// Kept versions, newest first (mtime, then name).
+pub fn versions(store: &Store, name: &str) -> Vec<Version> {
+    let Ok(entries) = std::fs::read_dir(history_dir(store, name)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(Version, String)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let fname = e.file_name().to_string_lossy().into_owned();
+            let meta = std::fs::symlink_metadata(e.path()).ok()?;
+            (fname.ends_with(".md") && !fname.starts_with('.') && meta.is_file()).then(|| {
+                (
+                    Version {
+                        path: e.path(),
+                        mtime: meta.modified().ok(),
+                        size: meta.len(),
+                    },
+                    fname,
+                )
+            })
+        })
+        .collect();
+    out.sort_by(|(a, an), (b, bn)| b.mtime.cmp(&a.mtime).then_with(|| an.cmp(bn)));
+    out.into_iter().map(|(v, _)| v).collect()
+}
+
+/// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
+pub fn stamp(t: SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t)
+        .format("%Y%m%dT%H%M%SZ")
+        .to_string()
+}
+
+/// Keep the current slot in history before it is replaced by `new_bytes` (store.md §6.3):
+/// only a non-empty regular file that is not a placeholder and differs from the new bytes.
+pub fn keep_current(
+    store: &Store,
+    name: &str,
+    new_bytes: Option<&[u8]>,
+) -> Result<Option<PathBuf>, Error> {
+    let slot = store.path_of(name);
+    let Ok(meta) = std::fs::symlink_metadata(&slot) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(&slot).map_err(|e| Error::io(&slot, e))?;
+    if new_bytes == Some(bytes.as_slice()) || progress_of(&bytes).as_deref() == Some("writing") {
+        return Ok(None);
+    }
+    let mtime = meta.modified().map_err(|e| Error::io(&slot, e))?;
+    keep_bytes(store, name, &bytes, mtime).map(Some)
+}
+
+/// Add `bytes` with `mtime` as a history version, then apply retention.
+pub fn keep_bytes(
+    store: &Store,
+    name: &str,
+    bytes: &[u8],
+    mtime: SystemTime,
+) -> Result<PathBuf, Error> {
+    let dir = history_dir(store, name);
+    create_private_dir(&dir)?;
+    let base = stamp(mtime);
+    let mut path = dir.join(format!("{base}.md"));
+    let mut n = 2;
+    while std::fs::symlink_metadata(&path).is_ok() {
+        path = dir.join(format!("{base}-{n}.md"));
+        n += 1;
+    }
+    replace(&path, bytes, Some(mtime), None)?;
+    for old in versions(store, name).into_iter().skip(HISTORY_KEEP) {
+        let _ = std::fs::remove_file(old.path);
+    }
+    Ok(path)
+}
+
+/// The envelope lines of raw bytes: (start, end-without-newline, has-newline) per line.
+fn envelope_lines(bytes: &[u8]) -> Vec<(usize, usize, bool)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() && out.len() < ENVELOPE_LINES {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let line = &bytes[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.starts_with(b"## ") {
+            break;
+        }
+        out.push((start, end, end < bytes.len()));
+        start = end + 1;
+    }
+    out
+}
+
+fn field_of<'a>(bytes: &'a [u8], start: usize, end: usize, name: &str) -> Option<&'a [u8]> {
+    let line = &bytes[start..end];
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(name.as_bytes())?.strip_prefix(b":")
+}
+
+/// The `progress:` value a store reader sees (trimmed; empty counts as absent).
+pub fn progress_of(bytes: &[u8]) -> Option<String> {
+    envelope_lines(bytes).into_iter().find_map(|(s, e, _)| {
+        let v = field_of(bytes, s, e, "progress")?;
+        let v = String::from_utf8_lossy(v)
+            .trim_matches([' ', '\t'])
+            .to_string();
+        (!v.is_empty()).then_some(v)
+    })
+}
+
+/// The outcome of a `progress:` rewrite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rewrite {
+    /// Neither `progress:` nor `status:` in the envelope.
+    NoField,
+    /// Already the requested value.
+    Same,
+    Changed {
+        old: Option<String>,
+        bytes: Vec<u8>,
+    },
+}
+
+/// Rewrite every envelope `progress:` line to `value`, or insert one after the first
+/// `status:` line (store.md §9.6). Every other byte is kept.
+pub fn rewrite_progress(bytes: &[u8], value: &str) -> Rewrite {
+    let lines = envelope_lines(bytes);
+    let progress: Vec<&(usize, usize, bool)> = lines
+        .iter()
+        .filter(|(s, e, _)| field_of(bytes, *s, *e, "progress").is_some())
+        .collect();
+    let new_line = format!("progress: {value}");
+    if let Some(first) = progress.first() {
+        let old = field_of(bytes, first.0, first.1, "progress").map(|v| {
+            String::from_utf8_lossy(v)
+                .trim_matches([' ', '\t'])
+                .to_string()
+        });
+        if old.as_deref() == Some(value) && progress.len() == 1 {
+            return Rewrite::Same;
+        }
+        let mut out = Vec::with_capacity(bytes.len() + 16);
+        let mut at = 0;
+        for (s, e, _) in &progress {
+            out.extend_from_slice(&bytes[at..*s]);
+            out.extend_from_slice(new_line.as_bytes());
+            if bytes[*s..*e].ends_with(b"\r") {
+                out.push(b'\r');
+            }
+            at = *e;
+        }
+        out.extend_from_slice(&bytes[at..]);
+        if out == bytes {
+            return Rewrite::Same;
+        }
+        return Rewrite::Changed {
+            old: old.filter(|o| !o.is_empty()),
+            bytes: out,
+        };
+    }
+    let Some(&(s, e, has_newline)) = lines
+        .iter()
+        .find(|(s, e, _)| field_of(bytes, *s, *e, "status").is_some())
+    else {
+        return Rewrite::NoField;
+    };
+    let crlf = bytes[s..e].ends_with(b"\r");
+    let mut out = Vec::with_capacity(bytes.len() + 24);
+    out.extend_from_slice(&bytes[..e]);
+    if has_newline {
+        out.push(b'\n');
+        out.extend_from_slice(new_line.as_bytes());
+        if crlf {
+            out.push(b'\r');
+        }
+        out.push(b'\n');
+        out.extend_from_slice(&bytes[e + 1..]);
+    } else {
+        // The status line ended the file without a newline: give it one, and the inserted
+        // line ends without one.
+        out.push(b'\n');
+        out.extend_from_slice(new_line.as_bytes());
+    }
+    Rewrite::Changed {
+        old: None,
+        bytes: out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(input: &str, value: &str) -> Rewrite {
+        rewrite_progress(input.as_bytes(), value)
+    }
+
+    #[test]
+    fn replaces_every_envelope_progress_line_keeping_cr() {
+        let r = rewritten(
+            "# H\r\nprogress: complete\r\nx\tprogress: no\r\nprogress: x\n## N\nprogress: body\n",
+            "consumed",
+        );
+        let Rewrite::Changed { old, bytes } = r else {
+            panic!("not changed")
+        };
+        assert_eq!(old.as_deref(), Some("complete"));
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            "# H\r\nprogress: consumed\r\nx\tprogress: no\r\nprogress: consumed\n## N\nprogress: body\n"
+        );
+    }
+
+    #[test]
+    fn inserts_after_the_first_status_line() {
+        let Rewrite::Changed { bytes, .. } = rewritten("# H\nstatus: a\nstatus: b\n", "consumed")
+        else {
+            panic!()
+        };
+        assert_eq!(bytes, b"# H\nstatus: a\nprogress: consumed\nstatus: b\n");
+        let Rewrite::Changed { bytes, .. } = rewritten("# H\r\nstatus: a", "consumed") else {
+            panic!()
+        };
+        assert_eq!(bytes, b"# H\r\nstatus: a\nprogress: consumed");
+        let Rewrite::Changed { bytes, .. } = rewritten("# H\r\nstatus: a\r\nz", "consumed") else {
+            panic!()
+        };
+        assert_eq!(bytes, b"# H\r\nstatus: a\r\nprogress: consumed\r\nz");
+    }
+
+    #[test]
+    fn same_value_and_missing_fields() {
+        assert_eq!(
+            rewritten("# H\nprogress: consumed\n", "consumed"),
+            Rewrite::Same
+        );
+        assert_eq!(
+            rewritten("# H\n## x\nstatus: a\n", "consumed"),
+            Rewrite::NoField
+        );
+        let late = format!("# H\n{}status: a\n", "x\n".repeat(20));
+        assert_eq!(rewritten(&late, "consumed"), Rewrite::NoField);
+    }
+}
+
+/// What a `progress:` flip did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flip {
+    Changed {
+        old: Option<String>,
+    },
+    Same,
+    NoField,
+    /// The file is no longer the version the caller saw.
+    Replaced,
+}
+
+/// Rewrite `path`'s `progress:` to `value` atomically, keeping its mtime and permission bits.
+/// With `expect`, the file's (mtime, size) must still be those; otherwise nothing is written.
+/// The caller holds the slot lock when the file is a slot.
+pub fn flip_progress(
+    path: &Path,
+    value: &str,
+    expect: Option<(Option<SystemTime>, u64)>,
+) -> Result<Flip, Error> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
+    }
+    if meta.len() > crate::input::MAX_BYTES {
+        return Err(Error::TooLarge(path.to_string_lossy().into_owned()));
+    }
+    if let Some((mtime, size)) = expect
+        && (meta.modified().ok() != mtime || meta.len() != size)
+    {
+        return Ok(Flip::Replaced);
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(crate::input::MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > crate::input::MAX_BYTES {
+        return Err(Error::TooLarge(path.to_string_lossy().into_owned()));
+    }
+    match rewrite_progress(&bytes, value) {
+        Rewrite::NoField => Ok(Flip::NoField),
+        Rewrite::Same => Ok(Flip::Same),
+        Rewrite::Changed { old, bytes } => {
+            let mtime = meta.modified().map_err(|e| Error::io(path, e))?;
+            replace(path, &bytes, Some(mtime), mode_of(&meta))?;
+            Ok(Flip::Changed { old })
+        }
+    }
+}

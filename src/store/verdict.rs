@@ -1,0 +1,186 @@
+//! The verdict procedure shared by `read` and `hook session-start` (store.md §7): which
+//! checkout to gate against, the in-process gate (or the `VERIFY_HANDOFF_GATE` test seam, run
+//! with an argument vector and no shell), the status line, and the reader-facing report.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::HandoffInfo;
+use super::drift::checkout_path;
+use crate::git;
+
+/// How long a gate may take.
+const GATE_BUDGET: Duration = Duration::from_secs(30);
+
+/// The outcome of gating one stored handoff.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// `ok`, `failed`, `malformed`, `unexpected` or `not_run`.
+    pub status: &'static str,
+    pub exit: Option<i32>,
+    /// The exact status line.
+    pub line: String,
+    pub reason: Option<String>,
+    pub report: Option<serde_json::Value>,
+    /// The full report text, WARN lines included.
+    pub report_text: Option<String>,
+    /// The report as a reader sees it (WARN lines removed and counted).
+    #[serde(skip)]
+    pub reader_report: Vec<String>,
+}
+
+impl Verdict {
+    fn not_run(reason: String) -> Verdict {
+        Verdict {
+            status: "not_run",
+            exit: None,
+            line: format!(
+                "GATE: NOT RUN — {reason}. Every pointer below is UNVERIFIED; none of them has been checked against the tree."
+            ),
+            reason: Some(reason),
+            report: None,
+            report_text: None,
+            reader_report: Vec::new(),
+        }
+    }
+
+    fn from_exit(code: i32, lines: Vec<String>, report: Option<serde_json::Value>) -> Verdict {
+        let (status, line) = match code {
+            0 => ("ok", "GATE: OK — every citation resolved against this checkout.".to_string()),
+            1 => (
+                "failed",
+                "GATE: FAILED (exit 1) — at least one citation is MISSING or CHANGED, or a claim cites a path:line absent from ## Pointers.".to_string(),
+            ),
+            2 => (
+                "malformed",
+                "GATE: MALFORMED (exit 2) — the document violates the format contract, so its citations were NOT checked at all. Treat every pointer below as unverified.".to_string(),
+            ),
+            n => ("unexpected", format!("GATE: unexpected exit status {n}; treat every pointer below as unverified.")),
+        };
+        let mut reader: Vec<String> = lines
+            .iter()
+            .filter(|l| !l.starts_with("WARN"))
+            .cloned()
+            .collect();
+        let omitted = lines.len() - reader.len();
+        if omitted > 0 {
+            reader.push(String::new());
+            reader.push(format!(
+                "({omitted} authoring-side WARN line(s) omitted: they address the handoff's author, not its reader.)"
+            ));
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        Verdict {
+            status,
+            exit: Some(code),
+            line,
+            reason: None,
+            report,
+            report_text: Some(text),
+            reader_report: reader,
+        }
+    }
+
+    /// The exit code a reader command returns for this verdict.
+    pub fn reader_exit(&self) -> i32 {
+        match self.status {
+            "ok" => 0,
+            "malformed" => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Gate the stored handoff at `file` (store.md §7).
+pub fn gate_stored(file: &Path, info: &HandoffInfo, target_checkout: Option<&Path>) -> Verdict {
+    let checkout: Option<PathBuf> = if info.checkout.is_some() {
+        checkout_path(info).or_else(|| info.checkout.as_ref().map(PathBuf::from))
+    } else {
+        target_checkout.map(Path::to_path_buf)
+    };
+    if let Some(c) = &checkout
+        && git::open_work_tree(c, false).is_err()
+    {
+        return Verdict::not_run(format!(
+            "the handoff's checkout {} is not a git checkout on this machine",
+            c.display()
+        ));
+    }
+    if let Some(program) = std::env::var_os("VERIFY_HANDOFF_GATE").filter(|p| !p.is_empty()) {
+        return external(Path::new(&program), file, checkout.as_deref());
+    }
+    let (tx, rx) = mpsc::channel();
+    let file_arg = file.to_string_lossy().into_owned();
+    let checkout_arg = checkout.map(|c| c.to_string_lossy().into_owned());
+    std::thread::spawn(move || {
+        let report = crate::cli::verify::gate_file(&file_arg, checkout_arg.as_deref());
+        let _ = tx.send(report);
+    });
+    match rx.recv_timeout(GATE_BUDGET) {
+        Ok(report) => {
+            let lines = report.text_lines().into_iter().map(|(_, l)| l).collect();
+            Verdict::from_exit(report.exit_code, lines, Some(report.json()))
+        }
+        Err(_) => Verdict::not_run("the gate did not finish within 30 s".into()),
+    }
+}
+
+/// Run the external gate `[program, file, checkout]` with stdout and stderr on one pipe.
+fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> Verdict {
+    let cannot = || {
+        Verdict::not_run(format!(
+            "VERIFY_HANDOFF_GATE names {}, which could not be started",
+            program.display()
+        ))
+    };
+    let Ok((mut reader, writer)) = std::io::pipe() else {
+        return cannot();
+    };
+    let Ok(writer2) = writer.try_clone() else {
+        return cannot();
+    };
+    let mut cmd = Command::new(program);
+    cmd.arg(file)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2);
+    if let Some(c) = checkout {
+        cmd.arg(c);
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return cannot();
+    };
+    // The parent's copies of the write end are gone with `cmd`, so the reader sees EOF.
+    drop(cmd);
+    let collector = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = reader.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + GATE_BUDGET;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let output = collector.join().unwrap_or_default();
+    match status {
+        None => Verdict::not_run("the gate did not finish within 30 s".into()),
+        Some(status) => {
+            let text = String::from_utf8_lossy(&output);
+            let lines = text.lines().map(str::to_string).collect();
+            Verdict::from_exit(status.code().unwrap_or(-1), lines, None)
+        }
+    }
+}
