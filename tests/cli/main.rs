@@ -2,4 +2,6 @@
 mod bad_input;
 mod citations;
 mod gate;
+mod read;
+mod store;
 mod util;

@@ -208,3 +208,84 @@ pub fn json(cmd: &mut Command) -> (i32, serde_json::Value) {
         serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
     (o.code, v)
 }
+
+impl TestEnv {
+    /// The store directory every `handoff-store` command of this env uses.
+    pub fn store_dir(&self) -> PathBuf {
+        self.path("store")
+    }
+
+    /// `handoff-store` with `HANDOFF_STORE_DIR` set to this env's store.
+    pub fn store(&self) -> Command {
+        let mut c = self.cmd("handoff-store");
+        c.env("HANDOFF_STORE_DIR", self.store_dir());
+        c
+    }
+
+    /// The slot name computed by hand: `<slug(basename)>-<slug(ref)>-<md5sum(main)[..8]>.md`,
+    /// with the MD5 from the system's `md5sum`.
+    pub fn slot_name(&self, main: &Path, reference: &str) -> String {
+        let out = Process::new("sh")
+            .arg("-c")
+            .arg("printf %s \"$1\" | md5sum")
+            .arg("sh")
+            .arg(main)
+            .output()
+            .expect("md5sum");
+        let hash = String::from_utf8_lossy(&out.stdout)[..8].to_string();
+        let slug = |s: &str| -> String {
+            s.bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() || b".-_".contains(&b) {
+                        b as char
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        let base = main
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!(
+            "{}-{}-{hash}.md",
+            slug(&base),
+            slug(&reference.replace('/', "-"))
+        )
+    }
+
+    /// Set a file's modification time to `secs_ago` seconds in the past.
+    pub fn age(&self, path: &Path, secs_ago: u64) {
+        let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("open for mtime")
+            .set_modified(t)
+            .expect("set mtime");
+    }
+
+    /// Store `doc` for checkout `dir` through `handoff-store write`; panics unless it exits 0.
+    pub fn stored(&self, dir: &Path, doc: &str) -> PathBuf {
+        let o = run(self
+            .store()
+            .args(["write", "--checkout"])
+            .arg(dir)
+            .write_stdin(doc.to_string()));
+        assert_eq!(o.code, 0, "write failed: {}{}", o.stdout, o.stderr);
+        let line = o
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("stored   "))
+            .expect("stored line");
+        PathBuf::from(line["stored   ".len()..].split(" (").next().expect("path"))
+    }
+}
+
+/// File modification time.
+pub fn mtime(path: &Path) -> std::time::SystemTime {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .expect("mtime")
+}

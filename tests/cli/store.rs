@@ -1,0 +1,906 @@
+//! The store (store.md): location, naming against real repositories, orient/path, write,
+//! list, set-progress, history/restore, prune and concurrency. `read` and drift are in
+//! `read.rs`.
+
+use std::path::Path;
+
+use crate::util::{TestEnv, canonical, json, mtime, run};
+
+fn orient_value(out: &str, key: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key}= in {out}"))
+        .to_string()
+}
+
+#[test]
+fn store_directory_follows_the_three_rules() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let name = env.slot_name(&repo, "main");
+    let path = |c: &mut assert_cmd::Command| run(c.arg("path").arg(&repo)).stdout;
+    assert_eq!(
+        path(&mut env.store()),
+        format!("{}/{name}\n", env.store_dir().display())
+    );
+    assert_eq!(
+        path(env.store().env(
+            "HANDOFF_STORE_DIR",
+            format!("{}/", env.store_dir().display())
+        )),
+        format!("{}/{name}\n", env.store_dir().display()),
+        "one trailing slash is removed"
+    );
+    assert_eq!(
+        path(
+            env.cmd("handoff-store")
+                .env("XDG_DATA_HOME", env.path("xdg"))
+        ),
+        format!(
+            "{}/context-economy/handoffs/{name}\n",
+            env.path("xdg").display()
+        )
+    );
+    assert_eq!(
+        path(&mut env.cmd("handoff-store")),
+        format!(
+            "{}/.local/share/context-economy/handoffs/{name}\n",
+            env.home().display()
+        )
+    );
+    let o = run(env
+        .cmd("handoff-store")
+        .env("HOME", "")
+        .arg("path")
+        .arg(&repo));
+    let from_passwd = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("getent passwd $(id -u) | cut -d: -f6")
+        .output()
+        .expect("getent");
+    let home = String::from_utf8_lossy(&from_passwd.stdout)
+        .trim()
+        .to_string();
+    assert_eq!(
+        o.stdout,
+        format!("{home}/.local/share/context-economy/handoffs/{name}\n"),
+        "HOME empty falls back to passwd"
+    );
+    env.write("notdir", "x");
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("notdir"))
+        .arg("list"));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: the handoff store {} is not a directory\n",
+            env.path("notdir").display()
+        )
+    );
+    assert_eq!(o.code, 3);
+}
+
+#[test]
+fn slots_are_named_from_the_main_worktree_and_the_branch() {
+    let env = TestEnv::new();
+    let repo = env.repo("my repo", "main", &[("sub/a.txt", "a\n")]);
+    let path = |dir: &Path| {
+        run(env.store().arg("path").arg(dir))
+            .stdout
+            .trim()
+            .to_string()
+    };
+    let main_slot = env
+        .store_dir()
+        .join(env.slot_name(&repo, "main"))
+        .display()
+        .to_string();
+    assert!(main_slot.contains("my_repo-main-"));
+    assert_eq!(path(&repo), main_slot);
+    assert_eq!(path(&repo.join("sub")), main_slot, "subdirectory");
+    std::os::unix::fs::symlink(&repo, env.path("link")).expect("symlink");
+    assert_eq!(
+        path(&env.path("link")),
+        main_slot,
+        "symlinked invocation path"
+    );
+    env.git(&repo, &["branch", "feature/x"]);
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            &env.path("wt").to_string_lossy(),
+            "feature/x",
+        ],
+    );
+    let feature_slot = env
+        .store_dir()
+        .join(env.slot_name(&repo, "feature/x"))
+        .display()
+        .to_string();
+    assert!(feature_slot.contains("-feature-x-"));
+    assert_eq!(
+        path(&env.path("wt")),
+        feature_slot,
+        "a linked worktree keys by the main worktree"
+    );
+    let o = run(env
+        .store()
+        .arg("path")
+        .env("CONTEXT_ECONOMY_CHECKOUT", env.path("wt")));
+    assert_eq!(o.stdout.trim(), feature_slot, "CONTEXT_ECONOMY_CHECKOUT");
+    let o = run(env
+        .store()
+        .arg("path")
+        .current_dir(env.root())
+        .env("GIT_DIR", repo.join(".git")));
+    assert_eq!(o.stdout.trim(), main_slot, "GIT_DIR is honoured");
+    let short = env.git(&repo, &["rev-parse", "--short", "HEAD"]);
+    env.git(&repo, &["checkout", "-q", "--detach"]);
+    assert_eq!(
+        path(&repo),
+        env.store_dir()
+            .join(env.slot_name(&repo, &short))
+            .display()
+            .to_string(),
+        "detached"
+    );
+}
+
+#[test]
+fn targets_without_a_slot_are_refused_with_the_exact_message() {
+    let env = TestEnv::new();
+    env.write("plain/x", "x");
+    env.git(&env.root(), &["init", "-q", "--bare", "bare.git"]);
+    env.git(&env.root(), &["init", "-q", "-b", "fresh", "unborn"]);
+    let cases = [
+        (env.path("plain"), "is not inside a git checkout"),
+        (env.path("plain/x"), "is not a directory"),
+        (
+            env.path("bare.git"),
+            "is a bare repository; a handoff needs a work tree",
+        ),
+        (
+            env.path("unborn"),
+            "has no commits yet (branch fresh is unborn)",
+        ),
+    ];
+    for (dir, text) in cases {
+        for cmd in ["orient", "path"] {
+            let o = run(env.store().arg(cmd).arg(&dir));
+            assert_eq!(
+                o.stderr,
+                format!("handoff-store: {} {text}\n", dir.display()),
+                "{cmd}"
+            );
+            assert_eq!(o.stdout, "");
+            assert_eq!(o.code, 1);
+        }
+        let o = run(env
+            .store()
+            .args(["write", "--checkout"])
+            .arg(&dir)
+            .write_stdin("# Handoff\n"));
+        assert_eq!(o.code, 3, "write exits 3: {}", o.stderr);
+        assert!(!env.store_dir().exists(), "nothing written");
+    }
+    let o = run(env
+        .store()
+        .arg("orient")
+        .env("CONTEXT_ECONOMY_CHECKOUT", env.path("plain")));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: CONTEXT_ECONOMY_CHECKOUT={} is not inside a git checkout\n",
+            env.path("plain").display()
+        )
+    );
+}
+
+#[test]
+fn orient_prints_eight_keys_then_drift() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(env.store().arg("orient").arg(&repo));
+    let keys: Vec<&str> = o
+        .stdout
+        .lines()
+        .map(|l| l.split('=').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "main", "checkout", "branch", "handoff", "exists", "mtime", "progress", "gate"
+        ]
+    );
+    assert_eq!(
+        orient_value(&o.stdout, "handoff"),
+        format!(
+            "{}/{}",
+            env.store_dir().display(),
+            env.slot_name(&repo, "main")
+        )
+    );
+    assert_eq!(orient_value(&o.stdout, "exists"), "0");
+    assert_eq!(orient_value(&o.stdout, "mtime"), "");
+    assert!(Path::new(&orient_value(&o.stdout, "gate")).is_file());
+    assert!(env.store_dir().is_dir(), "orient creates the store");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env.store().arg("orient").arg(&repo));
+    assert_eq!(orient_value(&o.stdout, "exists"), "1");
+    assert_eq!(orient_value(&o.stdout, "progress"), "complete");
+    assert!(!orient_value(&o.stdout, "mtime").is_empty());
+    env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "next"]);
+    let o = run(env.store().arg("orient").arg(&repo));
+    assert!(
+        o.stdout.contains("\ngate=")
+            && o.stdout
+                .contains("\ndrift=1 commit(s) since this handoff was written ("),
+        "{}",
+        o.stdout
+    );
+    let short = env.git(&repo, &["rev-parse", "--short", "HEAD"]);
+    env.git(&repo, &["checkout", "-q", "--detach"]);
+    let (code, v) = json(env.store().args(["orient", "--format", "json"]).arg(&repo));
+    assert_eq!(code, 0);
+    assert_eq!(v["branch"], short.as_str());
+    assert_eq!(v["detached"], true);
+    assert_eq!(v["exists"], false);
+}
+
+fn slot_text(env: &TestEnv, repo: &Path, reference: &str) -> String {
+    std::fs::read_to_string(env.store_dir().join(env.slot_name(repo, reference))).expect("slot")
+}
+
+#[test]
+fn write_forces_the_envelope_fields() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    let doc = canonical("/somewhere/else", "old-branch")
+        .replace("progress: complete\n", "write_session: abc\n");
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let text = slot_text(&env, &repo, "main");
+    assert!(text.starts_with(&format!(
+        "# Handoff — type the mailables\nbranch: main\ncheckout: {}\nstatus: Invoice done; Reminder not started. Gate run, format held.\nprogress: complete\nhead: {head}\n\n## Do not re-derive",
+        repo.display()
+    )), "{text}");
+    assert!(!text.contains("write_session"));
+    let bare = "# Handoff — x\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. x\n\n## Pointers\n```\n```\n";
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(bare.replace('\n', "\r\n")));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let text = slot_text(&env, &repo, "main");
+    assert!(text.starts_with(&format!(
+        "# Handoff — x\r\nbranch: main\r\ncheckout: {}\r\nstatus: s\r\nprogress: complete\r\nhead: {head}\r\n\r\n",
+        repo.display()
+    )), "CRLF is kept and used for inserted lines: {text:?}");
+    let low = format!("{}{bare}", "\n".repeat(17));
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(low));
+    assert_eq!(
+        o.stderr,
+        "handoff-store: the title must be near the top: the envelope would end after line 20; nothing was stored\n"
+    );
+    assert_eq!(o.code, 2);
+}
+
+#[test]
+fn a_malformed_draft_never_replaces_the_stored_handoff() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let good = canonical(&repo.to_string_lossy(), "main");
+    let slot = env.stored(&repo, &good);
+    env.stored(
+        &repo,
+        &good.replace("status: Invoice done", "status: Invoice really done"),
+    );
+    let before = std::fs::read(&slot).expect("slot");
+    let history_before: Vec<_> = std::fs::read_dir(env.store_dir().join(".history"))
+        .expect("history")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(good.replace("### Traps", "### Gotchas")));
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("ERROR    required section missing: Traps\n")
+    );
+    assert!(o.stderr.ends_with(&format!(
+        "handoff-store: not stored — the document violates the format contract (gate exit 2); {} is unchanged\n",
+        slot.display()
+    )), "{}", o.stderr);
+    assert_eq!(std::fs::read(&slot).expect("slot"), before);
+    let history_after: Vec<_> = std::fs::read_dir(env.store_dir().join(".history"))
+        .expect("history")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(history_before, history_after);
+    let (code, v) = json(
+        env.store()
+            .args(["write", "--format", "json", "--checkout"])
+            .arg(&repo)
+            .write_stdin(good.replace("### Traps", "### Gotchas")),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(v["stored"], false);
+    assert_eq!(v["gate"]["exit"], 2);
+    assert_eq!(v["gate"]["report"]["verdict"], "malformed");
+}
+
+#[test]
+fn a_failing_gate_still_stores_with_exit_1() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main")
+        .replace("public function build", "private function gone");
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(o.code, 1);
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    assert!(
+        o.stdout.ends_with(&format!(
+            "\nstored   {} (gate: FAILED, exit 1 — fix the citations and write again)\n",
+            slot.display()
+        )),
+        "{}",
+        o.stdout
+    );
+    assert!(slot.is_file());
+}
+
+#[test]
+fn history_keeps_the_previous_ten_versions_with_their_mtimes() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v0 "),
+    );
+    env.age(&slot, 7200);
+    let first_mtime = mtime(&slot);
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(
+            canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v1 "),
+        ));
+    let kept = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("history  "))
+        .expect("history line")
+        .to_string();
+    assert_eq!(mtime(Path::new(&kept)), first_mtime);
+    assert!(
+        std::fs::read_to_string(&kept)
+            .expect("kept")
+            .contains("status: v0 ")
+    );
+    for i in 2..14 {
+        env.stored(
+            &repo,
+            &canonical(&repo.to_string_lossy(), "main")
+                .replace("status: ", &format!("status: v{i} ")),
+        );
+    }
+    let o = run(env.store().arg("history").arg(&repo));
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 11, "the slot and ten versions: {}", o.stdout);
+    assert!(lines[0].starts_with("0\t") && lines[10].starts_with("10\t"));
+    assert!(lines[0].ends_with(&format!("\t{}", slot.display())));
+    let version_1 = lines[1].rsplit('\t').next().expect("path");
+    assert!(
+        std::fs::read_to_string(version_1)
+            .expect("v1")
+            .contains("status: v12 ")
+    );
+    // Identical bytes add nothing.
+    let same = std::fs::read_to_string(&slot).expect("slot");
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(same));
+    assert!(!o.stdout.contains("history  "), "{}", o.stdout);
+}
+
+#[test]
+fn placeholders_pass_the_gate_and_are_never_kept_in_history() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(env
+        .store()
+        .args(["write", "--placeholder", "--checkout"])
+        .arg(&repo)
+        .env("HANDOFF_WRITE_SESSION", "sess-1"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    assert_eq!(
+        o.stdout,
+        format!(
+            "\nstored   {} (placeholder, progress: writing)\n",
+            slot.display()
+        )
+    );
+    let text = std::fs::read_to_string(&slot).expect("slot");
+    assert!(text.contains("progress: writing\n") && text.contains("write_session: sess-1\n"));
+    assert!(text.contains("(handoff-store read --wait 600 does this)"));
+    let gate = run(env.verify().arg(&slot));
+    assert_eq!(gate.code, 0, "{}", gate.stderr);
+    assert!(
+        gate.stdout
+            .contains("no citations to check (Pointers is empty)")
+    );
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(canonical(&repo.to_string_lossy(), "main")));
+    assert!(
+        !o.stdout.contains("history  "),
+        "a placeholder is not kept: {}",
+        o.stdout
+    );
+    let o = run(env
+        .store()
+        .args(["write", "--placeholder", "--checkout"])
+        .arg(&repo)
+        .env("HANDOFF_WRITE_SESSION", "../x;rm"));
+    assert!(
+        o.stdout.contains("history  "),
+        "the real document is kept: {}",
+        o.stdout
+    );
+    assert!(
+        !std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("write_session"),
+        "unsafe id not written"
+    );
+    let o = run(env
+        .store()
+        .args(["write", "--placeholder", "--from", "x", "--checkout"])
+        .arg(&repo));
+    assert_eq!(o.code, 2);
+}
+
+#[test]
+fn a_slot_owned_by_another_branch_is_refused_without_force() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "fix/foo");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "fix/foo"));
+    env.git(&repo, &["checkout", "-q", "-b", "fix-foo"]);
+    let doc = canonical(&repo.to_string_lossy(), "fix-foo");
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc.clone()));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: refusing to overwrite {}: it holds the handoff for fix/foo in {}, not for fix-foo in {} (their file names collide); pass --force to replace it (the old version goes to history)\n",
+            slot.display(),
+            repo.display(),
+            repo.display()
+        )
+    );
+    assert_eq!(o.stdout, "");
+    assert_eq!(o.code, 3);
+    let o = run(env
+        .store()
+        .args(["write", "--force", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("history  "));
+}
+
+#[test]
+fn bad_drafts_exit_2_and_store_nothing() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let write = |input: Vec<u8>| {
+        run(env
+            .store()
+            .args(["write", "--checkout"])
+            .arg(&repo)
+            .write_stdin(input))
+    };
+    let cases: [(Vec<u8>, &str); 5] = [
+        (
+            Vec::new(),
+            "handoff-store: the document is empty; nothing was stored\n",
+        ),
+        (
+            b" \n\t\n".to_vec(),
+            "handoff-store: the document is empty; nothing was stored\n",
+        ),
+        (
+            b"# Handoff\n\xff\n".to_vec(),
+            "handoff-store: the document is not valid UTF-8 (line 2); nothing was stored\n",
+        ),
+        (
+            b"# Handoff\n\nx\0\n".to_vec(),
+            "handoff-store: the document contains a NUL byte (line 3); nothing was stored\n",
+        ),
+        (
+            vec![b'a'; 4 * 1024 * 1024 + 1],
+            "handoff-store: the document is too large (more than 4 MiB); nothing was stored\n",
+        ),
+    ];
+    for (input, message) in cases {
+        let o = write(input);
+        assert_eq!(o.stderr, message);
+        assert_eq!(o.code, 2);
+    }
+    assert!(!env.store_dir().exists());
+    let o = run(env
+        .store()
+        .args(["write", "--from", "missing.md", "--checkout"])
+        .arg(&repo));
+    assert_eq!(
+        o.stderr,
+        "handoff-store: cannot read missing.md: no such file or directory\n"
+    );
+    assert_eq!(o.code, 2);
+    let secret = canonical(&repo.to_string_lossy(), "main").replace(
+        "- None.",
+        "- token=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    );
+    let o = run(env
+        .store()
+        .args(["write", "--no-gate", "--checkout"])
+        .arg(&repo)
+        .write_stdin(secret));
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("looks like a credential (GitHub token)"));
+    assert!(!o.stderr.contains("ghp_"));
+    assert!(!env.store_dir().join(env.slot_name(&repo, "main")).exists());
+    let o = run(env
+        .store()
+        .args(["write", "--no-gate", "--checkout"])
+        .arg(&repo)
+        .write_stdin("# Handoff — rough\nstatus: s\n"));
+    assert_eq!(
+        o.code, 0,
+        "--no-gate stores a malformed draft: {}",
+        o.stderr
+    );
+    assert!(o.stdout.ends_with("(gate: not run, --no-gate)\n"));
+}
+
+#[test]
+fn list_shows_candidates_only_newest_first() {
+    let env = TestEnv::new();
+    let a = env.shop("a", "main");
+    let b = env.shop("b", "main");
+    let slot_a = env.stored(&a, &canonical(&a.to_string_lossy(), "main"));
+    let slot_b = env.stored(&b, &canonical(&b.to_string_lossy(), "main"));
+    env.age(&slot_b, 3600);
+    let store = env.store_dir();
+    std::fs::write(store.join("empty.md"), "").expect("empty");
+    std::fs::write(store.join(".tmp.x.md.1.2"), "x").expect("tmp");
+    std::fs::write(store.join("old.md.tmp.123"), "x").expect("bash tmp");
+    std::os::unix::fs::symlink(&slot_a, store.join("link.md")).expect("symlink");
+    std::fs::create_dir_all(store.join("dir.md")).expect("dir");
+    let o = run(env.store().arg("list"));
+    let paths: Vec<&str> = o
+        .stdout
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap_or(""))
+        .collect();
+    assert_eq!(paths, [slot_a.to_string_lossy(), slot_b.to_string_lossy()]);
+    assert!(o.stdout.lines().all(|l| l.split('\t').count() == 5));
+    let epoch = mtime(&slot_a)
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs();
+    let date = std::process::Command::new("date")
+        .args(["-u", "-d", &format!("@{epoch}"), "+%Y-%m-%dT%H:%M:%SZ"])
+        .output()
+        .expect("date");
+    let iso = String::from_utf8_lossy(&date.stdout).trim().to_string();
+    assert!(
+        o.stdout
+            .starts_with(&format!("{iso}\tcomplete\tmain\t{}\t", a.display())),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(
+        o.stderr,
+        "handoff-store: note: 3 empty or unreadable file(s) skipped\n"
+    );
+    let (code, v) = json(env.store().args(["list", "--format", "json"]));
+    assert_eq!(code, 0);
+    assert_eq!(v["skipped"], 3);
+    assert_eq!(
+        v["handoffs"][1]["name"],
+        slot_b
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("none"))
+        .arg("list"));
+    assert_eq!((o.code, o.stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn set_progress_rewrites_one_line_and_keeps_everything_else() {
+    let env = TestEnv::new();
+    let body =
+        "# Handoff\r\nstatus: s\r\nx\t\\ `y` \"q\"\r\n## Do not re-derive\r\nprogress: decoy\r\n";
+    let file = env.write("h.md", body);
+    env.age(&file, 5000);
+    let before = mtime(&file);
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(&file)
+        .arg("consumed"));
+    assert_eq!(
+        o.stdout,
+        format!("progress {}: (absent) -> consumed\n", file.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("file"),
+        body.replace("status: s\r\n", "status: s\r\nprogress: consumed\r\n")
+    );
+    assert_eq!(mtime(&file), before, "mtime kept");
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(&file)
+        .arg("complete"));
+    assert_eq!(
+        o.stdout,
+        format!("progress {}: consumed -> complete\n", file.display())
+    );
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(&file)
+        .arg("complete"));
+    assert_eq!(o.code, 0, "idempotent");
+    let (_, v) = json(
+        env.store()
+            .args(["set-progress", "--format", "json"])
+            .arg(&file)
+            .arg("complete"),
+    );
+    assert_eq!(v["changed"], false);
+    let none = env.write("n.md", "# Handoff\n## x\nstatus: late\n");
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(&none)
+        .arg("consumed"));
+    assert_eq!(
+        o.stdout,
+        format!(
+            "unchanged {} (no progress: or status: line in the first 20 lines)\n",
+            none.display()
+        )
+    );
+    assert_eq!(o.code, 1);
+    std::os::unix::fs::symlink(&file, env.path("l.md")).expect("symlink");
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(env.path("l.md"))
+        .arg("consumed"));
+    assert_eq!(o.code, 3);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: {} is not a regular file\n",
+            env.path("l.md").display()
+        )
+    );
+    let o = run(env.store().args(["set-progress"]).arg(&file).arg("done"));
+    assert_eq!(o.code, 2);
+}
+
+#[test]
+fn restore_swaps_a_version_back_and_again_undoes_it() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = |s: &str| {
+        canonical(&repo.to_string_lossy(), "main").replace("status: ", &format!("status: {s} "))
+    };
+    let slot = env.stored(&repo, &doc("first"));
+    env.age(&slot, 86_400);
+    let first_mtime = mtime(&slot);
+    env.stored(&repo, &doc("second"));
+    let o = run(env.store().arg("restore").arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .starts_with(&format!("restored {} from version 1 (", slot.display())),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("\nhistory  "));
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("status: first ")
+    );
+    assert_eq!(mtime(&slot), first_mtime);
+    run(env.store().arg("restore").arg(&repo));
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("status: second "),
+        "undo"
+    );
+    let o = run(env.store().args(["restore", "--version", "5"]).arg(&repo));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: {} has no version 5 in history (it has 1)\n",
+            slot.display()
+        )
+    );
+    assert_eq!(o.code, 4);
+}
+
+#[test]
+fn prune_deletes_only_what_the_dry_run_listed() {
+    let env = TestEnv::new();
+    let live = env.shop("live", "main");
+    let gone = env.shop("gone", "main");
+    let consumed = env.shop("consumed", "main");
+    let unread = env.stored(&live, &canonical(&live.to_string_lossy(), "main"));
+    let orphan = env.stored(&gone, &canonical(&gone.to_string_lossy(), "main"));
+    let read = env.stored(&consumed, &canonical(&consumed.to_string_lossy(), "main"));
+    run(env
+        .store()
+        .args(["set-progress"])
+        .arg(&read)
+        .arg("consumed"));
+    std::fs::remove_dir_all(&gone).expect("rm repo");
+    for f in [&unread, &orphan, &read] {
+        env.age(f, 40 * 86_400);
+    }
+    let temp = env.store_dir().join(".tmp.x.md.1.abc");
+    std::fs::write(&temp, "x").expect("temp");
+    env.age(&temp, 7200);
+    let fresh_temp = env.store_dir().join(".tmp.y.md.1.abc");
+    std::fs::write(&fresh_temp, "x").expect("temp");
+    let dry = run(env.store().arg("prune"));
+    assert!(
+        dry.stdout.contains(&format!(
+            "would delete  {}  (checkout gone, 40 day(s) old)\n",
+            orphan.display()
+        )),
+        "{}",
+        dry.stdout
+    );
+    assert!(dry.stdout.contains(&format!(
+        "would delete  {}  (consumed, 40 day(s) old)\n",
+        read.display()
+    )));
+    assert!(dry.stdout.contains(&format!(
+        "would delete  {}  (stale temp file, 0 day(s) old)\n",
+        temp.display()
+    )));
+    assert!(
+        !dry.stdout.contains(&unread.display().to_string()),
+        "an unread handoff on a live branch stays"
+    );
+    assert!(
+        dry.stdout
+            .ends_with("3 item(s) would be deleted; run with --apply to delete them.\n")
+    );
+    assert!(
+        orphan.exists() && read.exists() && temp.exists(),
+        "the dry run deletes nothing"
+    );
+    let applied = run(env.store().args(["prune", "--apply"]));
+    assert_eq!(
+        applied.stdout,
+        dry.stdout.replace("would delete", "deleted     ").replace(
+            "3 item(s) would be deleted; run with --apply to delete them.",
+            "3 item(s) deleted."
+        )
+    );
+    assert!(!orphan.exists() && !read.exists() && !temp.exists());
+    assert!(unread.exists() && fresh_temp.exists());
+    assert_eq!(run(env.store().arg("prune")).stdout, "nothing to prune.\n");
+}
+
+#[test]
+fn completions_cover_the_subcommands() {
+    let env = TestEnv::new();
+    let o = run(env.store().args(["completions", "bash"]));
+    assert_eq!(o.code, 0);
+    for word in ["orient", "set-progress", "--no-consume", "--placeholder"] {
+        assert!(o.stdout.contains(word), "{word}");
+    }
+    assert_eq!(run(env.store().args(["completions", "tcsh"])).code, 2);
+}
+
+#[test]
+fn twenty_concurrent_writers_leave_one_whole_document_and_clean_history() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            let doc = canonical(&repo.to_string_lossy(), "main")
+                .replace("status: ", &format!("status: writer {i} "));
+            let mut child = std::process::Command::new(&bin)
+                .args(["write", "--checkout"])
+                .arg(&repo)
+                .env("HANDOFF_STORE_DIR", env.store_dir())
+                .env("HOME", env.home())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn");
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(doc.as_bytes())
+                .expect("feed");
+            child
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().expect("wait").success());
+    }
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    let gate = run(env.verify().arg(&slot));
+    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
+    let versions: Vec<_> = std::fs::read_dir(
+        env.store_dir()
+            .join(".history")
+            .join(slot.file_name().expect("name")),
+    )
+    .expect("history")
+    .flatten()
+    .collect();
+    assert_eq!(versions.len(), 10);
+    for v in versions {
+        let g = run(env.verify().arg(v.path()));
+        assert_eq!(g.code, 0, "torn history entry {}", v.path().display());
+    }
+    let temps = std::fs::read_dir(env.store_dir())
+        .expect("store")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp."))
+        .count();
+    assert_eq!(temps, 0);
+}
