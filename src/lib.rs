@@ -11,6 +11,7 @@ pub mod document;
 pub mod error;
 pub mod gate;
 pub mod git;
+pub mod hooks;
 pub mod input;
 pub mod report;
 pub mod resolve;

@@ -80,6 +80,35 @@ impl Store {
         slot::create_private_dir(&self.dir)
     }
 
+    /// Refuse to overwrite a slot that holds another branch's or repository's handoff
+    /// (store.md §9.3 step 1). A slot whose checkout is gone is judged on the branch alone.
+    pub fn check_collision(&self, target: &Target) -> Result<(), Error> {
+        let Some(current) = HandoffInfo::read(self, &target.name) else {
+            return Ok(());
+        };
+        let other_branch = current
+            .declared()
+            .is_some_and(|d| !drift::declared_matches(d, &target.facts));
+        let other_main = drift::checkout_path(&current)
+            .and_then(|c| git::repo_facts(&c, false).ok())
+            .map(|f| f.main);
+        let other_repo = other_main.as_ref().is_some_and(|m| *m != target.facts.main);
+        if !other_branch && !other_repo {
+            return Ok(());
+        }
+        let holder = other_main
+            .map(|m| m.to_string_lossy().into_owned())
+            .or(current.checkout.clone())
+            .unwrap_or_else(|| "?".into());
+        Err(Error::Collision(format!(
+            "refusing to overwrite {}: it holds the handoff for {} in {holder}, not for {} in {} (their file names collide); pass --force to replace it (the old version goes to history)",
+            current.path,
+            current.declared().unwrap_or("?"),
+            target.facts.reference,
+            target.main()
+        )))
+    }
+
     /// Every candidate (store.md §5), newest first, and how many `*.md` entries were skipped.
     pub fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
         let entries = match std::fs::read_dir(&self.dir) {
@@ -198,10 +227,7 @@ impl Target {
         };
         let fail = |message: String| TargetFailure { message, source };
         match git::repo_facts(&dir, true) {
-            Ok(facts) => {
-                let name = slot_name(&path_bytes(&facts.main), &facts.reference);
-                Ok(Target { facts, name })
-            }
+            Ok(facts) => Ok(Target::from_facts(facts)),
             Err(TargetError::NotDirectory) => Err(fail(format!("{shown} is not a directory"))),
             Err(TargetError::NotGit) => Err(fail(format!("{shown} is not inside a git checkout"))),
             Err(TargetError::Bare) => Err(fail(format!(
@@ -211,6 +237,16 @@ impl Target {
                 "{shown} has no commits yet (branch {b} is unborn)"
             ))),
         }
+    }
+
+    /// The target at `dir`, discovered as git would (for hooks, which never report why).
+    pub fn at(dir: &Path) -> Option<Target> {
+        git::repo_facts(dir, true).ok().map(Target::from_facts)
+    }
+
+    fn from_facts(facts: RepoFacts) -> Target {
+        let name = slot_name(&path_bytes(&facts.main), &facts.reference);
+        Target { facts, name }
     }
 
     pub fn main(&self) -> String {
@@ -362,6 +398,64 @@ pub fn iso(epoch: i64) -> String {
     chrono::DateTime::from_timestamp(epoch, 0)
         .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_default()
+}
+
+/// What a placeholder (`progress: writing`) means right now (hooks.md §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaceholderState {
+    /// Young enough, or its age is unknown.
+    Active,
+    /// Past its budget, but its writer's transcript is still advancing.
+    Slow,
+    Abandoned,
+}
+
+/// The writer's transcript named by `write_session:` and its mtime, if it exists:
+/// `<home>/.claude/projects/<id>.jsonl` or `<home>/.claude/projects/*/<id>.jsonl`.
+pub fn writer_transcript(info: &HandoffInfo) -> Option<(PathBuf, SystemTime)> {
+    let id = info
+        .write_session
+        .as_deref()
+        .filter(|id| skeleton::is_safe_id(id))?;
+    let projects = home()?.join(".claude/projects");
+    let file = format!("{id}.jsonl");
+    let mut candidates = vec![projects.join(&file)];
+    if let Ok(entries) = std::fs::read_dir(&projects) {
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path().join(&file)).collect();
+        dirs.sort();
+        candidates.extend(dirs);
+    }
+    candidates.into_iter().find_map(|p| {
+        std::fs::metadata(&p)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| (p, t))
+    })
+}
+
+/// The placeholder's state, with its writer's transcript when one was found.
+pub fn placeholder_state(
+    info: &HandoffInfo,
+    now: i64,
+) -> (PlaceholderState, Option<(PathBuf, SystemTime)>) {
+    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
+    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let transcript = writer_transcript(info);
+    let state = match info.mtime {
+        None => PlaceholderState::Active,
+        Some(m) if (now - m).max(0) as u64 <= timeout => PlaceholderState::Active,
+        Some(_) => {
+            let fresh = transcript
+                .as_ref()
+                .is_some_and(|(_, t)| (now - epoch(*t)).max(0) as u64 <= window);
+            if fresh {
+                PlaceholderState::Slow
+            } else {
+                PlaceholderState::Abandoned
+            }
+        }
+    };
+    (state, transcript)
 }
 
 #[cfg(test)]

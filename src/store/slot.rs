@@ -290,6 +290,21 @@ pub fn keep_bytes(
     Ok(path)
 }
 
+/// Replace slot `name` with `bytes` (the caller holds its lock): refuse a slot that is not a
+/// regular file, clean this slot's stale temp files, keep the current version in history.
+pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
+    let path = store.path_of(name);
+    if let Ok(meta) = std::fs::symlink_metadata(&path)
+        && !meta.file_type().is_file()
+    {
+        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
+    }
+    clean_own_temps(store, name);
+    let kept = keep_current(store, name, Some(bytes))?;
+    replace(&path, bytes, None, None)?;
+    Ok(kept)
+}
+
 /// The envelope lines of raw bytes: (start, end-without-newline, has-newline) per line.
 fn envelope_lines(bytes: &[u8]) -> Vec<(usize, usize, bool)> {
     let mut out = Vec::new();

@@ -2,6 +2,7 @@
 mod bad_input;
 mod citations;
 mod gate;
+mod hooks;
 mod read;
 mod store;
 mod util;

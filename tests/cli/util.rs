@@ -289,3 +289,100 @@ pub fn mtime(path: &Path) -> std::time::SystemTime {
         .and_then(|m| m.modified())
         .expect("mtime")
 }
+
+impl TestEnv {
+    /// `LAST_CLEAR_STATE_DIR` of this env.
+    pub fn marker_dir(&self) -> PathBuf {
+        self.path("markers")
+    }
+
+    /// The `/clear` marker file for (`main`, `reference`), computed by hand with `md5sum`.
+    pub fn marker_file(&self, main: &Path, reference: &str) -> PathBuf {
+        let out = Process::new("sh")
+            .arg("-c")
+            .arg("printf %s \"$1\" | md5sum")
+            .arg("sh")
+            .arg(main)
+            .output()
+            .expect("md5sum");
+        let hash = String::from_utf8_lossy(&out.stdout)[..32].to_string();
+        let slug: String = reference
+            .replace('/', "-")
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b".-_".contains(&b) {
+                    b as char
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        self.marker_dir().join(format!("{hash}-{slug}.json"))
+    }
+
+    /// `handoff-store hook <event>` with `stdin`.
+    pub fn hook(&self, event: &str, stdin: &str) -> Command {
+        let mut c = self.store();
+        c.args(["hook", event])
+            .env("LAST_CLEAR_STATE_DIR", self.marker_dir())
+            .write_stdin(stdin.to_string());
+        c
+    }
+}
+
+/// The `additionalContext` of a session-start output (which must be exactly one JSON line).
+pub fn context(o: &Outcome) -> String {
+    assert_eq!(o.code, 0);
+    assert_eq!(o.stderr, "", "hooks keep stderr empty");
+    assert_eq!(o.stdout.matches('\n').count(), 1, "one line: {}", o.stdout);
+    let v: serde_json::Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
+    let obj = v.as_object().expect("object");
+    assert_eq!(obj.len(), 1);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("additionalContext")
+        .to_string()
+}
+
+/// Make a file executable.
+pub fn chmod_x(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// Wait (up to `secs`) for `check` to hold.
+pub fn eventually(secs: u64, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    check()
+}
+
+impl TestEnv {
+    /// Store `doc` for `dir` whatever the gate says (exit 0 or 1); the slot path.
+    pub fn stored_any(&self, dir: &Path, doc: &str) -> PathBuf {
+        let o = run(self
+            .store()
+            .args(["write", "--checkout"])
+            .arg(dir)
+            .write_stdin(doc.to_string()));
+        assert!(
+            o.code == 0 || o.code == 1,
+            "write failed: {}{}",
+            o.stdout,
+            o.stderr
+        );
+        let line = o
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("stored   "))
+            .expect("stored line");
+        PathBuf::from(line["stored   ".len()..].split(" (").next().expect("path"))
+    }
+}

@@ -16,6 +16,7 @@ use std::io::{self, Write};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::error::Error;
+use crate::hooks;
 
 /// Output form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,11 +129,34 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Run a hook: Claude Code session-start, pre-compact, session-end; git post-checkout.
+    /// Hooks always exit 0.
+    Hook {
+        #[command(subcommand)]
+        event: HookEvent,
+    },
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum HookEvent {
+    /// Claude Code SessionStart: re-inject the handoff after /clear or a compaction.
+    SessionStart,
+    /// Claude Code PreCompact: write a placeholder and start the background writer.
+    PreCompact,
+    /// Claude Code SessionEnd: on /clear, record a marker for the next session.
+    SessionEnd,
+    /// git post-checkout <prev> <new> <flag>: say whether the new branch has a handoff.
+    PostCheckout {
+        #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+        args: Vec<String>,
+    },
+    #[command(name = "__supervise", hide = true)]
+    Supervise { run_dir: std::path::PathBuf },
 }
 
 /// Run `handoff-store` with `args`; returns the exit code.
@@ -189,6 +213,16 @@ pub fn run(
             apply,
             format,
         } => prune::prune(older_than, apply, format, out),
+        Command::Hook { event } => {
+            let event = match event {
+                HookEvent::SessionStart => hooks::Event::SessionStart,
+                HookEvent::PreCompact => hooks::Event::PreCompact,
+                HookEvent::SessionEnd => hooks::Event::SessionEnd,
+                HookEvent::PostCheckout { args } => hooks::Event::PostCheckout(args),
+                HookEvent::Supervise { run_dir } => hooks::Event::Supervise(run_dir),
+            };
+            Ok(hooks::run(event, out, err))
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
             Ok(0)

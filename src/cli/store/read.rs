@@ -12,57 +12,12 @@ use serde::Serialize;
 use super::{Format, print, print_json};
 use crate::error::Error;
 use crate::store::drift::{self, Drift};
-use crate::store::skeleton::is_safe_id;
 use crate::store::slot::{self, Flip};
 use crate::store::verdict::{self, Verdict};
 use crate::store::{
-    HandoffInfo, PickKind, Store, Target, TargetSource, days_ago, env_u64, gap, home, iso, now,
-    pick,
+    HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, env_u64, gap,
+    iso, now, pick, placeholder_state,
 };
-
-/// What a placeholder means right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlaceholderState {
-    Active,
-    Abandoned,
-}
-
-/// Whether the writer named by `write_session:` touched its transcript recently.
-pub fn writer_alive(info: &HandoffInfo) -> bool {
-    let (Some(id), Some(home)) = (info.write_session.as_deref(), home()) else {
-        return false;
-    };
-    if !is_safe_id(id) {
-        return false;
-    }
-    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
-    let projects = home.join(".claude/projects");
-    let file = format!("{id}.jsonl");
-    let mut candidates = vec![projects.join(&file)];
-    if let Ok(entries) = std::fs::read_dir(&projects) {
-        candidates.extend(entries.flatten().map(|e| e.path().join(&file)));
-    }
-    candidates.iter().any(|p| {
-        std::fs::metadata(p)
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| {
-                SystemTime::now()
-                    .duration_since(t)
-                    .map_or(true, |d| d.as_secs() <= window)
-            })
-    })
-}
-
-/// Active or abandoned (store.md §9.5 step 3). An unreadable mtime counts as active.
-pub fn placeholder_state(info: &HandoffInfo, now: i64) -> PlaceholderState {
-    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
-    match info.mtime {
-        Some(m) if (now - m).max(0) as u64 > timeout && !writer_alive(info) => {
-            PlaceholderState::Abandoned
-        }
-        _ => PlaceholderState::Active,
-    }
-}
 
 #[derive(Serialize)]
 struct TargetJson {
@@ -113,21 +68,21 @@ pub fn read(
 
     if info.is_placeholder() {
         let started = Instant::now();
-        let mut state = placeholder_state(&info, now());
+        let mut state = placeholder_state(&info, now()).0;
         while info.is_placeholder()
-            && state == PlaceholderState::Active
+            && state != PlaceholderState::Abandoned
             && started.elapsed() < Duration::from_secs(wait)
         {
             std::thread::sleep(Duration::from_secs(1));
             info = HandoffInfo::read(&store, &info.name)
                 .ok_or_else(|| Error::NoHandoff(store.shown()))?;
-            state = placeholder_state(&info, now());
+            state = placeholder_state(&info, now()).0;
         }
         if info.is_placeholder() {
             let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
             let state_name = match state {
-                PlaceholderState::Active => "pending",
                 PlaceholderState::Abandoned => "abandoned",
+                _ => "pending",
             };
             match format {
                 Format::Json => print_json(
@@ -147,7 +102,7 @@ pub fn read(
                 )?,
                 Format::Text => {
                     let line = match state {
-                        PlaceholderState::Active => format!(
+                        PlaceholderState::Active | PlaceholderState::Slow => format!(
                             "PENDING  {} is still being written (started {} ago; abandoned after {} s)\n",
                             info.path,
                             gap(age),

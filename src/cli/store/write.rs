@@ -13,12 +13,10 @@ use crate::document::Document;
 use crate::document::envelope::ENVELOPE_LINES;
 use crate::error::Error;
 use crate::gate::{self, Severity};
-use crate::git;
 use crate::input;
 use crate::report::Stream;
-use crate::store::drift::declared_matches;
 use crate::store::skeleton;
-use crate::store::{HandoffInfo, Store, Target, env_u64, slot};
+use crate::store::{Store, Target, env_u64, slot};
 
 /// The parsed flags.
 pub struct Options {
@@ -175,35 +173,7 @@ fn title_too_low() -> Error {
     )
 }
 
-/// Refuse to overwrite a slot that holds another branch's or repository's handoff.
-fn check_collision(store: &Store, target: &Target) -> Result<(), Error> {
-    let Some(current) = HandoffInfo::read(store, &target.name) else {
-        return Ok(());
-    };
-    let other_branch = current
-        .declared()
-        .is_some_and(|d| !declared_matches(d, &target.facts));
-    let other_main = crate::store::drift::checkout_path(&current)
-        .and_then(|c| git::repo_facts(&c, false).ok())
-        .map(|f| f.main);
-    let other_repo = other_main.as_ref().is_some_and(|m| *m != target.facts.main);
-    if !other_branch && !other_repo {
-        return Ok(());
-    }
-    let where_ = other_main
-        .map(|m| m.to_string_lossy().into_owned())
-        .or(current.checkout.clone())
-        .unwrap_or_else(|| "?".into());
-    Err(Error::Collision(format!(
-        "refusing to overwrite {}: it holds the handoff for {} in {where_}, not for {} in {} (their file names collide); pass --force to replace it (the old version goes to history)",
-        current.path,
-        current.declared().unwrap_or("?"),
-        target.facts.reference,
-        target.main()
-    )))
-}
-
-/// Store `bytes` in the target's slot under the lock; returns the kept history file.
+/// Store `bytes` in the target's slot under the CLI lock; returns the kept history file.
 pub fn store_slot(
     store: &Store,
     target: &Target,
@@ -213,17 +183,9 @@ pub fn store_slot(
     store.create()?;
     let _lock = slot::lock_cli(store, &target.name)?;
     if !force {
-        check_collision(store, target)?;
+        store.check_collision(target)?;
     }
-    let path = store.path_of(&target.name);
-    if let Ok(meta) = std::fs::symlink_metadata(&path)
-        && !meta.file_type().is_file()
-    {
-        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
-    }
-    slot::clean_own_temps(store, &target.name);
-    let kept = slot::keep_current(store, &target.name, Some(bytes))?;
-    slot::replace(&path, bytes, None, None)?;
+    let kept = slot::replace_slot(store, &target.name, bytes)?;
     Ok(kept.map(|p| p.to_string_lossy().into_owned()))
 }
 
@@ -265,7 +227,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
             env_u64("CTX_FORK_TIMEOUT_SECONDS", 600),
         );
         if !opts.force {
-            check_collision(&store, &target)?;
+            store.check_collision(&target)?;
         }
         let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
         let gate = GateJson {
@@ -297,7 +259,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     ];
     let text = normalise(&draft, &fields)?;
     if !opts.force {
-        check_collision(&store, &target)?;
+        store.check_collision(&target)?;
     }
     let doc = Document::parse(&text.replace('\r', ""));
     let input_name = opts.from.clone().unwrap_or_else(|| "-".into());

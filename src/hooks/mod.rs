@@ -1,0 +1,164 @@
+//! The hooks (hooks.md): Claude Code SessionStart / PreCompact / SessionEnd and git
+//! post-checkout. Every hook exits 0 on every input, never prints except where its contract
+//! says, treats stdin strings as data (never a shell word, never a path without the safe-id
+//! rule), and changes the store only through `store::slot`.
+
+pub mod post_checkout;
+pub mod pre_compact;
+pub mod session_end;
+pub mod session_start;
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use md5::{Digest, Md5};
+use serde_json::{Map, Value};
+
+use crate::store::skeleton::is_safe_id;
+use crate::store::{Store, Target, home, path_bytes, slugify};
+
+/// The most stdin a hook reads.
+const STDIN_CAP: u64 = 1024 * 1024;
+
+/// The hook's JSON object from stdin, or `None` when stdin is a terminal, too large, or not a
+/// JSON object.
+pub fn read_input(stdin: impl Read + IsTerminal) -> Option<Map<String, Value>> {
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    stdin.take(STDIN_CAP + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > STDIN_CAP {
+        return None;
+    }
+    match serde_json::from_slice(&bytes).ok()? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// A string field; a missing field or one of another type is `None`; empty counts as missing.
+pub fn string_field<'a>(input: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    input.get(key)?.as_str().filter(|s| !s.is_empty())
+}
+
+/// The safe form of a session id: itself when safe, else `x-<md5 hex>`.
+pub fn safe_session_id(id: &str) -> String {
+    if is_safe_id(id) {
+        id.to_string()
+    } else {
+        format!("x-{}", md5_hex(id.as_bytes()))
+    }
+}
+
+/// Lowercase hex MD5.
+pub fn md5_hex(bytes: &[u8]) -> String {
+    Md5::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether the recursion guard is on (the background writer's own hooks stay inert).
+pub fn is_writer_child() -> bool {
+    std::env::var_os("HANDOFF_WRITER_CHILD").is_some_and(|v| !v.is_empty())
+}
+
+/// The hook's target (hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else stdin `cwd`, else the
+/// process cwd. An unusable choice never falls through to the next source.
+pub fn target(input: &Map<String, Value>) -> Option<Target> {
+    if std::env::var_os("CONTEXT_ECONOMY_CHECKOUT").is_some_and(|v| !v.is_empty()) {
+        return Target::resolve(None).ok();
+    }
+    match string_field(input, "cwd") {
+        Some(cwd) => Target::at(Path::new(cwd)),
+        None => Target::at(&std::env::current_dir().ok()?),
+    }
+}
+
+/// `<home>/.claude/state/handoff-fork/`.
+pub fn state_dir() -> Option<PathBuf> {
+    Some(home()?.join(".claude/state/handoff-fork"))
+}
+
+/// The dedup lock of a session: `<state>/<safe-sid>.lock`.
+pub fn dedup_lock(safe_sid: &str) -> Option<PathBuf> {
+    Some(state_dir()?.join(format!("{safe_sid}.lock")))
+}
+
+/// The `/clear` marker of a target: `<dir>/<md5(main)>-<branch slug>.json`.
+pub fn marker_path(target: &Target) -> Option<PathBuf> {
+    let dir = match std::env::var_os("LAST_CLEAR_STATE_DIR").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => home()?.join(".claude/state/last-clear"),
+    };
+    let hash = md5_hex(&path_bytes(&target.facts.main));
+    let slug = slugify(target.facts.reference.replace('/', "-").as_bytes());
+    Some(dir.join(format!("{hash}-{slug}.json")))
+}
+
+/// The store, if one can be located (hooks never fail on it).
+pub fn store() -> Option<Store> {
+    Store::locate().ok()
+}
+
+/// Quote a path for a POSIX shell: single quotes, with `'` written as `'\''`.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_ids_are_hashed() {
+        assert_eq!(safe_session_id("abc-123"), "abc-123");
+        let hashed = safe_session_id("../../x");
+        assert!(hashed.starts_with("x-") && hashed.len() == 34);
+        assert_ne!(safe_session_id("a;b"), safe_session_id("a;c"));
+        assert!(safe_session_id("$(id)").starts_with("x-"));
+    }
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+    }
+}
+
+/// Which hook to run.
+#[derive(Debug, Clone)]
+pub enum Event {
+    SessionStart,
+    PreCompact,
+    SessionEnd,
+    PostCheckout(Vec<String>),
+    /// The detached supervisor of a background writer (internal).
+    Supervise(PathBuf),
+}
+
+/// Run a hook. Always 0: a panic is caught and silenced, because a hook must never fail a
+/// session or a checkout.
+pub fn run(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> i32 {
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(event, out, err)));
+    0
+}
+
+fn dispatch(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) {
+    let claude = |f: &mut dyn FnMut(&Map<String, Value>)| {
+        if is_writer_child() {
+            return;
+        }
+        if let Some(input) = read_input(std::io::stdin()) {
+            f(&input);
+        }
+    };
+    match event {
+        Event::SessionStart => claude(&mut |i| session_start::run(i, out)),
+        Event::PreCompact => claude(&mut pre_compact::run),
+        Event::SessionEnd => claude(&mut session_end::run),
+        Event::PostCheckout(args) => post_checkout::run(&args, err),
+        Event::Supervise(dir) => pre_compact::supervise(&dir),
+    }
+}

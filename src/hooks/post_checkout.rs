@@ -1,0 +1,31 @@
+//! `hook post-checkout <prev> <new> <flag>` (hooks.md §5): after a branch switch, one stderr
+//! line when the new branch has a handoff. It reads no stdin, writes no file, takes no lock
+//! and runs no gate, so it stays far under its 10 ms budget.
+
+use std::io::Write;
+
+use crate::store::{HandoffInfo, Target, gap, now};
+
+/// Run the hook with git's three arguments.
+pub fn run(args: &[String], err: &mut dyn Write) {
+    let [_prev, _new, flag] = args else { return };
+    if flag != "1" {
+        return;
+    }
+    // git sets GIT_DIR/GIT_WORK_TREE for hooks; CONTEXT_ECONOMY_CHECKOUT is ignored here.
+    let Some(target) = std::env::current_dir().ok().and_then(|d| Target::at(&d)) else {
+        return;
+    };
+    let Some(store) = super::store() else { return };
+    let Some(info) = HandoffInfo::read(&store, &target.name) else {
+        return;
+    };
+    let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
+    let _ = writeln!(
+        err,
+        "handoff-store: {} has a handoff ({}, last written {} ago) — show it with: handoff-store read",
+        target.facts.reference,
+        info.progress_shown(),
+        gap(age)
+    );
+}

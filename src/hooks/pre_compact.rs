@@ -1,0 +1,469 @@
+//! `hook pre-compact` (hooks.md §3): before a compaction, write the placeholder synchronously
+//! and start a detached supervisor that runs the background writer with an ARGUMENT VECTOR —
+//! nothing from stdin ever reaches a shell or a command line; the transcript path travels only
+//! inside `prompt.txt`. The supervisor (`hook __supervise <run dir>`) enforces the time limit
+//! and logs the outcome.
+
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{safe_session_id, shell_quote, state_dir, string_field, target};
+use crate::store::skeleton;
+use crate::store::slot::{self, create_private_dir};
+use crate::store::{Store, env_u64, iso, now};
+
+/// How many writer run directories are kept.
+const RUNS_KEPT: usize = 10;
+/// The writer log rotates above this size.
+const LOG_CAP: u64 = 1024 * 1024;
+
+/// What the supervisor needs, written to `<run dir>/job.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Job {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: String,
+    pub timeout: u64,
+    pub session: String,
+    pub write_session: String,
+    pub log: String,
+}
+
+/// Append one line to the writer log, rotating it above 1 MiB.
+fn log(path: &Path, line: &str) {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_CAP) {
+        let _ = std::fs::rename(path, path.with_extension("txt.1"));
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    if let Ok(mut f) = options.open(path) {
+        let _ = writeln!(f, "{} {line}", iso(now()));
+    }
+}
+
+/// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
+fn writer_program() -> Option<PathBuf> {
+    let name = std::env::var_os("HANDOFF_WRITER")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "claude".into());
+    let path = PathBuf::from(&name);
+    let found = if path.components().count() > 1 || path.is_absolute() {
+        Some(path)
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join(&name))
+            .find(|p| is_executable(p))
+    };
+    found.filter(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(p) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// A random UUID v4, lowercase.
+fn uuid_v4() -> String {
+    let mut b = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    if random.is_err() {
+        // No entropy source: derive from time and pid; uniqueness is all that matters here.
+        let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
+        use md5::Digest;
+        b.copy_from_slice(&md5::Md5::digest(seed.as_bytes()));
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+fn prompt(transcript: &str, here: &str, reference: &str, slot: &str, run_dir: &Path) -> String {
+    let draft = run_dir.join("draft.md");
+    let draft = draft.to_string_lossy();
+    format!(
+        "You are writing a handoff for a Claude Code session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
+
+The one source of truth is the session's transcript, a JSONL file at:
+{transcript}
+Explore it with Bash (count its lines, grep it, tail it, use jq if present). Never read it whole.
+
+The target: checkout {here}, branch {reference}, slot {slot}. Trust these values; do not investigate the environment or configuration.
+
+The format:
+# Handoff — <task>
+status: <one line: where the task stands>
+
+## Do not re-derive
+
+### Decisions
+- <what was decided, and what it beat>
+
+### Dead ends
+- <what was tried and failed, and why>
+
+### Traps
+- <what will bite the next session>
+
+## Next
+1. <1 to 5 concrete steps>
+
+## Pointers
+```text
+path/to/file.ext:12 | a fragment of that line
+```
+
+Rules: write status: only; branch:, checkout:, progress: and head: are filled in by the tool. Every decision says what it beat. Write None. where the transcript supports no real claim; never fabricate. Pointers hold one citation per line, path:line | fragment, inside the fence. Never write path:symbol. Every path:line in the prose must also be listed in Pointers. Check that each cited file and line exists in {here}. Aim for under 4,000 tokens; cut Pointers, never decisions.
+
+Write the document with the Write tool to {draft}, then run:
+handoff-store write --checkout {} --from {}
+On exit 0 you are done. On exit 1, fix or drop the failing citations and run it again. On exit 2, fix the structure and run it again. Run it at most 3 times. Never pass --force or --no-gate.
+
+Reply with exactly one line: RESULT handoff={slot} write_exit=<last exit code>
+",
+        shell_quote(here),
+        shell_quote(&draft)
+    )
+}
+
+/// Run the hook on parsed stdin. Declines are silent (logged once past the dedup step).
+pub fn run(input: &Map<String, Value>) {
+    let Some(session) = string_field(input, "session_id") else {
+        return;
+    };
+    let Some(transcript) = string_field(input, "transcript_path") else {
+        return;
+    };
+    let transcript_file = super::session_end::expand_home(transcript);
+    if !std::fs::metadata(&transcript_file).is_ok_and(|m| m.is_file())
+        || std::fs::File::open(&transcript_file).is_err()
+    {
+        return;
+    }
+    let Some(target) = target(input) else { return };
+    let Some(writer) = writer_program() else {
+        return;
+    };
+    let Ok(store) = Store::locate() else { return };
+    let Some(state) = state_dir() else { return };
+    if store.create().is_err() || create_private_dir(&state).is_err() {
+        return;
+    }
+    let sid = safe_session_id(session);
+    clean_old_locks(&state);
+    let Some(_dedup) = dedup(&state, &sid) else {
+        return;
+    };
+    let log_path = state.join("log.txt");
+    let decline = |why: &str| log(&log_path, &format!("session={sid} declined: {why}"));
+
+    let Ok(_slot_lock) = slot::lock(&store, &target.name, Duration::from_secs(2)) else {
+        return decline("slot locked");
+    };
+    if store.check_collision(&target).is_err() {
+        return decline("collision");
+    }
+    let id = uuid_v4();
+    let here = target.checkout();
+    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
+    let text = skeleton::placeholder(
+        &target.facts.reference,
+        &here,
+        &target.facts.head,
+        Some(&id),
+        timeout,
+    );
+    if slot::replace_slot(&store, &target.name, text.as_bytes()).is_err() {
+        return decline("store not writable");
+    }
+    let run_dir = store.dir.join(".runs").join(&id);
+    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
+    let job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
+    let written = create_private_dir(&run_dir).is_ok()
+        && slot::replace(
+            &run_dir.join("prompt.txt"),
+            prompt(
+                transcript,
+                &here,
+                &target.facts.reference,
+                &slot_path,
+                &run_dir,
+            )
+            .as_bytes(),
+            None,
+            None,
+        )
+        .is_ok()
+        && serde_json::to_vec(&job)
+            .is_ok_and(|b| slot::replace(&run_dir.join("job.json"), &b, None, None).is_ok());
+    if !written {
+        return decline("spawn failed");
+    }
+    match spawn_supervisor(&run_dir) {
+        Some(pid) => log(
+            &log_path,
+            &format!(
+                "session={sid} write_session={id} spawned writer={} supervisor_pid={pid}",
+                writer.display()
+            ),
+        ),
+        None => decline("spawn failed"),
+    }
+}
+
+fn job(
+    writer: &Path,
+    store: &Store,
+    here: &str,
+    id: &str,
+    sid: &str,
+    log_path: &Path,
+    timeout: u64,
+) -> Job {
+    let tools = std::env::var("CTX_FORK_ALLOWED_TOOLS")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "Bash Write".into());
+    let mut argv: Vec<String> = vec![
+        writer.to_string_lossy().into_owned(),
+        "-p".into(),
+        "--output-format".into(),
+        "json".into(),
+        "--session-id".into(),
+        id.into(),
+        "--allowedTools".into(),
+        tools,
+        "--strict-mcp-config".into(),
+    ];
+    if let Some(model) = std::env::var("CTX_FORK_AUTHOR_MODEL")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        argv.extend(["--model".to_string(), model]);
+    }
+    let store_dir = std::path::absolute(&store.dir).unwrap_or_else(|_| store.dir.clone());
+    Job {
+        argv,
+        env: vec![
+            (
+                "HANDOFF_STORE_DIR".into(),
+                store_dir.to_string_lossy().into_owned(),
+            ),
+            ("CONTEXT_ECONOMY_CHECKOUT".into(), here.into()),
+            ("HANDOFF_WRITE_SESSION".into(), id.into()),
+            ("HANDOFF_WRITER_CHILD".into(), "1".into()),
+        ],
+        cwd: here.into(),
+        timeout,
+        session: sid.into(),
+        write_session: id.into(),
+        log: log_path.to_string_lossy().into_owned(),
+    }
+}
+
+/// The dedup step: lock `<state>/<sid>.lock`; decline when it existed and is younger than the
+/// window (its mtime left alone), else stamp it now. The file stays as the "write attempted"
+/// signal.
+fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
+    let path = state.join(format!("{sid}.lock"));
+    let existed = std::fs::symlink_metadata(&path).ok();
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(&path).ok()?;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while file.try_lock().is_err() {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let window = env_u64("CTX_FORK_DEDUP_WINDOW_SECONDS", 90);
+    let young = existed
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age.as_secs() < window);
+    if window > 0 && young {
+        return None;
+    }
+    file.set_modified(SystemTime::now()).ok()?;
+    Some(file)
+}
+
+/// Delete dedup locks older than 30 days.
+fn clean_old_locks(state: &Path) {
+    let Ok(entries) = std::fs::read_dir(state) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e.file_name().to_string_lossy().ends_with(".lock")
+            && e.metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| SystemTime::now().duration_since(t).ok())
+                .is_some_and(|age| age > Duration::from_secs(30 * 86_400));
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+fn detach(cmd: &mut Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+}
+
+/// Start `handoff-store hook __supervise <run dir>` detached; its pid.
+fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
+    let exe = std::env::current_exe().ok()?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["hook", "__supervise"]).arg(run_dir);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    detach(&mut cmd);
+    cmd.spawn().ok().map(|c| c.id())
+}
+
+/// The supervisor: run the writer under its time limit, log the outcome, keep 10 run dirs.
+pub fn supervise(run_dir: &Path) {
+    let Some(job) = std::fs::read(run_dir.join("job.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Job>(&b).ok())
+    else {
+        return;
+    };
+    let rc = run_writer(&job, run_dir);
+    log(
+        Path::new(&job.log),
+        &format!(
+            "session={} write_session={} rc={rc} scratch={}",
+            job.session,
+            job.write_session,
+            run_dir.display()
+        ),
+    );
+    if let Some(runs) = run_dir.parent() {
+        prune_runs(runs);
+    }
+}
+
+fn run_writer(job: &Job, run_dir: &Path) -> String {
+    let open = |name: &str| std::fs::File::create(run_dir.join(name));
+    let (Some(program), Ok(stdin), Ok(stdout), Ok(stderr)) = (
+        job.argv.first(),
+        std::fs::File::open(run_dir.join("prompt.txt")),
+        open("writer.out.json"),
+        open("writer.err.log"),
+    ) else {
+        return "spawn-failed".into();
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(&job.argv[1..])
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .current_dir(&job.cwd)
+        .envs(job.env.iter().map(|(k, v)| (k, v)));
+    detach(&mut cmd);
+    let Ok(mut child) = cmd.spawn() else {
+        return "spawn-failed".into();
+    };
+    let deadline = Instant::now() + Duration::from_secs(job.timeout);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return describe(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            Ok(None) => {
+                terminate(&mut child);
+                return "timeout".into();
+            }
+            Err(_) => return "spawn-failed".into(),
+        }
+    }
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return code.to_string();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("signal-{sig}");
+        }
+    }
+    "signal-unknown".into()
+}
+
+/// TERM the writer's process group, then KILL it after 5 s.
+fn terminate(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        let group = Pid::from_raw(child.id() as i32);
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn prune_runs(runs: &Path) {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return;
+    };
+    let mut dirs: Vec<(SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.0));
+    for (_, d) in dirs.into_iter().skip(RUNS_KEPT) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

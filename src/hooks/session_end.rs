@@ -1,0 +1,145 @@
+//! `hook session-end` (hooks.md §4): on `/clear`, record what was lost — when, how much
+//! context, which transcript, which handoff existed — in an atomically written marker that the
+//! next SessionStart reads to say whether the handoff covers the cleared session.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{dedup_lock, marker_path, safe_session_id, string_field, target};
+use crate::store::{PickKind, Store, home, iso, now, pick, slot};
+
+/// How much of the transcript's end is searched for the last usage record.
+const TAIL_BYTES: u64 = 8 * 1024 * 1024;
+
+#[derive(Serialize)]
+struct MarkerHandoff {
+    present: bool,
+    path: String,
+    mtime: Option<i64>,
+    pick: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct Marker<'a> {
+    ended_at: String,
+    ended_at_epoch: i64,
+    reason: &'static str,
+    session_id: Option<&'a str>,
+    transcript_path: Option<&'a str>,
+    repo: String,
+    main_worktree: String,
+    branch: String,
+    resident_tokens: Option<u64>,
+    handoff: MarkerHandoff,
+    write_attempted: bool,
+}
+
+/// Expand a leading `~/` to the home directory, for reading.
+pub fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/"), home()) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ => std::path::PathBuf::from(path),
+    }
+}
+
+/// Resident context at the end of the transcript: input + cache creation + cache read of the
+/// last record with `message.usage`.
+pub fn resident_tokens(transcript: &Path) -> Option<u64> {
+    let meta = std::fs::metadata(transcript).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut file = std::fs::File::open(transcript).ok()?;
+    let start = meta.len().saturating_sub(TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    for line in bytes.split(|&b| b == b'\n').rev() {
+        let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let Some(Value::Object(usage)) = record.get("message").and_then(|m| m.get("usage")) else {
+            continue;
+        };
+        let mut total: u64 = 0;
+        for key in [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ] {
+            match usage.get(key) {
+                None => {}
+                Some(v) => total = total.checked_add(v.as_u64()?)?,
+            }
+        }
+        return Some(total);
+    }
+    None
+}
+
+/// Run the hook on parsed stdin.
+pub fn run(input: &Map<String, Value>) {
+    if string_field(input, "reason") != Some("clear") {
+        return;
+    }
+    let Some(target) = target(input) else { return };
+    let Some(marker) = marker_path(&target) else {
+        return;
+    };
+    let session_id = string_field(input, "session_id");
+    let transcript = string_field(input, "transcript_path");
+    let store = super::store();
+    let slot = store
+        .as_ref()
+        .map(|s| s.path_of(&target.name).to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let picked = store
+        .as_ref()
+        .and_then(|s: &Store| s.candidates().ok())
+        .and_then(|(c, _)| pick(c, Some(&target.name)));
+    let handoff = match &picked {
+        Some((info, kind, _)) => MarkerHandoff {
+            present: true,
+            path: info.path.clone(),
+            mtime: info.mtime,
+            pick: Some(if *kind == PickKind::Exact {
+                "exact"
+            } else {
+                "recent"
+            }),
+        },
+        None => MarkerHandoff {
+            present: false,
+            path: slot,
+            mtime: None,
+            pick: None,
+        },
+    };
+    let now = now();
+    let record = Marker {
+        ended_at: iso(now),
+        ended_at_epoch: now,
+        reason: "clear",
+        session_id,
+        transcript_path: transcript,
+        repo: target.checkout(),
+        main_worktree: target.main(),
+        branch: target.facts.reference.clone(),
+        resident_tokens: transcript.and_then(|t| resident_tokens(&expand_home(t))),
+        handoff,
+        write_attempted: session_id
+            .and_then(|s| dedup_lock(&safe_session_id(s)))
+            .is_some_and(|p| p.is_file()),
+    };
+    let Ok(json) = serde_json::to_vec(&record) else {
+        return;
+    };
+    let Some(dir) = marker.parent() else { return };
+    if slot::create_private_dir(dir).is_err() {
+        return;
+    }
+    let _ = slot::replace(&marker, &json, None, None);
+}

@@ -1,0 +1,917 @@
+//! The hooks (hooks.md) end to end: real hook JSON piped into the binary, the emitted JSON
+//! parsed (not grepped), real repositories, a fake writer that records what it was given, and
+//! the git hook installed through `core.hooksPath`.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::{TestEnv, canonical, chmod_x, context, eventually, mtime, run};
+
+fn start(env: &TestEnv, source: &str, cwd: &Path) -> crate::util::Outcome {
+    let input = serde_json::json!({"session_id": "sess-1", "transcript_path": "/nope", "cwd": cwd, "hook_event_name": "SessionStart", "source": source});
+    run(&mut env.hook("session-start", &input.to_string()))
+}
+
+fn stub_gate(env: &TestEnv) -> PathBuf {
+    let p = env.write(
+        "stub-gate.sh",
+        "#!/bin/sh\necho \"stub-args $1 $2\"\nexit \"${STUB_GATE_EXIT:-0}\"\n",
+    );
+    chmod_x(&p);
+    p
+}
+
+fn write_marker(env: &TestEnv, main: &Path, reference: &str, value: serde_json::Value) -> PathBuf {
+    let p = env.marker_file(main, reference);
+    std::fs::create_dir_all(env.marker_dir()).expect("marker dir");
+    std::fs::write(&p, value.to_string()).expect("marker");
+    p
+}
+
+fn epoch_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs() as i64
+}
+
+fn progress(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
+}
+
+#[test]
+fn only_clear_and_compact_inject_and_startup_needs_a_fresh_marker() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    for silent in ["startup", "resume", "fork"] {
+        let o = start(&env, silent, &repo);
+        assert_eq!(
+            (o.code, o.stdout.as_str(), o.stderr.as_str()),
+            (0, "", ""),
+            "{silent}"
+        );
+    }
+    let text = context(&start(&env, "compact", &repo));
+    assert!(text.starts_with("# Context reset (SessionStart, source: compact)"));
+    let text = context(&start(&env, "clear", &repo));
+    assert!(text.starts_with("# Context reset (SessionStart, source: clear)"));
+    write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({"ended_at": "x", "ended_at_epoch": epoch_now() - 700}),
+    );
+    assert_eq!(
+        start(&env, "startup", &repo).stdout,
+        "",
+        "a marker older than 600 s"
+    );
+    write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({"ended_at": "x", "ended_at_epoch": epoch_now() - 5}),
+    );
+    let text = context(&start(&env, "startup", &repo));
+    assert!(text.starts_with("# Context reset (SessionStart, source: startup, handled as clear)"));
+    assert!(text.contains("## The session you just cleared"));
+}
+
+#[test]
+fn an_exact_pick_is_injected_with_its_verdict_and_consumed_with_mtime_kept() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let hostile = canonical(&repo.to_string_lossy(), "main").replace(
+        "### Traps\n- None.",
+        "### Traps\n- Chose `jq -Rs` over sed; \"quotes\"\tand a tab; C:\\Users\\Bart\\file.txt\r\n- back\\slash",
+    );
+    let slot = env.stored(&repo, &hostile);
+    env.age(&slot, 2 * 86_400 + 10);
+    let before = mtime(&slot);
+    let text = context(&start(&env, "clear", &repo));
+    assert!(text.contains(&format!(
+        "A handoff for the current branch (`main`) was found at `{}`, last written 2 day(s) ago",
+        slot.display()
+    )));
+    assert!(text.contains("\nGATE: OK — every citation resolved against this checkout.\n"));
+    assert!(text.contains("demote the cheap half") && text.contains("Do not re-derive eagerly"));
+    assert!(text.contains("**not** blocked on a task that has yet to report"));
+    assert!(text.contains("Chose `jq -Rs` over sed; \"quotes\"\tand a tab; C:\\Users\\Bart\\file.txt\r\n- back\\slash"), "bytes intact");
+    assert!(text.contains("\n## The handoff\n# Handoff — type the mailables\n"));
+    assert_eq!(progress(&slot).as_deref(), Some("consumed"));
+    assert_eq!(mtime(&slot), before, "the flip keeps the mtime");
+    let text = context(&start(&env, "clear", &repo));
+    assert!(
+        text.contains("already delivered at an earlier"),
+        "a consumed handoff is still injected"
+    );
+}
+
+#[test]
+fn a_legacy_document_gains_progress_consumed_after_status() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let legacy = std::fs::read_to_string(&slot)
+        .expect("slot")
+        .replace("progress: complete\n", "");
+    std::fs::write(&slot, &legacy).expect("legacy");
+    context(&start(&env, "compact", &repo));
+    let after = std::fs::read_to_string(&slot).expect("slot");
+    assert_eq!(after, legacy.replacen("\nstatus: Invoice done; Reminder not started. Gate run, format held.\n", "\nstatus: Invoice done; Reminder not started. Gate run, format held.\nprogress: consumed\n", 1));
+}
+
+#[test]
+fn the_gate_seam_gets_the_handoffs_checkout_and_its_verdict_is_shown() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature/x",
+            &env.path("wt").to_string_lossy(),
+        ],
+    );
+    let wt = env.path("wt");
+    env.stored(&wt, &canonical(&wt.to_string_lossy(), "feature/x"));
+    let stub = stub_gate(&env);
+    let cases = [
+        ("0", "GATE: OK"),
+        ("1", "GATE: FAILED (exit 1)"),
+        ("2", "GATE: MALFORMED (exit 2)"),
+        ("9", "unverified"),
+    ];
+    for (exit, phrase) in cases {
+        let input =
+            serde_json::json!({"session_id": "s", "cwd": wt, "source": "compact"}).to_string();
+        let o = run(env
+            .hook("session-start", &input)
+            .env("VERIFY_HANDOFF_GATE", &stub)
+            .env("STUB_GATE_EXIT", exit));
+        let text = context(&o);
+        assert!(text.contains(phrase), "{exit}: {text}");
+        assert!(
+            text.contains("(`feature/x`)"),
+            "a worktree session finds the main-key slot"
+        );
+        assert!(text.contains(&format!(
+                "stub-args {} {}",
+                env.store_dir()
+                    .join(env.slot_name(&repo, "feature/x"))
+                    .display(),
+                wt.display()
+            )));
+        if exit == "2" {
+            assert!(text.contains("NOT checked at all") && !text.contains("GATE: OK"));
+        }
+    }
+    let input = serde_json::json!({"session_id": "s", "cwd": wt, "source": "compact"}).to_string();
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("VERIFY_HANDOFF_GATE", env.path("missing-gate"))));
+    assert!(
+        text.contains("GATE: NOT RUN")
+            && !text.contains("GATE: OK")
+            && text.contains("## The handoff\n")
+    );
+}
+
+#[test]
+fn warn_lines_are_hidden_from_the_reader_and_counted() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("file.txt", "one\n")]);
+    let doc = crate::util::with_pointers(&repo.to_string_lossy(), "main", &["file.txt:1"])
+        .replace("- see file.txt:1", "- x")
+        .replace(
+            "### Traps\n- None.",
+            "### Traps\n- Watch a.php:3 and b.php:4 here.",
+        );
+    env.stored(&repo, &doc);
+    let text = context(&start(&env, "compact", &repo));
+    assert!(!text.contains("nothing in the prose refers to it"));
+    assert!(
+        text.contains("(3 authoring-side WARN line(s) omitted"),
+        "{text}"
+    );
+    assert!(text.contains("OK       file.txt:1") && text.contains("All 1 citations resolve."));
+}
+
+#[test]
+fn compact_says_whether_a_write_was_attempted() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let lock = env.home().join(".claude/state/handoff-fork/sess-1.lock");
+    assert_eq!(
+        start(&env, "compact", &repo).stdout,
+        "",
+        "nothing to say without a lock or a handoff"
+    );
+    std::fs::create_dir_all(lock.parent().expect("state")).expect("state dir");
+    std::fs::write(&lock, "").expect("lock");
+    let text = context(&start(&env, "compact", &repo));
+    assert!(
+        text.contains("attempt may have failed silently")
+            && text.contains("**No handoff exists for `main`.**")
+    );
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let text = context(&start(&env, "compact", &repo));
+    assert!(text.contains(
+        "An automatic write was attempted for this session. The handoff below was written"
+    ));
+    std::fs::remove_file(&lock).expect("rm lock");
+    let text = context(&start(&env, "compact", &repo));
+    assert!(text.contains("No automatic write was attempted"));
+}
+
+#[test]
+fn the_cleared_session_marker_is_reported_and_consumed_once() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let transcript = env.write("t.jsonl", "{}\n");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let m = mtime(&slot)
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs() as i64;
+    let marker = write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({
+        "ended_at": "2026-12-02T10:00:00Z", "ended_at_epoch": m + 120, "resident_tokens": 250_400,
+        "transcript_path": transcript, "write_attempted": true}),
+    );
+    let text = context(&start(&env, "clear", &repo));
+    assert!(text.contains("## The session you just cleared\nIt ended at 2026-12-02T10:00:00Z by `/clear`, with **250k of resident context**."));
+    assert!(text.contains("An automatic write WAS attempted"));
+    assert!(text.contains("very likely does cover that session"));
+    assert!(text.contains(&format!(
+        "at `{}`. Read it ONLY if the work turns out to matter",
+        transcript.display()
+    )));
+    assert!(!marker.exists(), "a shown marker is deleted");
+    let text = context(&start(&env, "clear", &repo));
+    assert!(!text.contains("The session you just cleared"));
+    write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({"ended_at_epoch": m + 5 * 86_000}),
+    );
+    let text = context(&start(&env, "clear", &repo));
+    assert!(
+        text.contains("**The handoff below predates that clear by 4 day(s).**"),
+        "{text}"
+    );
+    std::fs::remove_file(&slot).expect("rm slot");
+    write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({"ended_at_epoch": epoch_now()}),
+    );
+    let text = context(&start(&env, "clear", &repo));
+    assert!(
+        text.contains("that work is undocumented")
+            && text.contains("It ended at an unrecorded time")
+    );
+    let bad = write_marker(&env, &repo, "main", serde_json::json!([1, 2]));
+    assert_eq!(
+        start(&env, "clear", &repo).stdout,
+        "",
+        "an unusable marker is ignored"
+    );
+    assert!(!bad.exists(), "and deleted");
+}
+
+#[test]
+fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
+    let env = TestEnv::new();
+    let a = env.shop("a", "main");
+    let b = env.shop("b", "topic");
+    let slot = env.stored(&a, &canonical(&a.to_string_lossy(), "main"));
+    assert_eq!(
+        start(&env, "clear", &b).stdout,
+        "",
+        "a guess without a marker is silent"
+    );
+    let m = mtime(&slot)
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs() as i64;
+    write_marker(
+        &env,
+        &b,
+        "topic",
+        serde_json::json!({"ended_at_epoch": m + 30}),
+    );
+    let text = context(&start(&env, "clear", &b));
+    assert!(
+        text.contains("That is a GUESS")
+            && text.contains("Other handoffs in the store, not picked")
+    );
+    assert!(text.contains("for branch `main`") && text.contains(&a.display().to_string()));
+    assert_eq!(
+        progress(&slot).as_deref(),
+        Some("complete"),
+        "a guess stays complete"
+    );
+    write_marker(
+        &env,
+        &b,
+        "topic",
+        serde_json::json!({"ended_at_epoch": m + 900}),
+    );
+    let text = context(&start(&env, "clear", &b));
+    assert!(!text.contains("That is a GUESS") && text.contains("The session you just cleared"));
+    assert_eq!(
+        start(&env, "compact", &b).stdout,
+        "",
+        "compact never guesses"
+    );
+}
+
+#[test]
+fn silence_on_bad_input_and_unusable_targets() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let plain = env.path("home");
+    let inputs = [
+        String::new(),
+        "not json".to_string(),
+        "[1]".to_string(),
+        serde_json::json!({"cwd": repo}).to_string(),
+        serde_json::json!({"cwd": repo, "source": 5}).to_string(),
+        serde_json::json!({"cwd": plain, "source": "clear"}).to_string(),
+        serde_json::json!({"cwd": env.path("missing"), "source": "clear"}).to_string(),
+    ];
+    for input in inputs {
+        let o = run(&mut env.hook("session-start", &input));
+        assert_eq!(
+            (o.code, o.stdout.as_str(), o.stderr.as_str()),
+            (0, "", ""),
+            "{input}"
+        );
+    }
+    let o = run(env
+        .hook(
+            "session-start",
+            &serde_json::json!({"source": "clear", "cwd": repo}).to_string(),
+        )
+        .env("CONTEXT_ECONOMY_CHECKOUT", &plain));
+    assert_eq!(
+        o.stdout, "",
+        "no fall-through from an unusable CONTEXT_ECONOMY_CHECKOUT"
+    );
+    let o = run(env
+        .hook(
+            "session-start",
+            &serde_json::json!({"source": "clear", "cwd": repo}).to_string(),
+        )
+        .env("HANDOFF_WRITER_CHILD", "1"));
+    assert_eq!(o.stdout, "", "recursion guard");
+    let empty = env.shop("empty", "main");
+    std::fs::write(env.store_dir().join(env.slot_name(&empty, "main")), "").expect("empty slot");
+    assert_eq!(
+        start(&env, "clear", &empty).stdout,
+        "",
+        "an empty slot is not a candidate"
+    );
+}
+
+#[test]
+fn placeholders_are_reported_by_state_and_never_gated() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let stub = stub_gate(&env);
+    run(env
+        .store()
+        .args(["write", "--placeholder", "--checkout"])
+        .arg(&repo)
+        .env("HANDOFF_WRITE_SESSION", "writer-7"));
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    let input =
+        serde_json::json!({"session_id": "s", "cwd": repo, "source": "compact"}).to_string();
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("VERIFY_HANDOFF_GATE", &stub)));
+    assert!(
+        text.contains("is being authored")
+            && text.contains("handoff-store read '")
+            && text.contains("--wait ")
+    );
+    assert!(
+        !text.contains("stub-args") && !text.contains("GATE:"),
+        "the gate is not run"
+    );
+    env.age(&slot, 10);
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("CTX_FORK_TIMEOUT_SECONDS", "1")));
+    assert!(text.contains("appears to have failed"), "{text}");
+    let transcript = env.write("home/.claude/projects/p/writer-7.jsonl", "{}\n");
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("CTX_FORK_TIMEOUT_SECONDS", "1")));
+    assert!(
+        text.contains("past its nominal budget") && text.contains("writer-7.jsonl"),
+        "{text}"
+    );
+    env.age(&transcript, 120);
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("CTX_FORK_TIMEOUT_SECONDS", "1")));
+    assert!(text.contains("appears to have failed") && text.contains("writer-7.jsonl"));
+    assert_eq!(
+        progress(&slot).as_deref(),
+        Some("writing"),
+        "a placeholder is never consumed"
+    );
+}
+
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+#[test]
+fn long_handoffs_are_cut_to_fit_9500_utf16_units() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let filler: String = (0..600)
+        .map(|i| format!("- decision {i} 😀 keeps the emoji count honest\n"))
+        .collect();
+    let doc = canonical(&repo.to_string_lossy(), "main")
+        .replace("### Dead ends", &format!("{filler}\n### Dead ends"));
+    assert!(doc.len() > 30_000);
+    let slot = env.stored_any(&repo, &doc);
+    let text = context(&start(&env, "clear", &repo));
+    assert!(utf16(&text) <= 9_500, "{}", utf16(&text));
+    assert!(text.contains("**TRUNCATED:**") && text.contains(&slot.display().to_string()));
+    assert!(text.contains("GATE: OK"));
+    assert!(
+        text.contains("[… cut: "),
+        "the Do-not-re-derive section was cut"
+    );
+    assert!(text.contains("## Next\n1. Do Reminder"), "{text}");
+    let huge_next: String = (0..900)
+        .map(|i| format!("{i}. step with words\n"))
+        .collect();
+    let doc = canonical(&repo.to_string_lossy(), "main").replace(
+        "1. Do Reminder the same way, starting from `app/Mail/Reminder.php`.\n",
+        &huge_next,
+    );
+    env.stored_any(&repo, &doc);
+    let text = context(&start(&env, "clear", &repo));
+    assert!(utf16(&text) <= 9_500 && text.contains("TRUNCATED") && text.contains("GATE:"));
+}
+
+#[test]
+fn hostile_session_ids_never_reach_a_path() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let transcript = env.write("t.jsonl", "{}\n");
+    let writer = fake_writer(&env);
+    for id in ["../../x", "$(touch pwned)", "a;b", "line\nbreak"] {
+        let input =
+            serde_json::json!({"session_id": id, "transcript_path": transcript, "cwd": repo})
+                .to_string();
+        let o = run(env
+            .hook("pre-compact", &input)
+            .env("HANDOFF_WRITER", &writer)
+            .env("FAKE_LOG", env.path("fake"))
+            .env("CTX_FORK_TIMEOUT_SECONDS", "5"));
+        assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    }
+    let locks: Vec<String> = std::fs::read_dir(env.home().join(".claude/state/handoff-fork"))
+        .expect("state")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".lock"))
+        .collect();
+    assert_eq!(locks.len(), 4);
+    assert!(
+        locks
+            .iter()
+            .all(|l| l.starts_with("x-") && l.len() == "x-".len() + 32 + ".lock".len()),
+        "{locks:?}"
+    );
+    assert!(!env.path("pwned").exists() && !repo.join("pwned").exists());
+    assert!(!env.path("x").exists());
+}
+
+fn fake_writer(env: &TestEnv) -> PathBuf {
+    let p = env.write(
+        "fake-writer.sh",
+        "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\nprintf '%s\\n' \"$@\" > \"$FAKE_LOG/argv.tmp\"\ncat > \"$FAKE_LOG/stdin\"\nenv > \"$FAKE_LOG/env\"\nmv \"$FAKE_LOG/argv.tmp\" \"$FAKE_LOG/argv\"\nsleep \"${FAKE_SLEEP:-0}\"\ntouch \"$FAKE_LOG/done\"\n",
+    );
+    chmod_x(&p);
+    p
+}
+
+#[test]
+fn pre_compact_writes_a_placeholder_and_spawns_the_writer_with_an_argv() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let transcript = env.write("t.jsonl", "{}\n");
+    let writer = fake_writer(&env);
+    let fake = env.path("fake");
+    let fire = |sid: &str, extra: &[(&str, &str)]| {
+        let input = serde_json::json!({"session_id": sid, "transcript_path": transcript, "cwd": repo, "trigger": "auto"}).to_string();
+        let mut c = env.hook("pre-compact", &input);
+        c.env("HANDOFF_WRITER", &writer)
+            .env("FAKE_LOG", &fake)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "20");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        run(&mut c)
+    };
+    let o = fire("sess-a", &[]);
+    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    let text = std::fs::read_to_string(&slot).expect("placeholder");
+    assert!(
+        text.contains("progress: writing\n")
+            && text.contains(&format!("checkout: {}\n", repo.display()))
+            && text.contains("branch: main\ncheckout")
+    );
+    assert!(text.contains("\nhead: "));
+    let session = text
+        .lines()
+        .find_map(|l| l.strip_prefix("write_session: "))
+        .expect("write_session")
+        .to_string();
+    let shape: Vec<usize> = session.split('-').map(str::len).collect();
+    assert_eq!(shape, [8, 4, 4, 4, 12], "UUID shape: {session}");
+    let history = env
+        .store_dir()
+        .join(".history")
+        .join(slot.file_name().expect("name"));
+    assert_eq!(
+        std::fs::read_dir(&history).expect("history").count(),
+        1,
+        "the complete handoff went to history"
+    );
+    let lock = env.home().join(".claude/state/handoff-fork/sess-a.lock");
+    assert!(lock.is_file());
+    assert!(
+        eventually(10, || fake.join("argv").is_file()),
+        "the writer was spawned"
+    );
+    let argv = std::fs::read_to_string(fake.join("argv")).expect("argv");
+    assert_eq!(
+        argv,
+        format!(
+            "-p\n--output-format\njson\n--session-id\n{session}\n--allowedTools\nBash Write\n--strict-mcp-config\n"
+        )
+    );
+    let stdin = std::fs::read_to_string(fake.join("stdin")).expect("stdin");
+    assert!(stdin.contains(&transcript.display().to_string()) && stdin.contains("RESULT handoff="));
+    let envs = std::fs::read_to_string(fake.join("env")).expect("env");
+    assert!(
+        envs.contains("HANDOFF_WRITER_CHILD=1\n")
+            && envs.contains(&format!("CONTEXT_ECONOMY_CHECKOUT={}\n", repo.display()))
+    );
+    let log = env.home().join(".claude/state/handoff-fork/log.txt");
+    assert!(
+        eventually(10, || std::fs::read_to_string(&log)
+            .is_ok_and(|l| l.contains(" rc=0 scratch="))),
+        "completion logged"
+    );
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(logged.contains(&format!(
+        "session=sess-a write_session={session} spawned writer={}",
+        writer.display()
+    )));
+
+    let lock_mtime = mtime(&lock);
+    std::fs::remove_dir_all(&fake).expect("reset fake log");
+    let o = fire("sess-a", &[]);
+    assert_eq!(o.stdout, "");
+    assert_eq!(
+        mtime(&lock),
+        lock_mtime,
+        "dedup leaves the lock mtime alone"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !fake.join("argv").exists(),
+        "a second firing within the window spawns nothing"
+    );
+    fire("sess-a", &[("CTX_FORK_DEDUP_WINDOW_SECONDS", "0")]);
+    assert!(
+        eventually(10, || fake.join("argv").is_file()),
+        "window 0 fires again"
+    );
+    fire("sess-b", &[]);
+    let locks = std::fs::read_dir(lock.parent().expect("state"))
+        .expect("state")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+        .count();
+    assert_eq!(locks, 2);
+}
+
+#[test]
+fn pre_compact_declines_without_its_inputs() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let transcript = env.write("t.jsonl", "{}\n");
+    let writer = fake_writer(&env);
+    let cases = [
+        String::new(),
+        serde_json::json!({"transcript_path": transcript, "cwd": repo}).to_string(),
+        serde_json::json!({"session_id": "s", "transcript_path": env.path("missing.jsonl"), "cwd": repo}).to_string(),
+    ];
+    for input in cases {
+        let o = run(env
+            .hook("pre-compact", &input)
+            .env("HANDOFF_WRITER", &writer));
+        assert_eq!((o.code, o.stdout.as_str()), (0, ""));
+    }
+    let o = run(env
+        .hook(
+            "pre-compact",
+            &serde_json::json!({"session_id": "s", "transcript_path": transcript, "cwd": repo})
+                .to_string(),
+        )
+        .env("HANDOFF_WRITER", env.path("no-writer")));
+    assert_eq!(o.code, 0);
+    assert!(
+        !env.home().join(".claude/state/handoff-fork").exists()
+            || std::fs::read_dir(env.home().join(".claude/state/handoff-fork"))
+                .expect("state")
+                .count()
+                == 0,
+        "no lock"
+    );
+    assert!(
+        !env.store_dir().join(env.slot_name(&repo, "main")).exists(),
+        "no placeholder"
+    );
+}
+
+#[test]
+fn the_supervisor_returns_at_once_and_kills_a_writer_past_its_time() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let transcript = env.write("t.jsonl", "{}\n");
+    let writer = fake_writer(&env);
+    let fake = env.path("fake");
+    let input =
+        serde_json::json!({"session_id": "slow", "transcript_path": transcript, "cwd": repo})
+            .to_string();
+    let o = run(env
+        .hook("pre-compact", &input)
+        .env("HANDOFF_WRITER", &writer)
+        .env("FAKE_LOG", &fake)
+        .env("FAKE_SLEEP", "30")
+        .env("CTX_FORK_TIMEOUT_SECONDS", "1"));
+    assert_eq!(o.code, 0);
+    assert!(
+        !fake.join("done").exists(),
+        "the hook did not wait for the writer"
+    );
+    let log = env.home().join(".claude/state/handoff-fork/log.txt");
+    assert!(
+        eventually(20, || std::fs::read_to_string(&log)
+            .is_ok_and(|l| l.contains(" rc=timeout scratch="))),
+        "timeout logged"
+    );
+    assert!(!fake.join("done").exists(), "the writer was killed");
+}
+
+#[test]
+fn session_end_records_a_marker_on_clear_only() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "fix/foo");
+    let transcript = env.write(
+        "t.jsonl",
+        "{\"message\":{\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":1000,\"cache_read_input_tokens\":5000}}}\n{\"message\":{\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":3000,\"cache_read_input_tokens\":297000}}}\n",
+    );
+    let end = |reason: &str, sid: &str, t: &Path| {
+        let input = serde_json::json!({"session_id": sid, "transcript_path": t, "cwd": repo, "reason": reason}).to_string();
+        run(&mut env.hook("session-end", &input))
+    };
+    for reason in ["resume", "logout", "prompt_input_exit", "other"] {
+        end(reason, "s", &transcript);
+        assert!(!env.marker_dir().exists(), "{reason}");
+    }
+    let o = end("clear", "weird \"id\"", &transcript);
+    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    let marker = env.marker_file(&repo, "fix/foo");
+    assert!(marker.to_string_lossy().ends_with("-fix-foo.json"));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&marker).expect("marker")).expect("JSON");
+    assert_eq!(v["reason"], "clear");
+    assert_eq!(v["session_id"], "weird \"id\"");
+    assert_eq!(v["branch"], "fix/foo");
+    assert_eq!(v["resident_tokens"], 300_002);
+    assert_eq!(v["transcript_path"], transcript.display().to_string());
+    assert_eq!(v["handoff"]["present"], false);
+    assert_eq!(v["write_attempted"], false);
+    assert_eq!(v["repo"], repo.display().to_string());
+    assert!(
+        v["ended_at_epoch"].is_i64() && v["ended_at"].as_str().is_some_and(|s| s.ends_with('Z'))
+    );
+    end("clear", "s", &env.path("missing.jsonl"));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&marker).expect("marker")).expect("JSON");
+    assert_eq!(
+        v["resident_tokens"],
+        serde_json::Value::Null,
+        "an unreadable transcript still gives a marker"
+    );
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature/x",
+            &env.path("wt").to_string_lossy(),
+        ],
+    );
+    let input = serde_json::json!({"session_id": "s", "cwd": env.path("wt"), "reason": "clear"})
+        .to_string();
+    run(&mut env.hook("session-end", &input));
+    let wt_marker = env.marker_file(&repo, "feature/x");
+    assert!(
+        wt_marker.is_file() && marker.is_file(),
+        "two branches, two markers"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&wt_marker).expect("marker")).expect("JSON");
+    assert_eq!(v["branch"], "feature/x");
+}
+
+#[test]
+fn the_git_hook_announces_a_branch_with_a_handoff() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["checkout", "-q", "-b", "other"]);
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "other"));
+    env.git(&repo, &["checkout", "-q", "main"]);
+    let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    env.git(
+        &repo,
+        &["config", "core.hooksPath", &hooks.to_string_lossy()],
+    );
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    let checkout = |branch: &str| {
+        std::process::Command::new("git")
+            .args(["checkout", "-q", branch])
+            .current_dir(&repo)
+            .env("HOME", env.home())
+            .env("HANDOFF_STORE_DIR", env.store_dir())
+            .env("HANDOFF_STORE_BIN", &bin)
+            .output()
+            .expect("git checkout")
+    };
+    let out = checkout("other");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("handoff-store: other has a handoff (complete, last written ")
+            && stderr.ends_with(" ago) — show it with: handoff-store read\n"),
+        "{stderr}"
+    );
+    let out = checkout("main");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "main has no handoff"
+    );
+    let o = run(env
+        .store()
+        .args(["hook", "post-checkout", "a", "b", "0"])
+        .current_dir(&repo));
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    let o = run(env
+        .store()
+        .args(["hook", "post-checkout", "only-one"])
+        .current_dir(&repo));
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn shipped_wrappers_and_plugin_files_hold_their_contract() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "session-start.sh",
+        "pre-compact.sh",
+        "session-end.sh",
+        "post-checkout",
+    ] {
+        let path = root.join("hooks").join(name);
+        let text = std::fs::read_to_string(&path).expect("wrapper");
+        assert!(
+            text.starts_with("#!/bin/sh\n")
+                && text.contains("exec \"$b\" hook ")
+                && !text.contains("eval")
+        );
+        assert!(
+            std::process::Command::new("sh")
+                .arg("-n")
+                .arg(&path)
+                .status()
+                .expect("sh -n")
+                .success()
+        );
+        let o = std::process::Command::new("/bin/sh")
+            .arg(&path)
+            .env("PATH", "/nonexistent")
+            .env("HANDOFF_STORE_BIN", "")
+            .output()
+            .expect("run wrapper");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{name} exits 0 when the binary is missing"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        assert_ne!(
+            std::fs::metadata(&path).expect("meta").permissions().mode() & 0o111,
+            0,
+            "{name} is executable"
+        );
+    }
+    let plugin = root.join("contrib/claude-code");
+    let hooks: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(plugin.join("hooks/hooks.json")).expect("hooks.json"),
+    )
+    .expect("JSON");
+    let events: Vec<&String> = hooks["hooks"].as_object().expect("hooks").keys().collect();
+    assert_eq!(events, ["SessionStart", "PreCompact", "SessionEnd"]);
+    for (event, arg) in [
+        ("SessionStart", "session-start"),
+        ("PreCompact", "pre-compact"),
+        ("SessionEnd", "session-end"),
+    ] {
+        let reg = &hooks["hooks"][event];
+        assert_eq!(reg.as_array().map(Vec::len), Some(1));
+        assert_eq!(reg[0]["matcher"], "");
+        let command = reg[0]["hooks"][0]["command"].as_str().expect("command");
+        assert_eq!(
+            command,
+            format!(
+                "b=\"${{HANDOFF_STORE_BIN:-handoff-store}}\"; command -v \"$b\" >/dev/null 2>&1 || exit 0; exec \"$b\" hook {arg}"
+            )
+        );
+    }
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(plugin.join(".claude-plugin/plugin.json")).expect("plugin.json"),
+    )
+    .expect("JSON");
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(manifest["name"], "handoff-store");
+    let skill = std::fs::read(root.join("contrib/skill/SKILL.md")).expect("skill");
+    assert_eq!(
+        skill,
+        std::fs::read(plugin.join("skills/handoff/SKILL.md")).expect("plugin skill"),
+        "the two SKILL.md copies are identical"
+    );
+    let skill = String::from_utf8(skill).expect("utf8");
+    assert!(
+        !skill
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'$' && w[1].is_ascii_digit()),
+        "no $<digit>"
+    );
+    assert!(
+        skill.contains("name: handoff")
+            && skill.contains("handoff-store orient")
+            && skill.contains("--wait 570")
+    );
+    for file in walk(&plugin) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            !text.contains("hookSpecificOutput") && !text.contains("systemMessage"),
+            "{}",
+            file.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
+    }
+    out
+}
