@@ -3,14 +3,24 @@
 //! never disagree about what a line cites. The step order is load-bearing; see the tests.
 
 use std::cmp::Ordering;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use crate::text;
 
-static LINEREF: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r":([0-9]+(?:[,-][0-9]+)*)$").unwrap());
+/// Whether `s` matches `[0-9]+([,-][0-9]+)*`.
+fn is_lineref(s: &str) -> bool {
+    !s.is_empty()
+        && s.split([',', '-'])
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Split a trailing `:<lineref>` off. A lineref holds no `:`, so only the last colon can
+/// start one.
+fn split_lineref(text: &str) -> (&str, Option<&str>) {
+    match text.rfind(':') {
+        Some(at) if is_lineref(&text[at + 1..]) => (&text[..at], Some(&text[at + 1..])),
+        _ => (text, None),
+    }
+}
 
 /// One parsed citation line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,13 +55,8 @@ impl Citation {
         } else {
             rest.trim_end_matches(['.', ',', ';', ')'])
         };
-        let (citation, lineref) = match LINEREF.captures(rest) {
-            Some(caps) => {
-                let whole = caps.get(0).map_or(rest.len(), |m| m.start());
-                (&rest[..whole], caps.get(1).map(|m| m.as_str().to_string()))
-            }
-            None => (rest, None),
-        };
+        let (citation, lineref) = split_lineref(rest);
+        let lineref = lineref.map(str::to_string);
         if citation.is_empty() || citation.starts_with('#') {
             return None;
         }

@@ -1,10 +1,6 @@
 //! Small text predicates the contract defines once and every module shares: the exact
 //! whitespace set (VT included, NBSP excluded), trimming with it, and the path-shaped test.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 /// The contract's whitespace: space, tab, LF, VT, FF, CR. `char::is_ascii_whitespace`
 /// leaves out VT, so it must not be used.
 pub fn is_ws(c: char) -> bool {
@@ -26,11 +22,24 @@ pub fn words(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_ws).filter(|w| !w.is_empty())
 }
 
-static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{1,10}$").unwrap());
-
 /// Path-shaped: contains `/`, or ends in `.` plus 1–10 ASCII letters or digits.
 pub fn is_path_shaped(s: &str) -> bool {
-    s.contains('/') || EXTENSION.is_match(s)
+    let ext = s
+        .bytes()
+        .rev()
+        .take_while(u8::is_ascii_alphanumeric)
+        .count();
+    let dot = s.len().checked_sub(ext + 1);
+    s.contains('/') || ((1..=10).contains(&ext) && dot.is_some_and(|d| s.as_bytes()[d] == b'.'))
+}
+
+/// An identifier: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// 1-based line number of byte offset `at` in `bytes`.
@@ -55,6 +64,16 @@ mod tests {
             "Makefile",
         ] {
             assert!(!is_path_shaped(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn identifiers() {
+        for yes in ["build", "_x", "L42", "a_1"] {
+            assert!(is_identifier(yes), "{yes}");
+        }
+        for no in ["", "1a", "a-b", "a:b", "é"] {
+            assert!(!is_identifier(no), "{no}");
         }
     }
 

@@ -2,10 +2,6 @@
 //! the Pointers fence, unclosed fences, late fields and the path:symbol guard. Each rule is a
 //! pure function of the parsed document and yields findings in output order.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{HeaderCheckout, Severity};
 use crate::citation::Citation;
 use crate::document::Document;
@@ -209,8 +205,6 @@ fn section_missing(label: &str) -> Finding {
     )
 }
 
-static IDENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").unwrap());
-
 /// Step 8: `path:symbol` anchors in the citation block (gate.md §2.6).
 pub fn path_symbols(block: &[(usize, String, Citation)]) -> Vec<Finding> {
     block
@@ -221,7 +215,7 @@ pub fn path_symbols(block: &[(usize, String, Citation)]) -> Vec<Finding> {
                 return None;
             }
             let (before, ident) = cit.rsplit_once(':')?;
-            if !IDENT.is_match(ident) || !crate::text::is_path_shaped(before) {
+            if !crate::text::is_identifier(ident) || !crate::text::is_path_shaped(before) {
                 return None;
             }
             let display = c.display();

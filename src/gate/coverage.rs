@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 use super::Severity;
@@ -44,7 +45,7 @@ fn classify(token: &str) -> Option<(Claim, String)> {
 
 /// Step 10. `block` is the parsed citation block, or `None` when there is none (then only the
 /// unbackticked check runs).
-pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
+pub fn check(doc: &Document, block: Option<&[(usize, String, Citation)]>) -> Vec<Finding> {
     let mut evidence: Vec<(String, usize)> = Vec::new();
     let mut mentions: Vec<(String, usize)> = Vec::new();
     let mut seen = HashSet::new();
@@ -65,15 +66,15 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
 
     let mut out = Vec::new();
     if let Some(block) = block {
-        let mut listed: Vec<String> = Vec::new();
-        for c in block {
+        let mut listed: Vec<(String, usize)> = Vec::new();
+        let mut listed_set: HashSet<String> = HashSet::new();
+        for (line, _, c) in block {
             let d = c.display();
-            if !listed.contains(&d) {
-                listed.push(d);
+            if listed_set.insert(d.clone()) {
+                listed.push((d, *line));
             }
         }
-        let is_listed = |d: &String| listed.contains(d);
-        for (d, line) in evidence.iter().filter(|(d, _)| !is_listed(d)) {
+        for (d, line) in evidence.iter().filter(|(d, _)| !listed_set.contains(d)) {
             out.push(Finding::new(
                 Severity::Fail,
                 "uncovered_evidence",
@@ -82,7 +83,7 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
                 Some(d.clone()),
             ));
         }
-        for (d, line) in mentions.iter().filter(|(d, _)| !is_listed(d)) {
+        for (d, line) in mentions.iter().filter(|(d, _)| !listed_set.contains(d)) {
             out.push(Finding::new(
                 Severity::Warn,
                 "uncovered_mention",
@@ -91,22 +92,15 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
                 Some(d.clone()),
             ));
         }
-        for d in &listed {
-            let referred = doc
-                .lines
-                .iter()
-                .enumerate()
-                .any(|(i, l)| doc.referring[i] && l.contains(d.as_str()));
-            if !referred {
-                let line = block_line(doc, d);
-                out.push(Finding::new(
-                    Severity::Warn,
-                    "dead_pointer",
-                    format!("in Pointers but nothing in the prose refers to it: {d}"),
-                    line,
-                    Some(d.clone()),
-                ));
-            }
+        let referred = referred_entries(doc, &listed);
+        for ((d, line), _) in listed.iter().zip(referred).filter(|(_, r)| !r) {
+            out.push(Finding::new(
+                Severity::Warn,
+                "dead_pointer",
+                format!("in Pointers but nothing in the prose refers to it: {d}"),
+                Some(*line),
+                Some(d.clone()),
+            ));
         }
     }
 
@@ -138,12 +132,26 @@ pub fn check(doc: &Document, block: Option<&[Citation]>) -> Vec<Finding> {
     out
 }
 
-/// The block line whose display form is `display` (for the JSON `line`).
-fn block_line(doc: &Document, display: &str) -> Option<usize> {
-    doc.citation_block()?
-        .into_iter()
-        .find(|b| Citation::parse(&b.text).is_some_and(|c| c.display() == display))
-        .map(|b| b.line)
+/// Which listed entries occur as a plain substring of some referring-zone line: one
+/// overlapping multi-pattern pass over the referring text, whatever the number of pointers.
+fn referred_entries(doc: &Document, listed: &[(String, usize)]) -> Vec<bool> {
+    let mut found = vec![false; listed.len()];
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(listed.iter().map(|(d, _)| d.as_str()))
+    else {
+        return found;
+    };
+    // Lines are joined with `\n`, which no entry contains, so no match spans two lines.
+    let mut text = String::new();
+    for (line, _) in doc.lines.iter().zip(&doc.referring).filter(|(_, r)| **r) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    for m in automaton.find_overlapping_iter(&text) {
+        found[m.pattern().as_usize()] = true;
+    }
+    found
 }
 
 /// Whether `[start, end)` lies in a whitespace-delimited word that contains `://`.

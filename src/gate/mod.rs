@@ -125,9 +125,10 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     if let Some(refusal) = resolve::input_guard(&parsed) {
         report.findings.push(refusal.finding());
     }
-    report
-        .findings
-        .extend(coverage::check(doc, block.is_some().then_some(&parsed[..])));
+    report.findings.extend(coverage::check(
+        doc,
+        block.is_some().then_some(&citations[..]),
+    ));
     let size = size::measure(doc.size_bytes);
     report.findings.extend(size.findings.iter().cloned());
     report.size = Some(size);

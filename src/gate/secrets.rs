@@ -29,22 +29,40 @@ static KEY_BEGIN: LazyLock<Regex> =
     LazyLock::new(|| re(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
 static KEY_END: LazyLock<Regex> =
     LazyLock::new(|| re(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"));
-static TOKEN_RULES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    vec![
-        (
-            "AWS access key id",
-            re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
-        ),
-        (
-            "GitHub token",
+/// A token rule: its kind, the literal triggers a line must hold before its regex runs (so a
+/// clean document compiles no regex at all), and the regex itself, compiled on first use.
+struct TokenRule {
+    kind: &'static str,
+    triggers: &'static [&'static str],
+    regex: LazyLock<Regex>,
+}
+
+static TOKEN_RULES: [TokenRule; 4] = [
+    TokenRule {
+        kind: "AWS access key id",
+        triggers: &["AKIA", "ASIA"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)")),
+    },
+    TokenRule {
+        kind: "GitHub token",
+        triggers: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        regex: LazyLock::new(|| {
             re(
                 r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{22,}(?-u:\b)",
-            ),
-        ),
-        ("GitLab token", re(r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}")),
-        ("Slack token", re(r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}")),
-    ]
-});
+            )
+        }),
+    },
+    TokenRule {
+        kind: "GitLab token",
+        triggers: &["glpat-"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}")),
+    },
+    TokenRule {
+        kind: "Slack token",
+        triggers: &["xox"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}")),
+    },
+];
 static SK_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)sk-([A-Za-z0-9_-]{20,})"));
 
 const ASSIGNMENT: &str = "password or token assignment";
@@ -58,13 +76,15 @@ pub fn scan<S: AsRef<str>>(lines: &[S]) -> SecretScan {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i].as_ref();
-        if KEY_BEGIN.is_match(line) {
+        if line.contains("PRIVATE KEY") && KEY_BEGIN.is_match(line) {
             out.hits.push(Secret {
                 line: i + 1,
                 kind: "private key block",
             });
             let end = (i..lines.len())
-                .find(|&j| KEY_END.is_match(lines[j].as_ref()))
+                .find(|&j| {
+                    lines[j].as_ref().contains("PRIVATE KEY") && KEY_END.is_match(lines[j].as_ref())
+                })
                 .unwrap_or(lines.len() - 1);
             out.blank[i..=end].fill(true);
             i = end + 1;
@@ -80,13 +100,18 @@ pub fn scan<S: AsRef<str>>(lines: &[S]) -> SecretScan {
 }
 
 fn line_kind(line: &str) -> Option<&'static str> {
-    if let Some((kind, _)) = TOKEN_RULES.iter().find(|(_, r)| r.is_match(line)) {
-        return Some(kind);
+    let hit = TOKEN_RULES
+        .iter()
+        .find(|r| r.triggers.iter().any(|t| line.contains(t)) && r.regex.is_match(line));
+    if let Some(rule) = hit {
+        return Some(rule.kind);
     }
-    let sk = SK_KEY.captures_iter(line).any(|c| {
-        let body = c.get(1).map_or("", |m| m.as_str());
-        body.bytes().any(|b| b.is_ascii_digit()) && body.bytes().any(|b| b.is_ascii_alphabetic())
-    });
+    let sk = line.contains("sk-")
+        && SK_KEY.captures_iter(line).any(|c| {
+            let body = c.get(1).map_or("", |m| m.as_str());
+            body.bytes().any(|b| b.is_ascii_digit())
+                && body.bytes().any(|b| b.is_ascii_alphabetic())
+        });
     if sk {
         return Some("sk- API key");
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{dedup_lock, marker_path, safe_session_id, string_field, target};
-use crate::store::{PickKind, Store, home, iso, now, pick, slot};
+use crate::store::{PickKind, home, iso, now, slot};
 
 /// How much of the transcript's end is searched for the last usage record.
 const TAIL_BYTES: u64 = 8 * 1024 * 1024;
@@ -98,8 +98,7 @@ pub fn run(input: &Map<String, Value>) {
         .unwrap_or_default();
     let picked = store
         .as_ref()
-        .and_then(|s: &Store| s.candidates().ok())
-        .and_then(|(c, _)| pick(c, Some(&target.name)));
+        .and_then(|s| s.pick(Some(&target.name)).ok().flatten());
     let handoff = match &picked {
         Some((info, kind, _)) => MarkerHandoff {
             present: true,

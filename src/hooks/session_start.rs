@@ -16,7 +16,7 @@ use crate::store::drift::{self, Drift};
 use crate::store::slot::{self, Flip};
 use crate::store::verdict::{self, Verdict};
 use crate::store::{
-    HandoffInfo, PickKind, PlaceholderState, Target, days_ago, env_u64, epoch, gap, now, pick,
+    HandoffInfo, PickKind, PlaceholderState, Target, days_ago, env_u64, epoch, gap, now,
     placeholder_state,
 };
 
@@ -121,11 +121,8 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     };
     let compact = title_source == "compact";
 
-    let candidates = super::store()
-        .and_then(|s| s.candidates().ok())
-        .map(|(c, _)| c)
-        .unwrap_or_default();
-    let subject = match pick(candidates, Some(&target.name)) {
+    let picked = super::store().and_then(|s| s.pick(Some(&target.name)).ok().flatten());
+    let subject = match picked {
         Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
             let (state, transcript) = placeholder_state(&info, now);
             Subject::Placeholder {

@@ -5,18 +5,14 @@
 pub mod layout;
 pub mod symbols;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::citation::{Citation, LineRef};
 use crate::gate::Severity;
 use crate::git::WorkTree;
 use crate::report::{Finding, GuardDetails};
 pub use layout::Layout;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The verdict on one citation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +139,11 @@ pub struct Resolver<'w> {
     files: HashMap<PathBuf, Option<Rc<FileText>>>,
 }
 
-static DRIVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z]:[/\\]").unwrap());
+/// `C:/…` or `C:\…`: a Windows drive path.
+fn is_drive_path(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'/' || b[2] == b'\\')
+}
 
 impl<'w> Resolver<'w> {
     pub fn new(work_tree: &'w WorkTree) -> Resolver<'w> {
@@ -192,7 +192,7 @@ impl<'w> Resolver<'w> {
     }
 
     fn find_target(&self, citation: &str) -> Target {
-        if citation.starts_with(['/', '\\']) || DRIVE.is_match(citation) {
+        if citation.starts_with(['/', '\\']) || is_drive_path(citation) {
             return Target::Refused;
         }
         let root = &self.work_tree.root;

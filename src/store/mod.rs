@@ -109,6 +109,20 @@ impl Store {
         )))
     }
 
+    /// The exact pick, else the most recent non-placeholder with the other candidates
+    /// (store.md §5). An exact pick is read directly — the store is not enumerated — so
+    /// reading one's own slot costs the same whatever the store's size; its `others` is empty.
+    pub fn pick(
+        &self,
+        exact: Option<&str>,
+    ) -> Result<Option<(HandoffInfo, PickKind, Vec<HandoffInfo>)>, Error> {
+        if let Some(info) = exact.and_then(|name| HandoffInfo::read(self, name)) {
+            return Ok(Some((info, PickKind::Exact, Vec::new())));
+        }
+        let (candidates, _) = self.candidates()?;
+        Ok(pick(candidates, exact))
+    }
+
     /// Every candidate (store.md §5), newest first, and how many `*.md` entries were skipped.
     pub fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
         let entries = match std::fs::read_dir(&self.dir) {

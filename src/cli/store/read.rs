@@ -16,7 +16,7 @@ use crate::store::slot::{self, Flip};
 use crate::store::verdict::{self, Verdict};
 use crate::store::{
     HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, env_u64, gap,
-    iso, now, pick, placeholder_state,
+    iso, now, placeholder_state,
 };
 
 #[derive(Serialize)]
@@ -55,9 +55,9 @@ pub fn read(
     };
     let store = Store::open()?;
     let exact_name = target.as_ref().map(|t| t.name.clone());
-    let (candidates, _) = store.candidates()?;
-    let (mut info, kind, others) =
-        pick(candidates, exact_name.as_deref()).ok_or_else(|| Error::NoHandoff(store.shown()))?;
+    let (mut info, kind, others) = store
+        .pick(exact_name.as_deref())?
+        .ok_or_else(|| Error::NoHandoff(store.shown()))?;
     let target_json = || {
         target.as_ref().map(|t| TargetJson {
             main: t.main(),

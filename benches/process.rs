@@ -1,0 +1,202 @@
+//! Whole-process timings of the release binaries — what a user pays per hook or command —
+//! printed as a markdown table: the median of 15 runs (after 3 warm-ups) and the peak
+//! resident memory (GNU `/usr/bin/time -f %M`, when present) beside each target.
+//! Run with `cargo bench --bench process`.
+
+mod fixtures;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 15;
+const WARMUP: usize = 3;
+
+struct Case {
+    name: &'static str,
+    target_ms: f64,
+    bin: &'static str,
+    args: Vec<String>,
+    stdin: Option<String>,
+    cwd: std::path::PathBuf,
+}
+
+fn command(case: &Case, f: &fixtures::Fixtures, program: &Path) -> Command {
+    let mut c = Command::new(program);
+    c.args(&case.args)
+        .current_dir(&case.cwd)
+        .env("HOME", &f.home)
+        .env("HANDOFF_STORE_DIR", &f.store)
+        .env("LAST_CLEAR_STATE_DIR", f.home.join("markers"))
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CONTEXT_ECONOMY_CHECKOUT")
+        .stdin(if case.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+fn run_once(mut c: Command, stdin: Option<&str>) -> Duration {
+    let start = Instant::now();
+    let mut child = c.spawn().expect("spawn");
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+    start.elapsed()
+}
+
+/// Peak RSS in MB of one run, through GNU time.
+fn peak_mb(case: &Case, f: &fixtures::Fixtures, program: &Path) -> Option<f64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        return None;
+    }
+    let inner = command(case, f, program);
+    let mut c = Command::new(time);
+    c.arg("-f")
+        .arg("%M")
+        .arg(inner.get_program())
+        .args(inner.get_args());
+    c.current_dir(&case.cwd)
+        .env("HOME", &f.home)
+        .env("HANDOFF_STORE_DIR", &f.store)
+        .env("LAST_CLEAR_STATE_DIR", f.home.join("markers"))
+        .stdin(if case.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().ok()?;
+    if let (Some(text), Some(mut pipe)) = (case.stdin.as_deref(), child.stdin.take()) {
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let out = child.wait_with_output().ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let kb: f64 = text.lines().last()?.trim().parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument is not supported here.
+    let f = fixtures::ensure();
+    let verify = Path::new(env!("CARGO_BIN_EXE_verify-handoff"));
+    let store = Path::new(env!("CARGO_BIN_EXE_handoff-store"));
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let clear = format!(
+        "{{\"session_id\":\"bench\",\"cwd\":{:?},\"source\":\"clear\"}}",
+        s(&f.small_repo)
+    );
+    let cases = [
+        Case {
+            name: "baseline: spawn /bin/true (not a target)",
+            target_ms: f64::INFINITY,
+            bin: "true",
+            args: vec![],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+        Case {
+            name: "gate, canonical 2 citations",
+            target_ms: 3.0,
+            bin: "verify",
+            args: vec![s(&f.small_handoff)],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+        Case {
+            name: "gate, 200 line citations, 20k files",
+            target_ms: 30.0,
+            bin: "verify",
+            args: vec![s(&f.lines_200)],
+            stdin: None,
+            cwd: f.big_repo.clone(),
+        },
+        Case {
+            name: "gate, 1,000 line citations, 20k files",
+            target_ms: 100.0,
+            bin: "verify",
+            args: vec![s(&f.lines_1000)],
+            stdin: None,
+            cwd: f.big_repo.clone(),
+        },
+        Case {
+            name: "gate, 50 symbol citations, 20k files",
+            target_ms: 300.0,
+            bin: "verify",
+            args: vec![s(&f.symbols_50)],
+            stdin: None,
+            cwd: f.big_repo.clone(),
+        },
+        Case {
+            name: "hook session-start (clear, handoff present)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec!["hook".into(), "session-start".into()],
+            stdin: Some(clear),
+            cwd: f.small_repo.clone(),
+        },
+        Case {
+            name: "list, 10,000 handoffs",
+            target_ms: 150.0,
+            bin: "store",
+            args: vec!["list".into()],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+        Case {
+            name: "read exact slot, 10,000 in store",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec!["read".into(), s(&f.small_repo), "--no-consume".into()],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+        Case {
+            name: "orient exact slot, 10,000 in store",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec!["orient".into(), s(&f.small_repo)],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+    ];
+    println!("| case | target (median) | median | min | peak RSS (target ≤ 30 MB) | met |");
+    println!("| --- | ---: | ---: | ---: | ---: | --- |");
+    for case in &cases {
+        let program = match case.bin {
+            "verify" => verify,
+            "store" => store,
+            _ => Path::new("/bin/true"),
+        };
+        for _ in 0..WARMUP {
+            run_once(command(case, &f, program), case.stdin.as_deref());
+        }
+        let mut times: Vec<Duration> = (0..RUNS)
+            .map(|_| run_once(command(case, &f, program), case.stdin.as_deref()))
+            .collect();
+        times.sort();
+        let median = times[RUNS / 2].as_secs_f64() * 1000.0;
+        let min = times[0].as_secs_f64() * 1000.0;
+        let peak = peak_mb(case, &f, program);
+        let met = median <= case.target_ms && peak.is_none_or(|p| p <= 30.0);
+        let target = if case.target_ms.is_finite() {
+            format!("≤ {} ms", case.target_ms)
+        } else {
+            "—".into()
+        };
+        println!(
+            "| {} | {target} | {median:.1} ms | {min:.1} ms | {} | {} |",
+            case.name,
+            peak.map_or("n/a".to_string(), |p| format!("{p:.1} MB")),
+            if met { "yes" } else { "**no**" }
+        );
+    }
+}
