@@ -144,6 +144,20 @@ fn main() {
             cwd: f.small_repo.clone(),
         },
         Case {
+            name: "hook post-checkout (branch with a handoff)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec![
+                "hook".into(),
+                "post-checkout".into(),
+                "a".into(),
+                "b".into(),
+                "1".into(),
+            ],
+            stdin: None,
+            cwd: f.small_repo.clone(),
+        },
+        Case {
             name: "list, 10,000 handoffs",
             target_ms: 150.0,
             bin: "store",
