@@ -850,9 +850,57 @@ fn completions_cover_the_subcommands() {
 }
 
 #[test]
+fn the_store_is_private_to_its_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: again "),
+    );
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(&env.store_dir()), 0o700);
+    assert_eq!(mode(&env.store_dir().join(".locks")), 0o700);
+    assert_eq!(mode(&env.store_dir().join(".history")), 0o700);
+    assert_eq!(mode(&slot), 0o600);
+    let lock = env.store_dir().join(".locks").join(format!(
+        "{}.lock",
+        slot.file_name().expect("name").to_string_lossy()
+    ));
+    assert_eq!(mode(&lock), 0o600);
+    for v in std::fs::read_dir(
+        env.store_dir()
+            .join(".history")
+            .join(slot.file_name().expect("name")),
+    )
+    .expect("history")
+    .flatten()
+    {
+        assert_eq!(mode(&v.path()), 0o600);
+    }
+}
+
+#[test]
 fn twenty_concurrent_writers_leave_one_whole_document_and_clean_history() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
+    let slot_path = env.store_dir().join(env.slot_name(&repo, "main"));
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    // A reader in a loop must only ever see a whole document.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (stop, slot_path) = (stop.clone(), slot_path.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let text = std::fs::read_to_string(&slot_path).expect("the slot always exists");
+                assert!(text.starts_with("# Handoff") && text.ends_with("## Unverifiable\n- `ops-config/mail/transport.php` lives in the ops repository, not in this checkout.\n"), "partial read: {text:?}");
+                reads += 1;
+            }
+            reads
+        })
+    };
     let bin = assert_cmd::cargo::cargo_bin("handoff-store");
     let children: Vec<_> = (0..20)
         .map(|i| {
@@ -881,6 +929,8 @@ fn twenty_concurrent_writers_leave_one_whole_document_and_clean_history() {
     for mut c in children {
         assert!(c.wait().expect("wait").success());
     }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(reader.join().expect("reader") > 0);
     let slot = env.store_dir().join(env.slot_name(&repo, "main"));
     let gate = run(env.verify().arg(&slot));
     assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
