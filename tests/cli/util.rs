@@ -186,6 +186,31 @@ impl TestEnv {
     }
 }
 
+/// The MD5 of a path's bytes, from the system's `md5sum` (32 hex digits).
+pub fn md5sum(path: &Path) -> String {
+    let out = Process::new("sh")
+        .arg("-c")
+        .arg("printf %s \"$1\" | md5sum")
+        .arg("sh")
+        .arg(path)
+        .output()
+        .expect("md5sum");
+    String::from_utf8_lossy(&out.stdout)[..32].to_string()
+}
+
+/// The store's slug, written again independently: bytes outside `A-Za-z0-9._-` become `_`.
+pub fn slug(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b".-_".contains(&b) {
+                b as char
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Output of a finished command, as strings.
 pub struct Outcome {
     pub code: i32,
@@ -225,33 +250,15 @@ impl TestEnv {
     /// The slot name computed by hand: `<slug(basename)>-<slug(ref)>-<md5sum(main)[..8]>.md`,
     /// with the MD5 from the system's `md5sum`.
     pub fn slot_name(&self, main: &Path, reference: &str) -> String {
-        let out = Process::new("sh")
-            .arg("-c")
-            .arg("printf %s \"$1\" | md5sum")
-            .arg("sh")
-            .arg(main)
-            .output()
-            .expect("md5sum");
-        let hash = String::from_utf8_lossy(&out.stdout)[..8].to_string();
-        let slug = |s: &str| -> String {
-            s.bytes()
-                .map(|b| {
-                    if b.is_ascii_alphanumeric() || b".-_".contains(&b) {
-                        b as char
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        };
         let base = main
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         format!(
-            "{}-{}-{hash}.md",
+            "{}-{}-{}.md",
             slug(&base),
-            slug(&reference.replace('/', "-"))
+            slug(&reference.replace('/', "-")),
+            &md5sum(main)[..8]
         )
     }
 
@@ -298,26 +305,12 @@ impl TestEnv {
 
     /// The `/clear` marker file for (`main`, `reference`), computed by hand with `md5sum`.
     pub fn marker_file(&self, main: &Path, reference: &str) -> PathBuf {
-        let out = Process::new("sh")
-            .arg("-c")
-            .arg("printf %s \"$1\" | md5sum")
-            .arg("sh")
-            .arg(main)
-            .output()
-            .expect("md5sum");
-        let hash = String::from_utf8_lossy(&out.stdout)[..32].to_string();
-        let slug: String = reference
-            .replace('/', "-")
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b".-_".contains(&b) {
-                    b as char
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.marker_dir().join(format!("{hash}-{slug}.json"))
+        let name = format!(
+            "{}-{}.json",
+            md5sum(main),
+            slug(&reference.replace('/', "-"))
+        );
+        self.marker_dir().join(name)
     }
 
     /// `handoff-store hook <event>` with `stdin`.

@@ -61,25 +61,7 @@ enum Command {
         format: Format,
     },
     /// Store a handoff (from stdin or --from) in the target's slot, gated first.
-    Write {
-        /// The checkout the handoff is for.
-        #[arg(long, value_name = "DIR")]
-        checkout: Option<String>,
-        /// Read the document from FILE (`-` for stdin).
-        #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
-        from: Option<String>,
-        /// Write the placeholder (progress: writing) instead of a document.
-        #[arg(long)]
-        placeholder: bool,
-        /// Replace a slot that holds another branch's or repository's handoff.
-        #[arg(long)]
-        force: bool,
-        /// Store without running the gate (credentials are still refused).
-        #[arg(long)]
-        no_gate: bool,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Write(write::Options),
     /// List every handoff in the store, newest first.
     List {
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -172,24 +154,7 @@ pub fn run(
     let result = match parsed.command {
         Command::Orient { dir, format } => orient::orient(dir.as_deref(), format, out),
         Command::Path { dir, format } => orient::path(dir.as_deref(), format, out),
-        Command::Write {
-            checkout,
-            from,
-            placeholder,
-            force,
-            no_gate,
-            format,
-        } => {
-            let opts = write::Options {
-                checkout,
-                from,
-                placeholder,
-                force,
-                no_gate,
-                format,
-            };
-            write::write(&opts, out, err)
-        }
+        Command::Write(opts) => write::write(&opts, out, err),
         Command::List { format } => list::list(format, out, err),
         Command::Read {
             dir,

@@ -12,19 +12,31 @@ use super::{Format, print, print_json};
 use crate::document::Document;
 use crate::document::envelope::ENVELOPE_LINES;
 use crate::error::Error;
-use crate::gate::{self, Severity};
+use crate::gate;
 use crate::input;
 use crate::report::Stream;
 use crate::store::skeleton;
 use crate::store::{Store, Target, env_u64, slot};
 
-/// The parsed flags.
+/// The flags of `write`.
+#[derive(Debug, clap::Args)]
 pub struct Options {
+    /// The checkout the handoff is for.
+    #[arg(long, value_name = "DIR")]
     pub checkout: Option<String>,
+    /// Read the document from FILE (`-` for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
     pub from: Option<String>,
+    /// Write the placeholder (progress: writing) instead of a document.
+    #[arg(long)]
     pub placeholder: bool,
+    /// Replace a slot that holds another branch's or repository's handoff.
+    #[arg(long)]
     pub force: bool,
+    /// Store without running the gate (credentials are still refused).
+    #[arg(long)]
     pub no_gate: bool,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
 
@@ -217,18 +229,8 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     let checkout = target.checkout();
 
-    let Some(draft) = draft else {
-        let session = std::env::var("HANDOFF_WRITE_SESSION").ok();
-        let text = skeleton::placeholder(
-            &target.facts.reference,
-            &checkout,
-            &target.facts.head,
-            session.as_deref(),
-            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600),
-        );
-        if !opts.force {
-            store.check_collision(&target)?;
-        }
+    // Stored without the gate: the placeholder (which passes it by construction) and --no-gate.
+    let ungated = |text: &str, placeholder: bool, out: &mut dyn Write| -> Result<i32, Error> {
         let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
         let gate = GateJson {
             run: false,
@@ -239,16 +241,28 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
             stored: true,
             path: slot_path.clone(),
             history,
-            placeholder: true,
+            placeholder,
             gate,
             exit: 0,
         };
-        return finish(
-            out,
-            opts.format,
-            &result,
-            "(placeholder, progress: writing)",
+        let note = if placeholder {
+            "(placeholder, progress: writing)"
+        } else {
+            "(gate: not run, --no-gate)"
+        };
+        finish(out, opts.format, &result, note)
+    };
+
+    let Some(draft) = draft else {
+        let session = std::env::var("HANDOFF_WRITE_SESSION").ok();
+        let text = skeleton::placeholder(
+            &target.facts.reference,
+            &checkout,
+            &target.facts.head,
+            session.as_deref(),
+            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600),
         );
+        return ungated(&text, true, out);
     };
 
     let fields = [
@@ -258,43 +272,28 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ("head", target.facts.head.as_str()),
     ];
     let text = normalise(&draft, &fields)?;
-    if !opts.force {
-        store.check_collision(&target)?;
-    }
     let doc = Document::parse(&text.replace('\r', ""));
-    let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
 
     if opts.no_gate {
-        let secrets = gate::contract::check(&doc, &gate::HeaderCheckout::Absent);
-        let secret_lines: Vec<_> = secrets
-            .iter()
-            .filter(|f| f.code == "secret" && f.severity == Severity::Error)
-            .collect();
-        if !secret_lines.is_empty() {
-            for f in secret_lines {
+        // Skipping the format check must never let a credential into the store.
+        let findings = gate::contract::check(&doc, &gate::HeaderCheckout::Absent);
+        let secrets: Vec<_> = findings.iter().filter(|f| f.code == "secret").collect();
+        if !secrets.is_empty() {
+            for f in secrets {
                 let _ = writeln!(err, "ERROR    {}", f.message);
             }
             return Err(Error::NotStored(format!(
                 "not stored — the document carries a credential; {slot_path} is unchanged"
             )));
         }
-        let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
-        let gate = GateJson {
-            run: false,
-            exit: None,
-            report: None,
-        };
-        let result = WriteJson {
-            stored: true,
-            path: slot_path,
-            history,
-            placeholder: false,
-            gate,
-            exit: 0,
-        };
-        return finish(out, opts.format, &result, "(gate: not run, --no-gate)");
+        return ungated(&text, false, out);
     }
 
+    // The collision is refused before the gate runs (and again under the lock).
+    if !opts.force {
+        store.check_collision(&target)?;
+    }
+    let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
     let report = gate::run(&doc, &input_name, Some(&checkout));
     if opts.format == Format::Text {
         let lines: Vec<(Stream, String)> = report.text_lines();
