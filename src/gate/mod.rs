@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::citation::Citation;
 use crate::document::Document;
-use crate::git::{self, WorkTree, WorkTreeError};
+use crate::git::{self, WorkTreeError};
 use crate::report::{CheckoutInfo, Finding, Mode, Phase, Report};
 use crate::resolve::{self, Resolver};
 
@@ -206,14 +206,10 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     if report.count(Severity::Error) == 0
         && let Some(wt) = work_tree
     {
-        report.citations = Some(resolve_block(&wt, &citations));
+        report.citations = Some(Resolver::new(&wt).resolve(&citations));
     }
     report.finish();
     report
-}
-
-fn resolve_block(wt: &WorkTree, citations: &[(usize, String, Citation)]) -> resolve::Resolution {
-    Resolver::new(wt).resolve(citations)
 }
 
 /// The branch check (gate.md §2.10).
