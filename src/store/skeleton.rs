@@ -1,16 +1,15 @@
 //! The placeholder document (store.md §9.3), written while a background writer authors the
 //! real handoff. It passes the gate as it stands, so it never needs gating at run time.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
-static SAFE_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$").unwrap());
-
 /// Whether `id` is safe to write into a file or use in a path.
+/// The rule is `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
 pub fn is_safe_id(id: &str) -> bool {
-    SAFE_ID.is_match(id)
+    let b = id.as_bytes();
+    (1..=128).contains(&b.len())
+        && b[0].is_ascii_alphanumeric()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
 /// The placeholder text for `reference` in `checkout` at `head`, with writer timeout `timeout`.
@@ -74,5 +73,12 @@ mod tests {
         );
         assert!(text.contains("write_session: abc-123\n"));
         assert!(!placeholder("m", "/x", "h", Some("../evil"), 600).contains("write_session"));
+        assert!(is_safe_id("a") && is_safe_id(&"a".repeat(128)) && is_safe_id("A1._-z"));
+        assert!(
+            !is_safe_id("")
+                && !is_safe_id(&"a".repeat(129))
+                && !is_safe_id(".a")
+                && !is_safe_id("a b")
+        );
     }
 }

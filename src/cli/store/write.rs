@@ -3,9 +3,7 @@
 //! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
 
 use std::io::{IsTerminal, Read, Write};
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Serialize;
 
 use super::{Format, print, print_json};
@@ -88,7 +86,13 @@ fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
     })
 }
 
-static TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^#[ \t]+Handoff").unwrap());
+/// The title line: `#`, one or more spaces or tabs, then `Handoff`.
+fn is_title(line: &str) -> bool {
+    line.strip_prefix('#').is_some_and(|rest| {
+        let after = rest.trim_start_matches([' ', '\t']);
+        after.len() < rest.len() && after.starts_with("Handoff")
+    })
+}
 
 fn content(line: &str) -> &str {
     let l = line.strip_suffix('\n').unwrap_or(line);
@@ -141,7 +145,7 @@ pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
         .zip(keep)
         .filter_map(|(l, k)| k.then_some(l))
         .collect();
-    let Some(title) = lines.iter().position(|l| TITLE.is_match(content(l))) else {
+    let Some(title) = lines.iter().position(|l| is_title(content(l))) else {
         return Ok(lines.concat());
     };
     let eol = if lines[title].ends_with("\r\n") {
@@ -388,6 +392,12 @@ mod tests {
             out,
             "# Handoff\r\nbranch: main\r\ncheckout: /r\r\nstatus: s\r\nprogress: complete\r\nhead: abc\r\n## N\r\nbranch: body\r\n"
         );
+    }
+
+    #[test]
+    fn the_title_needs_a_blank_after_the_hash() {
+        assert!(is_title("# Handoff — x") && is_title("#\t Handoff"));
+        assert!(!is_title("#Handoff") && !is_title("## Handoff") && !is_title(" # Handoff"));
     }
 
     #[test]
