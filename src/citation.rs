@@ -6,6 +6,28 @@ use std::cmp::Ordering;
 
 use crate::text;
 
+/// One non-skipped input line: its 1-based number, its text, and what it cites.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CitationLine {
+    pub line: usize,
+    pub raw: String,
+    pub citation: Citation,
+}
+
+/// Parse numbered lines, dropping blanks and `#` comments.
+pub fn parse_lines<'a>(lines: impl IntoIterator<Item = (usize, &'a str)>) -> Vec<CitationLine> {
+    lines
+        .into_iter()
+        .filter_map(|(line, raw)| {
+            Citation::parse(raw).map(|citation| CitationLine {
+                line,
+                raw: raw.to_string(),
+                citation,
+            })
+        })
+        .collect()
+}
+
 /// Whether `s` matches `[0-9]+([,-][0-9]+)*`.
 fn is_lineref(s: &str) -> bool {
     !s.is_empty()

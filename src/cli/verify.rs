@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use crate::citation::Citation;
+use crate::citation;
 use crate::document::Document;
 use crate::gate::{self, Origin};
 use crate::git;
@@ -137,13 +137,13 @@ pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
         declared_branch: None,
         branch_matches: None,
     });
-    let lines: Vec<(usize, String, Citation)> = input::split_lines(&text)
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, l)| Citation::parse(l).map(|c| (i + 1, l.to_string(), c)))
-        .collect();
-    let parsed: Vec<Citation> = lines.iter().map(|(_, _, c)| c.clone()).collect();
-    if let Some(refusal) = resolve::input_guard(&parsed) {
+    let lines = citation::parse_lines(
+        input::split_lines(&text)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l)),
+    );
+    if let Some(refusal) = resolve::input_guard(&lines) {
         report.findings.push(refusal.finding());
     } else {
         report.citations = Some(Resolver::new(&wt).resolve(&lines));

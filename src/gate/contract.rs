@@ -3,7 +3,7 @@
 //! pure function of the parsed document and yields findings in output order.
 
 use super::{HeaderCheckout, Severity};
-use crate::citation::Citation;
+use crate::citation::CitationLine;
 use crate::document::Document;
 use crate::document::envelope::{ENVELOPE_LINES, Progress};
 use crate::report::Finding;
@@ -206,10 +206,11 @@ fn section_missing(label: &str) -> Finding {
 }
 
 /// Step 8: `path:symbol` anchors in the citation block (gate.md §2.6).
-pub fn path_symbols(block: &[(usize, String, Citation)]) -> Vec<Finding> {
+pub fn path_symbols(block: &[CitationLine]) -> Vec<Finding> {
     block
         .iter()
-        .filter_map(|(line, _, c)| {
+        .filter_map(|l| {
+            let c = &l.citation;
             let cit = &c.citation;
             if crate::text::has_ws(cit) {
                 return None;
@@ -224,7 +225,7 @@ pub fn path_symbols(block: &[(usize, String, Citation)]) -> Vec<Finding> {
                 format!(
                     "path:symbol anchor is a known false MISSING (O7): {display} — cite the line instead, as `path:line | {ident}`"
                 ),
-                Some(*line),
+                Some(l.line),
                 Some(&display),
             ))
         })

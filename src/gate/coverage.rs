@@ -10,7 +10,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 use super::Severity;
-use crate::citation::Citation;
+use crate::citation::{Citation, CitationLine};
 use crate::document::{Document, markdown};
 use crate::report::Finding;
 
@@ -45,7 +45,7 @@ fn classify(token: &str) -> Option<(Claim, String)> {
 
 /// Step 10. `block` is the parsed citation block, or `None` when there is none (then only the
 /// unbackticked check runs).
-pub fn check(doc: &Document, block: Option<&[(usize, String, Citation)]>) -> Vec<Finding> {
+pub fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Finding> {
     let mut evidence: Vec<(String, usize)> = Vec::new();
     let mut mentions: Vec<(String, usize)> = Vec::new();
     let mut seen = HashSet::new();
@@ -68,10 +68,10 @@ pub fn check(doc: &Document, block: Option<&[(usize, String, Citation)]>) -> Vec
     if let Some(block) = block {
         let mut listed: Vec<(String, usize)> = Vec::new();
         let mut listed_set: HashSet<String> = HashSet::new();
-        for (line, _, c) in block {
-            let d = c.display();
+        for l in block {
+            let d = l.citation.display();
             if listed_set.insert(d.clone()) {
-                listed.push((d, *line));
+                listed.push((d, l.line));
             }
         }
         for (d, line) in evidence.iter().filter(|(d, _)| !listed_set.contains(d)) {

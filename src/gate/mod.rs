@@ -9,7 +9,7 @@ pub mod size;
 
 use std::path::{Path, PathBuf};
 
-use crate::citation::Citation;
+use crate::citation;
 use crate::document::Document;
 use crate::git::{self, WorkTreeError};
 use crate::report::{CheckoutInfo, Finding, Mode, Phase, Report};
@@ -115,14 +115,10 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     };
     report.findings.extend(contract::check(doc, &header_state));
     let block = doc.citation_block();
-    let citations: Vec<(usize, String, Citation)> = block
-        .iter()
-        .flatten()
-        .filter_map(|b| Citation::parse(&b.text).map(|c| (b.line, b.text.clone(), c)))
-        .collect();
+    let citations =
+        citation::parse_lines(block.iter().flatten().map(|b| (b.line, b.text.as_str())));
     report.findings.extend(contract::path_symbols(&citations));
-    let parsed: Vec<Citation> = citations.iter().map(|(_, _, c)| c.clone()).collect();
-    if let Some(refusal) = resolve::input_guard(&parsed) {
+    if let Some(refusal) = resolve::input_guard(&citations) {
         report.findings.push(refusal.finding());
     }
     report.findings.extend(coverage::check(
@@ -153,7 +149,7 @@ pub fn run(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
         ),
     };
     let errors_so_far = report.count(Severity::Error);
-    let wants_index = errors_so_far == 0 && !parsed.is_empty();
+    let wants_index = errors_so_far == 0 && !citations.is_empty();
     let work_tree = match git::open_work_tree(&path, wants_index) {
         Ok(w) => Some(w),
         Err(e) => {

@@ -5,7 +5,7 @@
 pub mod layout;
 pub mod symbols;
 
-use crate::citation::{Citation, LineRef};
+use crate::citation::{Citation, CitationLine, LineRef};
 use crate::gate::Severity;
 use crate::git::WorkTree;
 use crate::report::{Finding, GuardDetails};
@@ -155,12 +155,13 @@ impl<'w> Resolver<'w> {
         }
     }
 
-    /// Resolve `(line, raw, citation)` triples, in order.
-    pub fn resolve(mut self, citations: &[(usize, String, Citation)]) -> Resolution {
+    /// Resolve citation lines, in order.
+    pub fn resolve(mut self, citations: &[CitationLine]) -> Resolution {
         let mut entries = Vec::with_capacity(citations.len());
         let mut symbol_keys: Vec<String> = Vec::new();
-        for (line, raw, c) in citations {
-            let entry = self.resolve_one(*line, raw, c);
+        for l in citations {
+            let c = &l.citation;
+            let entry = self.resolve_one(l.line, &l.raw, c);
             if entry.symbol && !symbol_keys.contains(&c.citation) {
                 symbol_keys.push(c.citation.clone());
             }
@@ -486,9 +487,10 @@ impl GuardRefusal {
 }
 
 /// Refuse input that is mostly prose: ≥ 5 candidates and a majority with whitespace.
-pub fn input_guard(citations: &[Citation]) -> Option<GuardRefusal> {
+pub fn input_guard(citations: &[CitationLine]) -> Option<GuardRefusal> {
     let with_ws: Vec<&Citation> = citations
         .iter()
+        .map(|l| &l.citation)
         .filter(|c| crate::text::has_ws(&c.citation))
         .collect();
     let n = citations.len();
@@ -515,11 +517,7 @@ mod tests {
 
     #[test]
     fn guard_needs_five_and_a_majority() {
-        let parse = |xs: &[&str]| {
-            xs.iter()
-                .filter_map(|x| Citation::parse(x))
-                .collect::<Vec<_>>()
-        };
+        let parse = |xs: &[&str]| crate::citation::parse_lines(xs.iter().copied().enumerate());
         assert!(input_guard(&parse(&["a b", "c d", "e f", "g h"])).is_none());
         assert!(input_guard(&parse(&["a b", "c d", "e f", "x.php", "y.php"])).is_some());
         assert!(input_guard(&parse(&["a b", "c d", "e.php", "x.php", "y.php"])).is_none());
