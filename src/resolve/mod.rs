@@ -158,22 +158,23 @@ impl<'w> Resolver<'w> {
     /// Resolve citation lines, in order.
     pub fn resolve(mut self, citations: &[CitationLine]) -> Resolution {
         let mut entries = Vec::with_capacity(citations.len());
+        // Distinct symbol keys in first-seen order, with their index in the one batched scan.
         let mut symbol_keys: Vec<String> = Vec::new();
+        let mut key_index: HashMap<String, usize> = HashMap::new();
         for l in citations {
-            let c = &l.citation;
-            let entry = self.resolve_one(l.line, &l.raw, c);
-            if entry.symbol && !symbol_keys.contains(&c.citation) {
-                symbol_keys.push(c.citation.clone());
+            let entry = self.resolve_one(l.line, &l.raw, &l.citation);
+            if entry.symbol && !key_index.contains_key(&l.citation.citation) {
+                key_index.insert(l.citation.citation.clone(), symbol_keys.len());
+                symbol_keys.push(l.citation.citation.clone());
             }
             entries.push(entry);
         }
         if !symbol_keys.is_empty() {
             let found = symbols::search(&self.work_tree.root, &self.layout, &symbol_keys);
             for e in entries.iter_mut().filter(|e| e.symbol) {
-                let hit = symbol_keys
-                    .iter()
-                    .position(|k| *k == e.citation.citation)
-                    .and_then(|i| found.get(i).copied())
+                let hit = key_index
+                    .get(&e.citation.citation)
+                    .and_then(|&i| found.get(i).copied())
                     .unwrap_or(false);
                 (e.verdict, e.reason, e.message) = if hit {
                     (Verdict::Ok, "symbol_found", "symbol found in source".into())
