@@ -954,3 +954,128 @@ fn twenty_concurrent_writers_leave_one_whole_document_and_clean_history() {
         .count();
     assert_eq!(temps, 0);
 }
+
+#[test]
+fn bad_input_rows_of_the_store() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    // The store path is a file: every command exits 3 with the exact message.
+    env.write("notdir", "x");
+    let msg = format!(
+        "handoff-store: the handoff store {} is not a directory\n",
+        env.path("notdir").display()
+    );
+    let args: [&[&str]; 4] = [&["orient"], &["read"], &["history"], &["prune"]];
+    for a in args {
+        let o = run(env
+            .store()
+            .env("HANDOFF_STORE_DIR", env.path("notdir"))
+            .args(a)
+            .arg(if a[0] == "prune" { "--apply" } else { "." })
+            .current_dir(&repo));
+        assert_eq!((o.code, o.stderr.as_str()), (3, msg.as_str()), "{a:?}");
+    }
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("notdir"))
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc.clone()));
+    assert_eq!((o.code, o.stderr.as_str()), (3, msg.as_str()));
+
+    // A slot that is a symlink is never written through.
+    std::fs::create_dir_all(env.store_dir()).expect("store");
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    let target = env.write("elsewhere.md", "# Handoff — not mine\n");
+    std::os::unix::fs::symlink(&target, &slot).expect("symlink");
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc.clone()));
+    assert_eq!(
+        o.stderr,
+        format!("handoff-store: {} is not a regular file\n", slot.display())
+    );
+    assert_eq!(o.code, 3);
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("target"),
+        "# Handoff — not mine\n"
+    );
+    std::fs::remove_file(&slot).expect("rm");
+
+    // --wait is bounded and numeric.
+    for bad in ["3601", "abc", "-1"] {
+        let o = run(env.store().args(["read", "--wait", bad]).arg(&repo));
+        assert_eq!(o.code, 2, "--wait {bad}");
+    }
+    // set-progress on a directory.
+    let o = run(env
+        .store()
+        .args(["set-progress"])
+        .arg(env.store_dir())
+        .arg("consumed"));
+    assert_eq!(o.code, 3);
+    // write cleans its own stale temp files.
+    let name = slot
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let stale = env.store_dir().join(format!(".tmp.{name}.1.abc"));
+    std::fs::write(&stale, "half").expect("stale");
+    env.age(&stale, 7200);
+    let fresh = env.store_dir().join(format!(".tmp.{name}.2.abc"));
+    std::fs::write(&fresh, "in flight").expect("fresh");
+    env.stored(&repo, &doc);
+    assert!(!stale.exists() && fresh.exists());
+}
+
+#[test]
+fn a_symlinked_or_relative_store_keeps_its_configured_spelling() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    std::fs::create_dir_all(env.path("real-store")).expect("real store");
+    std::os::unix::fs::symlink(env.path("real-store"), env.path("link-store")).expect("symlink");
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("link-store"))
+        .arg("path")
+        .arg(&repo));
+    assert_eq!(
+        o.stdout,
+        format!(
+            "{}/{}\n",
+            env.path("link-store").display(),
+            env.slot_name(&repo, "main")
+        )
+    );
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("link-store"))
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(canonical(&repo.to_string_lossy(), "main")));
+    assert_eq!(o.code, 0);
+    assert!(
+        env.path("real-store")
+            .join(env.slot_name(&repo, "main"))
+            .is_file(),
+        "the symlink is followed"
+    );
+    let o = run(env
+        .cmd("handoff-store")
+        .env("XDG_DATA_HOME", "rel")
+        .arg("path")
+        .arg(&repo)
+        .current_dir(env.root()));
+    assert_eq!(
+        o.stdout,
+        format!(
+            "rel/context-economy/handoffs/{}\n",
+            env.slot_name(&repo, "main")
+        ),
+        "relative XDG_DATA_HOME is used as given"
+    );
+}
