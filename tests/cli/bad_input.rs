@@ -216,56 +216,15 @@ fn a_closed_stdout_is_quiet_and_keeps_the_exit_code() {
     assert_eq!(o.stderr, "");
 }
 
-/// Run the gate as the unprivileged user `uid` through `setpriv`;
-/// `None` where that is impossible (not root, or no setpriv), so the caller can say so.
-fn as_other_user(uid: u32, args: &[&std::path::Path]) -> Option<crate::util::Outcome> {
-    let root = std::process::Command::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&root.stdout).trim() != "0"
-        || !std::path::Path::new("/usr/bin/setpriv").exists()
-    {
-        eprintln!("skipped: needs root and setpriv to act as another user");
-        return None;
-    }
-    let bin = assert_cmd::cargo::cargo_bin("verify-handoff");
-    let mut c = assert_cmd::Command::new("/usr/bin/setpriv");
-    c.arg(format!("--reuid={uid}"))
-        .arg(format!("--regid={uid}"))
-        .arg("--clear-groups")
-        .arg(bin)
-        .args(args)
-        .current_dir("/")
-        .env_remove("HOME");
-    let o = run(&mut c);
-    if o.stderr.starts_with("setpriv:") {
-        eprintln!(
-            "skipped: the binary is not reachable by uid {uid}: {}",
-            o.stderr
-        );
-        return None;
-    }
-    Some(o)
-}
-
-/// A work area other users can enter (the default temp dir is private to root).
-fn shared_dir(env: &TestEnv) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = env.path("shared");
-    std::fs::create_dir_all(&dir).expect("shared dir");
-    for d in [env.root(), dir.clone()] {
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-    dir
-}
-
 #[test]
 fn an_unreadable_file_is_permission_denied() {
     use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
-    let dir = shared_dir(&env);
+    let dir = env.shared_dir();
     let file = dir.join("private.md");
     std::fs::write(&file, "# Handoff\n").expect("write");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    let Some(o) = as_other_user(65534, &[&file]) else {
+    let Some(o) = crate::util::as_user(65534, "verify-handoff", &[file.as_os_str()], &[]) else {
         return;
     };
     assert_eq!(
@@ -282,12 +241,12 @@ fn an_unreadable_file_is_permission_denied() {
 fn tilde_without_any_home_is_an_error() {
     use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
-    let dir = shared_dir(&env);
+    let dir = env.shared_dir();
     let file = dir.join("h.md");
     std::fs::write(&file, canonical("~", "main")).expect("write");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     // uid 54321 has no passwd entry, and HOME is unset: no home directory is known.
-    let Some(o) = as_other_user(54321, &[&file]) else {
+    let Some(o) = crate::util::as_user(54321, "verify-handoff", &[file.as_os_str()], &[]) else {
         return;
     };
     assert!(

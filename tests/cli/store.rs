@@ -1079,3 +1079,79 @@ fn a_symlinked_or_relative_store_keeps_its_configured_spelling() {
         "relative XDG_DATA_HOME is used as given"
     );
 }
+
+#[test]
+fn an_unwritable_store_refuses_writes_but_still_reads() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let shared = env.shared_dir();
+    let repo = env.repo("shared/repo", "main", &[("a.txt", "a\n")]);
+    let store = shared.join("store");
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", &store)
+        .args(["write", "--no-gate", "--checkout"])
+        .arg(&repo)
+        .write_stdin("# Handoff — x\nstatus: s\n"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let slot = store.join(env.slot_name(&repo, "main"));
+    for (p, mode) in [
+        (&store, 0o755),
+        (&store.join(".locks"), 0o755),
+        (&slot, 0o644),
+    ] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    let envs = [("HANDOFF_STORE_DIR", store.as_os_str())];
+    let Some(o) = crate::util::as_user(
+        65534,
+        "handoff-store",
+        &["read".as_ref(), repo.as_os_str()],
+        &envs,
+    ) else {
+        return;
+    };
+    assert!(
+        o.stdout
+            .starts_with(&format!("handoff  {}\npick     exact", slot.display())),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr.starts_with(&format!(
+            "handoff-store: note: could not mark {} consumed: ",
+            slot.display()
+        )),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("permission denied"));
+    assert_ne!(o.code, 3, "reading still works");
+    let before = std::fs::read(&slot).expect("slot");
+    let Some(o) = crate::util::as_user(
+        65534,
+        "handoff-store",
+        &[
+            "write".as_ref(),
+            "--placeholder".as_ref(),
+            "--checkout".as_ref(),
+            repo.as_os_str(),
+        ],
+        &envs,
+    ) else {
+        return;
+    };
+    assert_eq!(o.code, 3);
+    assert!(
+        o.stderr.starts_with("handoff-store: ")
+            && o.stderr.contains(&store.display().to_string())
+            && o.stderr.contains("permission denied"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        std::fs::read(&slot).expect("slot"),
+        before,
+        "nothing changed"
+    );
+}

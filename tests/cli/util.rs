@@ -371,3 +371,53 @@ pub fn eventually(secs: u64, mut check: impl FnMut() -> bool) -> bool {
     }
     check()
 }
+
+/// Run one of the crate's binaries as the unprivileged user `uid` through `setpriv`, from `/`,
+/// with HOME unset. `None` where that is impossible (not root, no setpriv, or the binary is not
+/// reachable by that user), so the caller can skip and say so.
+pub fn as_user(
+    uid: u32,
+    bin: &str,
+    args: &[&std::ffi::OsStr],
+    envs: &[(&str, &std::ffi::OsStr)],
+) -> Option<Outcome> {
+    let id = Process::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&id.stdout).trim() != "0" || !Path::new("/usr/bin/setpriv").exists()
+    {
+        eprintln!("skipped: needs root and setpriv to act as another user");
+        return None;
+    }
+    let mut c = Command::new("/usr/bin/setpriv");
+    c.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .arg("--clear-groups")
+        .arg(assert_cmd::cargo::cargo_bin(bin))
+        .args(args)
+        .current_dir("/")
+        .env_remove("HOME");
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let o = run(&mut c);
+    if o.stderr.starts_with("setpriv:") {
+        eprintln!(
+            "skipped: the binary is not reachable by uid {uid}: {}",
+            o.stderr
+        );
+        return None;
+    }
+    Some(o)
+}
+
+impl TestEnv {
+    /// A work area other users can enter (the temp dir is private to its creator).
+    pub fn shared_dir(&self) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = self.path("shared");
+        std::fs::create_dir_all(&dir).expect("shared dir");
+        for d in [self.root(), dir.clone()] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        dir
+    }
+}
