@@ -1155,3 +1155,29 @@ fn an_unwritable_store_refuses_writes_but_still_reads() {
         "nothing changed"
     );
 }
+
+#[test]
+fn write_from_a_terminal_is_a_usage_error_and_never_blocks() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: needs util-linux script for a pseudo-terminal");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    // `script` gives the command a pseudo-terminal as stdin; `timeout` guards against a hang.
+    let command = format!("'{}' write --checkout '{}'", bin.display(), repo.display());
+    let o = run(assert_cmd::Command::new("timeout")
+        .args(["10", "script", "-qec", &command, "/dev/null"])
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .env("HOME", env.home()));
+    assert!(
+        o.stdout
+            .contains("handoff-store: no document: pipe it on stdin or pass --from FILE"),
+        "{}{}",
+        o.stdout,
+        o.stderr
+    );
+    assert_eq!(o.code, 2);
+    assert!(!env.store_dir().exists());
+}
