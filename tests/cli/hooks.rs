@@ -378,6 +378,11 @@ fn silence_on_bad_input_and_unusable_targets() {
         )
         .env("HANDOFF_WRITER_CHILD", "1"));
     assert_eq!(o.stdout, "", "recursion guard");
+    // Without `cwd`, the process's working directory is the target.
+    let o = run(env
+        .hook("session-start", r#"{"source":"clear"}"#)
+        .current_dir(&repo));
+    assert!(context(&o).contains("(`main`)"));
     let empty = env.shop("empty", "main");
     std::fs::write(env.store_dir().join(env.slot_name(&empty, "main")), "").expect("empty slot");
     assert_eq!(

@@ -1181,3 +1181,85 @@ fn write_from_a_terminal_is_a_usage_error_and_never_blocks() {
     assert_eq!(o.code, 2);
     assert!(!env.store_dir().exists());
 }
+
+#[test]
+fn prune_clears_orphaned_history_and_old_writer_runs() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v2 "),
+    );
+    let history = env
+        .store_dir()
+        .join(".history")
+        .join(slot.file_name().expect("name"));
+    for v in std::fs::read_dir(&history).expect("history").flatten() {
+        env.age(&v.path(), 40 * 86_400);
+    }
+    std::fs::remove_file(&slot).expect("rm slot");
+    let run_dir = env
+        .store_dir()
+        .join(".runs/0f0f0f0f-0000-4000-8000-000000000000");
+    std::fs::create_dir_all(&run_dir).expect("run dir");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86_400);
+    std::fs::File::open(&run_dir)
+        .expect("open")
+        .set_modified(old)
+        .expect("age run dir");
+    let (code, v) = json(env.store().args(["prune", "--apply", "--format", "json"]));
+    assert_eq!(code, 0);
+    let reasons: Vec<&str> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["reason"].as_str())
+        .collect();
+    assert_eq!(reasons, ["orphaned history", "old writer run"]);
+    assert!(
+        v["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .all(|i| i["deleted"] == true)
+    );
+    assert!(!history.exists() && !run_dir.exists());
+    assert!(
+        env.store_dir().join(".locks").is_dir(),
+        "lock files are never pruned"
+    );
+}
+
+#[test]
+fn history_json_numbers_versions_newest_first() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: one "),
+    );
+    env.age(&slot, 600);
+    env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: two "),
+    );
+    env.stored(
+        &repo,
+        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: three "),
+    );
+    let (code, v) = json(env.store().args(["history", "--format", "json"]).arg(&repo));
+    assert_eq!(code, 0);
+    assert_eq!(v["slot"], slot.display().to_string());
+    assert!(
+        v["current"]["status"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("three "))
+    );
+    let versions = v["versions"].as_array().expect("versions");
+    assert_eq!(versions.len(), 2);
+    assert_eq!(versions[0]["version"], 1);
+    let first = std::fs::read_to_string(versions[1]["path"].as_str().expect("path")).expect("v2");
+    assert!(first.contains("status: one "), "version 2 is the oldest");
+    assert_eq!(versions[0]["progress"], "complete");
+}
