@@ -979,6 +979,17 @@ fn bad_input_rows_of_the_store() {
     let o = run(env
         .store()
         .env("HANDOFF_STORE_DIR", env.path("notdir"))
+        .args(["set-progress"])
+        .arg(env.write("loose.md", "# Handoff\nstatus: s\n"))
+        .arg("consumed"));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (3, msg.as_str()),
+        "set-progress"
+    );
+    let o = run(env
+        .store()
+        .env("HANDOFF_STORE_DIR", env.path("notdir"))
         .args(["write", "--checkout"])
         .arg(&repo)
         .write_stdin(doc.clone()));

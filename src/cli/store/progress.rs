@@ -48,10 +48,13 @@ pub fn set_progress(
 ) -> Result<i32, Error> {
     let path = Path::new(file);
     let new = value.as_str();
-    let _lock = match Store::locate()
-        .ok()
-        .and_then(|s| in_store(path, &s).map(|n| (s, n)))
-    {
+    // The store matters only for the lock, but a store path that is not a directory is still
+    // reported (store.md §1: every command exits 3 on it).
+    let store = match Store::locate() {
+        Ok(_) => Some(Store::open()?),
+        Err(_) => None,
+    };
+    let _lock = match store.and_then(|s| in_store(path, &s).map(|n| (s, n))) {
         Some((store, name)) => Some(slot::lock_cli(&store, &name)?),
         None => None,
     };

@@ -282,11 +282,14 @@ fn render_text(
         t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
     }
     t.push('\n');
-    for line in &verdict.reader_report {
-        t.push_str(line);
+    if !verdict.reader_report.is_empty() {
+        for line in &verdict.reader_report {
+            t.push_str(line);
+            t.push('\n');
+        }
         t.push('\n');
     }
-    t.push_str("\n----- begin handoff -----\n");
+    t.push_str("----- begin handoff -----\n");
     t.push_str(document);
     if !document.ends_with('\n') {
         t.push('\n');
