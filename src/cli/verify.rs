@@ -85,8 +85,19 @@ pub fn run(
 
 /// Gate the handoff at `file`.
 pub fn gate_file(file: &str, checkout: Option<&str>) -> Report {
-    let text = input::read_path(Path::new(file)).and_then(|b| input::to_text(b, false));
-    match text {
+    match input::read_path(Path::new(file)) {
+        Ok(bytes) => gate_bytes(file, bytes, checkout),
+        Err(e) => Report::from_input_error(Mode::Gate, file, e),
+    }
+}
+
+/// Gate a handoff already read from `file` (the store passes the bytes it shows, so the file
+/// is not read again).
+pub fn gate_bytes(file: &str, bytes: Vec<u8>, checkout: Option<&str>) -> Report {
+    if bytes.len() as u64 > input::MAX_BYTES {
+        return Report::from_input_error(Mode::Gate, file, InputError::TooLarge);
+    }
+    match input::to_text(bytes, false) {
         Ok(text) => gate::run(&Document::parse(&text), file, checkout),
         Err(e) => Report::from_input_error(Mode::Gate, file, e),
     }

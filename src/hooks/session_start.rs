@@ -187,10 +187,9 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
             let path = Path::new(&info.path);
             let meta = std::fs::symlink_metadata(path).ok();
             let version = meta.as_ref().map(|m| (m.modified().ok(), m.len()));
-            let document = std::fs::read(path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-            let verdict = verdict::gate_stored(path, info, Some(&target.facts.checkout));
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let document = String::from_utf8_lossy(&bytes).into_owned();
+            let verdict = verdict::gate_stored(path, &bytes, info, Some(&target.facts.checkout));
             let drift = drift::signals(info, Some(&target.facts), now);
             let text = compose_document(
                 &head, info, *kind, others, &verdict, &drift, &document, reference, now,

@@ -96,8 +96,13 @@ impl Verdict {
     }
 }
 
-/// Gate the stored handoff at `file` (store.md §7).
-pub fn gate_stored(file: &Path, info: &HandoffInfo, target_checkout: Option<&Path>) -> Verdict {
+/// Gate the stored handoff at `file`, whose bytes the caller has already read (store.md §7).
+pub fn gate_stored(
+    file: &Path,
+    bytes: &[u8],
+    info: &HandoffInfo,
+    target_checkout: Option<&Path>,
+) -> Verdict {
     let checkout: Option<PathBuf> = if info.checkout.is_some() {
         checkout_path(info).or_else(|| info.checkout.as_ref().map(PathBuf::from))
     } else {
@@ -117,8 +122,9 @@ pub fn gate_stored(file: &Path, info: &HandoffInfo, target_checkout: Option<&Pat
     let (tx, rx) = mpsc::channel();
     let file_arg = file.to_string_lossy().into_owned();
     let checkout_arg = checkout.map(|c| c.to_string_lossy().into_owned());
+    let bytes = bytes.to_vec();
     std::thread::spawn(move || {
-        let report = crate::cli::verify::gate_file(&file_arg, checkout_arg.as_deref());
+        let report = crate::cli::verify::gate_bytes(&file_arg, bytes, checkout_arg.as_deref());
         let _ = tx.send(report);
     });
     match rx.recv_timeout(GATE_BUDGET) {

@@ -128,6 +128,7 @@ pub fn read(
     let document = String::from_utf8_lossy(&bytes).into_owned();
     let verdict = verdict::gate_stored(
         &path,
+        &bytes,
         &info,
         target.as_ref().map(|t| t.facts.checkout.as_path()),
     );
