@@ -6,6 +6,11 @@ use std::path::Path;
 
 use crate::util::{TestEnv, canonical, json, mtime, run};
 
+/// The canonical handoff for `repo` on `main`, its status tagged so versions differ.
+fn version(repo: &Path, tag: &str) -> String {
+    canonical(&repo.to_string_lossy(), "main").replace("status: ", &format!("status: {tag} "))
+}
+
 fn orient_value(out: &str, key: &str) -> String {
     out.lines()
         .find_map(|l| l.strip_prefix(&format!("{key}=")))
@@ -376,19 +381,14 @@ fn a_failing_gate_still_stores_with_exit_1() {
 fn history_keeps_the_previous_ten_versions_with_their_mtimes() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
-    let slot = env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v0 "),
-    );
+    let slot = env.stored(&repo, &version(&repo, "v0"));
     env.age(&slot, 7200);
     let first_mtime = mtime(&slot);
     let o = run(env
         .store()
         .args(["write", "--checkout"])
         .arg(&repo)
-        .write_stdin(
-            canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v1 "),
-        ));
+        .write_stdin(version(&repo, "v1")));
     let kept = o
         .stdout
         .lines()
@@ -402,11 +402,7 @@ fn history_keeps_the_previous_ten_versions_with_their_mtimes() {
             .contains("status: v0 ")
     );
     for i in 2..14 {
-        env.stored(
-            &repo,
-            &canonical(&repo.to_string_lossy(), "main")
-                .replace("status: ", &format!("status: v{i} ")),
-        );
+        env.stored(&repo, &version(&repo, &format!("v{i}")));
     }
     let o = run(env.store().arg("history").arg(&repo));
     let lines: Vec<&str> = o.stdout.lines().collect();
@@ -733,9 +729,7 @@ fn set_progress_rewrites_one_line_and_keeps_everything_else() {
 fn restore_swaps_a_version_back_and_again_undoes_it() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
-    let doc = |s: &str| {
-        canonical(&repo.to_string_lossy(), "main").replace("status: ", &format!("status: {s} "))
-    };
+    let doc = |s: &str| version(&repo, s);
     let slot = env.stored(&repo, &doc("first"));
     env.age(&slot, 86_400);
     let first_mtime = mtime(&slot);
@@ -855,10 +849,7 @@ fn the_store_is_private_to_its_user() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
-    env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: again "),
-    );
+    env.stored(&repo, &version(&repo, "again"));
     let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode(&env.store_dir()), 0o700);
     assert_eq!(mode(&env.store_dir().join(".locks")), 0o700);
@@ -904,8 +895,7 @@ fn twenty_concurrent_writers_leave_one_whole_document_and_clean_history() {
     let bin = assert_cmd::cargo::cargo_bin("handoff-store");
     let children: Vec<_> = (0..20)
         .map(|i| {
-            let doc = canonical(&repo.to_string_lossy(), "main")
-                .replace("status: ", &format!("status: writer {i} "));
+            let doc = version(&repo, &format!("writer {i}"));
             let mut child = std::process::Command::new(&bin)
                 .args(["write", "--checkout"])
                 .arg(&repo)
@@ -1198,10 +1188,7 @@ fn prune_clears_orphaned_history_and_old_writer_runs() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
-    env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: v2 "),
-    );
+    env.stored(&repo, &version(&repo, "v2"));
     let history = env
         .store_dir()
         .join(".history")
@@ -1246,19 +1233,10 @@ fn prune_clears_orphaned_history_and_old_writer_runs() {
 fn history_json_numbers_versions_newest_first() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
-    let slot = env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: one "),
-    );
+    let slot = env.stored(&repo, &version(&repo, "one"));
     env.age(&slot, 600);
-    env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: two "),
-    );
-    env.stored(
-        &repo,
-        &canonical(&repo.to_string_lossy(), "main").replace("status: ", "status: three "),
-    );
+    env.stored(&repo, &version(&repo, "two"));
+    env.stored(&repo, &version(&repo, "three"));
     let (code, v) = json(env.store().args(["history", "--format", "json"]).arg(&repo));
     assert_eq!(code, 0);
     assert_eq!(v["slot"], slot.display().to_string());
