@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 use super::Severity;
@@ -136,20 +136,30 @@ pub fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Finding> {
 /// overlapping multi-pattern pass over the referring text, whatever the number of pointers.
 fn referred_entries(doc: &Document, listed: &[(String, usize)]) -> Vec<bool> {
     let mut found = vec![false; listed.len()];
-    let Ok(automaton) = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(listed.iter().map(|(d, _)| d.as_str()))
-    else {
-        return found;
-    };
     // Lines are joined with `\n`, which no entry contains, so no match spans two lines.
     let mut text = String::new();
+    let mut longest = 0;
     for (line, _) in doc.lines.iter().zip(&doc.referring).filter(|(_, r)| **r) {
         text.push_str(line);
         text.push('\n');
+        longest = longest.max(line.len());
     }
+    // An entry longer than every referring line cannot occur; leaving it out keeps a huge
+    // Pointers line from costing an automaton of its size.
+    let candidates: Vec<usize> = (0..listed.len())
+        .filter(|&i| listed[i].0.len() <= longest)
+        .collect();
+    // A contiguous NFA, never a DFA: a DFA's build is quadratic in a repetitive entry's
+    // length (a 40,000-character pointer took a minute), and entries come from the document.
+    let Ok(automaton) = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .match_kind(MatchKind::Standard)
+        .build(candidates.iter().map(|&i| listed[i].0.as_str()))
+    else {
+        return found;
+    };
     for m in automaton.find_overlapping_iter(&text) {
-        found[m.pattern().as_usize()] = true;
+        found[candidates[m.pattern().as_usize()]] = true;
     }
     found
 }

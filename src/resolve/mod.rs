@@ -3,6 +3,7 @@
 //! opened); each cited file is read at most once; symbols go to one batched scan.
 
 pub mod layout;
+pub mod scan;
 pub mod symbols;
 
 use crate::citation::{Citation, CitationLine, LineRef};
@@ -10,6 +11,7 @@ use crate::gate::Severity;
 use crate::git::WorkTree;
 use crate::report::{Finding, GuardDetails};
 pub use layout::Layout;
+use scan::FileText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -76,52 +78,6 @@ impl Resolution {
     }
 }
 
-/// A cited file's bytes and facts, from its single read.
-struct FileText {
-    bytes: Vec<u8>,
-    binary: bool,
-    line_count: u64,
-}
-
-impl FileText {
-    fn read(path: &Path) -> Option<FileText> {
-        let bytes = std::fs::read(path).ok()?;
-        let binary = memchr::memchr(0, &bytes[..bytes.len().min(symbols::BINARY_PROBE)]).is_some();
-        let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
-        let line_count = newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
-        Some(FileText {
-            bytes,
-            binary,
-            line_count,
-        })
-    }
-
-    /// 1-based numbers of the lines containing `fragment` (CR and backticks removed first).
-    fn lines_containing<'a>(&'a self, fragment: &'a str) -> impl Iterator<Item = u64> + 'a {
-        let finder = memchr::memmem::Finder::new(fragment.as_bytes());
-        let body = self.bytes.strip_suffix(b"\n").unwrap_or(&self.bytes);
-        let lines = if self.bytes.is_empty() {
-            None
-        } else {
-            Some(body.split(|&b| b == b'\n'))
-        };
-        lines
-            .into_iter()
-            .flatten()
-            .zip(1u64..)
-            .filter_map(move |(line, n)| {
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                let hit = if memchr::memchr(b'`', line).is_some() {
-                    let clean: Vec<u8> = line.iter().copied().filter(|&b| b != b'`').collect();
-                    finder.find(&clean).is_some()
-                } else {
-                    finder.find(line).is_some()
-                };
-                hit.then_some(n)
-            })
-    }
-}
-
 enum Target {
     Match {
         candidate: String,
@@ -137,6 +93,8 @@ pub struct Resolver<'w> {
     work_tree: &'w WorkTree,
     layout: Layout,
     files: HashMap<PathBuf, Option<Rc<FileText>>>,
+    /// How many more bytes of cited files may be kept in memory.
+    budget: u64,
 }
 
 /// `C:/…` or `C:\…`: a Windows drive path.
@@ -152,6 +110,7 @@ impl<'w> Resolver<'w> {
             work_tree,
             layout,
             files: HashMap::new(),
+            budget: scan::CACHE_BUDGET,
         }
     }
 
@@ -236,7 +195,7 @@ impl<'w> Resolver<'w> {
     fn file(&mut self, real: &Path) -> Option<Rc<FileText>> {
         self.files
             .entry(real.to_path_buf())
-            .or_insert_with(|| FileText::read(real).map(Rc::new))
+            .or_insert_with(|| FileText::read(real, &mut self.budget).map(Rc::new))
             .clone()
     }
 
@@ -332,10 +291,7 @@ impl<'w> Resolver<'w> {
             let Some(frag) = fragment else {
                 return (None, String::new());
             };
-            let nearest = file
-                .lines_containing(frag)
-                .min_by_key(|&n| (n.abs_diff(smallest), n));
-            match nearest {
+            match file.nearest_line(frag, smallest) {
                 Some(n) => (Some(n), format!(" (found at line {n})")),
                 None => (None, String::new()),
             }
@@ -356,7 +312,7 @@ impl<'w> Resolver<'w> {
                     format!("{resolved} (line {lr_text} exists; content not given)"),
                 ),
                 Some(frag) => {
-                    if file.lines_containing(frag).any(|n| lr.covers(n)) {
+                    if file.any_line(frag, |n| lr.covers(n)) {
                         (
                             Verdict::Ok,
                             "contains",
@@ -376,7 +332,7 @@ impl<'w> Resolver<'w> {
         }
         match fragment {
             None => (Verdict::Ok, "exists", resolved.to_string()),
-            Some(frag) if file.lines_containing(frag).next().is_some() => (
+            Some(frag) if file.any_line(frag, |_| true) => (
                 Verdict::Ok,
                 "contains",
                 format!("{resolved} contains the cited content"),

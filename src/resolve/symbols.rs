@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use std::ops::ControlFlow;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::layout::Layout;
+use super::scan::{BINARY_PROBE, for_each_chunk};
 
 /// Directory names skipped at any depth.
 const SKIPPED_DIRS: [&str; 3] = ["node_modules", "vendor", ".git"];
-/// Binary files have a NUL byte in this prefix.
-pub const BINARY_PROBE: usize = 8192;
 
 enum Work {
     Dir(PathBuf),
@@ -31,7 +32,10 @@ pub fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
     if keys.is_empty() {
         return Vec::new();
     }
+    // A contiguous NFA, never a DFA: a DFA's build is quadratic in a repetitive key's length,
+    // and keys come from the document.
     let Ok(automaton) = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .match_kind(MatchKind::Standard)
         .build(keys)
     else {
@@ -54,18 +58,25 @@ pub fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
         state: Mutex::new((work, 0)),
         ready: Condvar::new(),
     };
+    let carry = keys.iter().map(String::len).max().unwrap_or(1) - 1;
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(8);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| worker(&queue, &automaton, &found, &remaining));
+            scope.spawn(|| worker(&queue, &automaton, carry, &found, &remaining));
         }
     });
     found.iter().map(|f| f.load(Ordering::Relaxed)).collect()
 }
 
-fn worker(queue: &Queue, automaton: &AhoCorasick, found: &[AtomicBool], remaining: &AtomicUsize) {
+fn worker(
+    queue: &Queue,
+    automaton: &AhoCorasick,
+    carry: usize,
+    found: &[AtomicBool],
+    remaining: &AtomicUsize,
+) {
     loop {
         let item = {
             let Ok(mut state) = queue.state.lock() else {
@@ -93,7 +104,7 @@ fn worker(queue: &Queue, automaton: &AhoCorasick, found: &[AtomicBool], remainin
         let children = match item {
             Work::Dir(dir) => list_dir(&dir),
             Work::File(file) => {
-                scan_file(&file, automaton, found, remaining);
+                scan_file(&file, automaton, carry, found, remaining);
                 Vec::new()
             }
         };
@@ -127,17 +138,35 @@ fn list_dir(dir: &Path) -> Vec<Work> {
         .collect()
 }
 
-fn scan_file(path: &Path, automaton: &AhoCorasick, found: &[AtomicBool], remaining: &AtomicUsize) {
-    let Ok(bytes) = std::fs::read(path) else {
+/// Search one file in chunks; the window carries the last `carry` bytes (the longest key less
+/// one) of the previous chunk, so a key across a chunk border is still found and memory stays
+/// at one chunk whatever the file's size.
+fn scan_file(
+    path: &Path,
+    automaton: &AhoCorasick,
+    carry: usize,
+    found: &[AtomicBool],
+    remaining: &AtomicUsize,
+) {
+    let Ok(file) = std::fs::File::open(path) else {
         return;
     };
-    if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some() {
-        return;
-    }
-    for m in automaton.find_overlapping_iter(&bytes) {
-        let flag = &found[m.pattern().as_usize()];
-        if !flag.swap(true, Ordering::AcqRel) && remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-            return;
+    let mut window: Vec<u8> = Vec::new();
+    let mut first = true;
+    let _ = for_each_chunk(file, |chunk| {
+        if std::mem::take(&mut first)
+            && memchr::memchr(0, &chunk[..chunk.len().min(BINARY_PROBE)]).is_some()
+        {
+            return ControlFlow::Break(());
         }
-    }
+        window.extend_from_slice(chunk);
+        for m in automaton.find_overlapping_iter(window.as_slice()) {
+            let flag = &found[m.pattern().as_usize()];
+            if !flag.swap(true, Ordering::AcqRel) && remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+                return ControlFlow::Break(());
+            }
+        }
+        window.drain(..window.len().saturating_sub(carry));
+        ControlFlow::Continue(())
+    });
 }

@@ -1,0 +1,234 @@
+//! Cited files are searched as streams, never read whole: a 2 GiB cited file costs one chunk
+//! of memory, not its size. Small files are kept in memory within a fixed budget, so many
+//! citations into one file still read it once.
+
+use std::fs::File;
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+/// Binary files have a NUL byte in this prefix.
+pub const BINARY_PROBE: usize = 8192;
+/// How much is read at a time.
+const CHUNK: usize = 1 << 20;
+/// A file up to this size may be kept in memory …
+const CACHE_FILE: u64 = 4 << 20;
+/// … while all kept files together stay under this.
+pub const CACHE_BUDGET: u64 = 16 << 20;
+
+/// A cited file's facts from one pass, and where its bytes are.
+pub struct FileText {
+    source: Source,
+    pub binary: bool,
+    pub line_count: u64,
+}
+
+enum Source {
+    Kept(Vec<u8>),
+    OnDisk(PathBuf),
+}
+
+/// What one pass over a byte stream counts.
+#[derive(Default)]
+struct Facts {
+    newlines: u64,
+    len: u64,
+    last: Option<u8>,
+    binary: bool,
+}
+
+impl Facts {
+    fn feed(&mut self, chunk: &[u8]) {
+        if self.len < BINARY_PROBE as u64 {
+            let probe = (BINARY_PROBE as u64 - self.len).min(chunk.len() as u64) as usize;
+            self.binary |= memchr::memchr(0, &chunk[..probe]).is_some();
+        }
+        self.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        self.len += chunk.len() as u64;
+        self.last = chunk.last().copied().or(self.last);
+    }
+
+    fn line_count(&self) -> u64 {
+        self.newlines + u64::from(self.len > 0 && self.last != Some(b'\n'))
+    }
+}
+
+impl FileText {
+    /// Read `path`'s facts; its bytes are kept when it fits in `budget` (which shrinks).
+    pub fn read(path: &Path, budget: &mut u64) -> Option<FileText> {
+        let mut file = File::open(path).ok()?;
+        let size = file.metadata().ok()?.len();
+        let mut facts = Facts::default();
+        if size <= CACHE_FILE && size <= *budget {
+            let mut bytes = Vec::with_capacity(size as usize);
+            (&mut file)
+                .take(CACHE_FILE + 1)
+                .read_to_end(&mut bytes)
+                .ok()?;
+            if bytes.len() as u64 <= CACHE_FILE {
+                *budget = budget.saturating_sub(bytes.len() as u64);
+                facts.feed(&bytes);
+                return Some(FileText {
+                    source: Source::Kept(bytes),
+                    binary: facts.binary,
+                    line_count: facts.line_count(),
+                });
+            }
+            // It grew past the cap while being read: count what was read, stream the rest.
+            facts.feed(&bytes);
+        }
+        for_each_chunk(file, |chunk| {
+            facts.feed(chunk);
+            ControlFlow::Continue(())
+        })
+        .ok()?;
+        Some(FileText {
+            source: Source::OnDisk(path.to_path_buf()),
+            binary: facts.binary,
+            line_count: facts.line_count(),
+        })
+    }
+
+    /// Call `f` with the 1-based number of each line containing `fragment` (backticks and a
+    /// line's final CR ignored), in increasing order, until it breaks.
+    fn each_line_containing(&self, fragment: &str, f: impl FnMut(u64) -> ControlFlow<()>) {
+        match &self.source {
+            Source::Kept(bytes) => lines_containing(bytes.as_slice(), fragment.as_bytes(), f),
+            Source::OnDisk(path) => {
+                if let Ok(file) = File::open(path) {
+                    lines_containing(file, fragment.as_bytes(), f);
+                }
+            }
+        }
+    }
+
+    /// Whether some line containing `fragment` satisfies `pred`.
+    pub fn any_line(&self, fragment: &str, pred: impl Fn(u64) -> bool) -> bool {
+        let mut hit = false;
+        self.each_line_containing(fragment, |n| {
+            hit = pred(n);
+            if hit {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        hit
+    }
+
+    /// The line containing `fragment` nearest to line `to` (the lower one on a tie).
+    pub fn nearest_line(&self, fragment: &str, to: u64) -> Option<u64> {
+        let mut best: Option<u64> = None;
+        self.each_line_containing(fragment, |n| {
+            if best.is_none_or(|b| n.abs_diff(to) < b.abs_diff(to)) {
+                best = Some(n);
+            }
+            // Lines come in order: past `to`, every later one is farther.
+            if n >= to {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        best
+    }
+}
+
+/// Feed `reader` to `f` in chunks of at most `CHUNK` bytes.
+pub(crate) fn for_each_chunk(
+    mut reader: impl Read,
+    mut f: impl FnMut(&[u8]) -> ControlFlow<()>,
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if f(&buf[..n]).is_break() {
+            return Ok(());
+        }
+    }
+}
+
+/// Stream `reader`, with every backtick deleted, through a window that carries the last
+/// `fragment.len() - 1` bytes of the previous chunk, so a match across a chunk border is seen
+/// once and memory stays at one chunk whatever the file's size. A fragment never holds `\n`
+/// (it is one line) nor ends in CR (it is trimmed), so matching the stream is matching lines.
+fn lines_containing(reader: impl Read, fragment: &[u8], mut f: impl FnMut(u64) -> ControlFlow<()>) {
+    if fragment.is_empty() {
+        return;
+    }
+    let finder = memchr::memmem::Finder::new(fragment);
+    let carry = fragment.len() - 1;
+    let mut window: Vec<u8> = Vec::new();
+    // The line number at the start of the window.
+    let mut line: u64 = 1;
+    let mut last_reported = 0u64;
+    let _ = for_each_chunk(reader, |chunk| {
+        window.extend(chunk.iter().copied().filter(|&b| b != b'`'));
+        let mut counted_to = 0;
+        let mut at_line = line;
+        for start in finder.find_iter(&window) {
+            at_line += memchr::memchr_iter(b'\n', &window[counted_to..start]).count() as u64;
+            counted_to = start;
+            if at_line != last_reported {
+                last_reported = at_line;
+                if f(at_line).is_break() {
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        let keep_from = window.len().saturating_sub(carry);
+        line += memchr::memchr_iter(b'\n', &window[..keep_from]).count() as u64;
+        window.drain(..keep_from);
+        ControlFlow::Continue(())
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &[u8], fragment: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        lines_containing(text, fragment.as_bytes(), |n| {
+            out.push(n);
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    #[test]
+    fn reports_each_matching_line_once_ignoring_backticks_and_cr() {
+        assert_eq!(lines(b"ab ab\nx\r\n`a`b\nab", "ab"), vec![1, 3, 4]);
+        assert_eq!(lines(b"x\r\n", "x"), vec![1]);
+        assert!(lines(b"", "a").is_empty());
+    }
+
+    #[test]
+    fn finds_matches_across_chunk_borders() {
+        let mut text = vec![b'x'; CHUNK - 2];
+        text.extend_from_slice(b"needle\n");
+        text.extend(std::iter::repeat_n(b'\n', 3));
+        text.extend_from_slice(b"needle");
+        assert_eq!(lines(&text, "needle"), vec![1, 5]);
+    }
+
+    #[test]
+    fn facts_count_lines_like_the_contract() {
+        for (text, count) in [
+            (&b""[..], 0),
+            (b"a", 1),
+            (b"a\n", 1),
+            (b"a\nb", 2),
+            (b"\n\n", 2),
+        ] {
+            let mut facts = Facts::default();
+            facts.feed(text);
+            assert_eq!(facts.line_count(), count, "{text:?}");
+        }
+    }
+}
