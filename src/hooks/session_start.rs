@@ -187,9 +187,16 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
             let path = Path::new(&info.path);
             let meta = std::fs::symlink_metadata(path).ok();
             let version = meta.as_ref().map(|m| (m.modified().ok(), m.len()));
-            let bytes = std::fs::read(path).unwrap_or_default();
-            let document = String::from_utf8_lossy(&bytes).into_owned();
-            let verdict = verdict::gate_stored(path, &bytes, info, Some(&target.facts.checkout));
+            let (document, verdict) = match slot::read_capped(path) {
+                Ok(bytes) => (
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                    verdict::gate_stored(path, &bytes, info, Some(&target.facts.checkout)),
+                ),
+                Err(e) => (
+                    format!("(not loaded: {e})"),
+                    verdict::Verdict::not_run(format!("the stored handoff was not loaded ({e})")),
+                ),
+            };
             let drift = drift::signals(info, Some(&target.facts), now);
             let text = compose_document(
                 &head, info, *kind, others, &verdict, &drift, &document, reference, now,

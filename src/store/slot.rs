@@ -36,6 +36,22 @@ pub fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Read a stored handoff whole, refusing one over the gate's 4 MiB input cap (it could only
+/// have been put there by hand): at most the cap and one byte are ever read.
+pub fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    match crate::input::read_capped(file) {
+        Ok(bytes) => Ok(bytes),
+        Err(crate::input::InputError::TooLarge) => {
+            Err(Error::TooLarge(path.to_string_lossy().into_owned()))
+        }
+        Err(e) => Err(Error::Io {
+            path: path.to_string_lossy().into_owned(),
+            message: e.gate_message(&path.to_string_lossy()),
+        }),
+    }
+}
+
 /// A held slot lock; released when dropped.
 #[derive(Debug)]
 pub struct SlotLock {
@@ -88,6 +104,23 @@ pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+static MUTATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// The test seam for crash tests: with `HANDOFF_STORE_KILL_AT=N` set, the process kills itself
+/// with SIGKILL just before its Nth store mutation (a temp file created, a rename, a removal),
+/// so a test can stop any operation at each of its steps. Unset, it is one env lookup.
+fn kill_point() {
+    let n = MUTATIONS.fetch_add(1, Ordering::Relaxed) + 1;
+    if std::env::var("HANDOFF_STORE_KILL_AT").is_ok_and(|v| v.parse() == Ok(n)) {
+        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+/// Remove a file the store owns, as one counted mutation.
+pub fn remove(path: &Path) -> std::io::Result<()> {
+    kill_point();
+    std::fs::remove_file(path)
+}
 
 fn temp_name(target: &Path) -> PathBuf {
     let base = target
@@ -110,15 +143,35 @@ pub fn replace(
     mtime: Option<SystemTime>,
     mode: Option<u32>,
 ) -> Result<(), Error> {
+    replace_from(target, &mut &bytes[..], mtime, mode)
+}
+
+/// [`replace`] with the bytes streamed from `source`, so a file of any size is copied in
+/// bounded memory.
+pub fn replace_from(
+    target: &Path,
+    source: &mut dyn Read,
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> Result<(), Error> {
     let temp = temp_name(target);
-    let result =
-        write_temp(&temp, bytes, mtime, mode).and_then(|()| std::fs::rename(&temp, target));
+    kill_point();
+    let result = write_temp(&temp, source, mtime, mode).and_then(|()| {
+        kill_point();
+        std::fs::rename(&temp, target)
+    });
     if let Err(e) = result {
         let _ = std::fs::remove_file(&temp);
         return Err(Error::io(target, e));
     }
+    sync_dir_of(target);
+    Ok(())
+}
+
+/// Make a rename or removal in `path`'s directory durable.
+fn sync_dir_of(path: &Path) {
     #[cfg(unix)]
-    if let Some(dir) = target.parent().and_then(|d| {
+    if let Some(dir) = path.parent().and_then(|d| {
         File::open(if d.as_os_str().is_empty() {
             Path::new(".")
         } else {
@@ -128,12 +181,13 @@ pub fn replace(
     }) {
         let _ = dir.sync_all();
     }
-    Ok(())
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 fn write_temp(
     temp: &Path,
-    bytes: &[u8],
+    source: &mut dyn Read,
     mtime: Option<SystemTime>,
     mode: Option<u32>,
 ) -> std::io::Result<()> {
@@ -152,7 +206,8 @@ fn write_temp(
     }
     #[cfg(not(unix))]
     let _ = mode;
-    file.write_all(bytes)?;
+    std::io::copy(source, &mut file)?;
+    file.flush()?;
     file.sync_all()?;
     if let Some(t) = mtime {
         file.set_modified(t)?;
@@ -174,20 +229,49 @@ pub fn mode_of(meta: &std::fs::Metadata) -> Option<u32> {
     }
 }
 
-/// Remove this slot's own temp files older than an hour (called under the slot lock).
-pub fn clean_own_temps(store: &Store, name: &str) {
-    let prefix = format!(".tmp.{name}.");
-    let Ok(entries) = std::fs::read_dir(&store.dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let stale = e.file_name().to_string_lossy().starts_with(&prefix)
-            && e.metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .is_some_and(is_older_than_an_hour);
-        if stale {
-            let _ = std::fs::remove_file(e.path());
+/// The pid in a temp file's name (`.tmp.<base>.<pid>.<salt>`).
+fn temp_pid(file_name: &str) -> Option<i32> {
+    let rest = file_name.strip_prefix(".tmp.")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let _salt = parts.next()?;
+    parts.next()?.parse().ok()
+}
+
+/// Whether a temp file is stale: over an hour old (store.md §6.2), or made by a process that
+/// is gone (its pid is dead). Our own files are never stale.
+fn temp_is_stale(file_name: &str, meta: &std::fs::Metadata) -> bool {
+    let pid = temp_pid(file_name);
+    if pid == Some(std::process::id() as i32) {
+        return false;
+    }
+    meta.modified().is_ok_and(is_older_than_an_hour)
+        || pid.is_some_and(|pid| {
+            pid > 0
+                && nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+                    == Err(nix::errno::Errno::ESRCH)
+        })
+}
+
+/// Remove the temp files of dead processes in the store directory and in slot `name`'s history
+/// directory (called under the slot lock, before a write), so a killed writer leaves nothing
+/// the next write does not clean. A live writer's file is never touched.
+pub fn clean_temps(store: &Store, name: &str) {
+    for dir in [store.dir.clone(), history_dir(store, name)] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let file_name = e.file_name();
+            let file_name = file_name.to_string_lossy();
+            if !file_name.starts_with(".tmp.") {
+                continue;
+            }
+            if let Ok(meta) = e.metadata()
+                && meta.is_file()
+                && temp_is_stale(&file_name, &meta)
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }
@@ -245,8 +329,44 @@ pub fn stamp(t: SystemTime) -> String {
         .to_string()
 }
 
+/// Whether two files hold the same bytes, compared in chunks.
+fn same_content(a: &Path, b: &Path) -> bool {
+    let (Ok(mut fa), Ok(mut fb)) = (File::open(a), File::open(b)) else {
+        return false;
+    };
+    if fa.metadata().map(|m| m.len()).ok() != fb.metadata().map(|m| m.len()).ok() {
+        return false;
+    }
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = match fa.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            return fb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+        if fb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
+}
+
+/// Whether `path` holds exactly `bytes`.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+        && File::open(path)
+            .and_then(|f| {
+                let mut buf = Vec::with_capacity(bytes.len());
+                f.take(bytes.len() as u64 + 1).read_to_end(&mut buf)?;
+                Ok(buf == bytes)
+            })
+            .unwrap_or(false)
+}
+
 /// Keep the current slot in history before it is replaced by `new_bytes` (store.md §6.3):
 /// only a non-empty regular file that is not a placeholder and differs from the new bytes.
+/// The copy is durable when this returns; retention is the caller's last step ([`retain`]).
 pub fn keep_current(
     store: &Store,
     name: &str,
@@ -259,21 +379,31 @@ pub fn keep_current(
     if !meta.is_file() || meta.len() == 0 {
         return Ok(None);
     }
-    let bytes = std::fs::read(&slot).map_err(|e| Error::io(&slot, e))?;
-    if new_bytes == Some(bytes.as_slice()) || progress_of(&bytes).as_deref() == Some("writing") {
+    if new_bytes.is_some_and(|b| holds(&slot, b)) {
+        return Ok(None);
+    }
+    let head = read_head(&slot).map_err(|e| Error::io(&slot, e))?;
+    if progress_of(&head).as_deref() == Some("writing") {
         return Ok(None);
     }
     let mtime = meta.modified().map_err(|e| Error::io(&slot, e))?;
-    keep_bytes(store, name, &bytes, mtime).map(Some)
+    keep_file(store, name, &slot, mtime).map(Some)
 }
 
-/// Add `bytes` with `mtime` as a history version, then apply retention.
-pub fn keep_bytes(
+/// Add the file at `source` with `mtime` as a history version, unless history already holds
+/// the same bytes (then that version's path is returned): identical bytes are kept once.
+pub fn keep_file(
     store: &Store,
     name: &str,
-    bytes: &[u8],
+    source: &Path,
     mtime: SystemTime,
 ) -> Result<PathBuf, Error> {
+    if let Some(same) = versions(store, name)
+        .into_iter()
+        .find(|v| same_content(&v.path, source))
+    {
+        return Ok(same.path);
+    }
     let dir = history_dir(store, name);
     create_private_dir(&dir)?;
     let base = stamp(mtime);
@@ -283,15 +413,29 @@ pub fn keep_bytes(
         path = dir.join(format!("{base}-{n}.md"));
         n += 1;
     }
-    replace(&path, bytes, Some(mtime), None)?;
-    for old in versions(store, name).into_iter().skip(HISTORY_KEEP) {
-        let _ = std::fs::remove_file(old.path);
-    }
+    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
+    replace_from(&path, &mut file, Some(mtime), None)?;
     Ok(path)
 }
 
+/// Retention (store.md §6.3): the newest 10 distinct versions stay; an older copy of bytes a
+/// newer version holds, and everything past the tenth, are removed. Called last, once the slot
+/// is durably replaced, so no step before it can leave a version only in a deleted file.
+pub fn retain(store: &Store, name: &str) {
+    let mut kept: Vec<Version> = Vec::new();
+    for v in versions(store, name) {
+        let duplicate = kept.iter().any(|k| same_content(&k.path, &v.path));
+        if duplicate || kept.len() >= HISTORY_KEEP {
+            let _ = remove(&v.path);
+        } else {
+            kept.push(v);
+        }
+    }
+}
+
 /// Replace slot `name` with `bytes` (the caller holds its lock): refuse a slot that is not a
-/// regular file, clean this slot's stale temp files, keep the current version in history.
+/// regular file, clean dead writers' temp files, keep the current version in history, replace,
+/// and only then apply retention.
 pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
     let path = store.path_of(name);
     if let Ok(meta) = std::fs::symlink_metadata(&path)
@@ -299,9 +443,46 @@ pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<Pa
     {
         return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
     }
-    clean_own_temps(store, name);
+    clean_temps(store, name);
     let kept = keep_current(store, name, Some(bytes))?;
     replace(&path, bytes, None, None)?;
+    retain(store, name);
+    Ok(kept)
+}
+
+/// Swap history version `chosen` into slot `name` with its own mtime (the caller holds the
+/// lock). The order is what keeps every version (issue: restore lost the one it restored):
+/// the displaced slot is durably in history, then the chosen bytes are durably in the slot,
+/// and only then does the chosen file leave history. A kill or an error between two steps
+/// leaves a duplicate at worst, never a loss.
+pub fn restore_version(
+    store: &Store,
+    name: &str,
+    chosen: &Version,
+    mtime: SystemTime,
+) -> Result<Option<PathBuf>, Error> {
+    let slot = store.path_of(name);
+    clean_temps(store, name);
+    let kept = if same_content(&slot, &chosen.path) {
+        None
+    } else {
+        let meta = std::fs::symlink_metadata(&slot).ok();
+        let real = meta.as_ref().is_some_and(|m| m.is_file() && m.len() > 0)
+            && read_head(&slot)
+                .map(|h| progress_of(&h).as_deref() != Some("writing"))
+                .unwrap_or(false);
+        match meta.and_then(|m| m.modified().ok()) {
+            Some(slot_mtime) if real => Some(keep_file(store, name, &slot, slot_mtime)?),
+            _ => None,
+        }
+    };
+    let mut source = File::open(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
+    replace_from(&slot, &mut source, Some(mtime), None)?;
+    if kept.as_deref() != Some(chosen.path.as_path()) {
+        remove(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
+        sync_dir_of(&chosen.path);
+    }
+    retain(store, name);
     Ok(kept)
 }
 

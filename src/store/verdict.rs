@@ -35,7 +35,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn not_run(reason: String) -> Verdict {
+    pub fn not_run(reason: String) -> Verdict {
         Verdict {
             status: "not_run",
             exit: None,

@@ -1018,7 +1018,8 @@ fn bad_input_rows_of_the_store() {
         .arg(env.store_dir())
         .arg("consumed"));
     assert_eq!(o.code, 3);
-    // write cleans its own stale temp files.
+    // write cleans stale temp files: an hour old, or made by a dead process; never a live
+    // writer's (this test process stands for one).
     let name = slot
         .file_name()
         .expect("name")
@@ -1027,7 +1028,9 @@ fn bad_input_rows_of_the_store() {
     let stale = env.store_dir().join(format!(".tmp.{name}.1.abc"));
     std::fs::write(&stale, "half").expect("stale");
     env.age(&stale, 7200);
-    let fresh = env.store_dir().join(format!(".tmp.{name}.2.abc"));
+    let fresh = env
+        .store_dir()
+        .join(format!(".tmp.{name}.{}.abc", std::process::id()));
     std::fs::write(&fresh, "in flight").expect("fresh");
     env.stored(&repo, &doc);
     assert!(!stale.exists() && fresh.exists());

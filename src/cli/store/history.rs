@@ -111,7 +111,6 @@ pub fn restore(
             kept: versions.len(),
         });
     };
-    let bytes = std::fs::read(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
     let mtime = chosen.mtime.ok_or_else(|| Error::Io {
         path: chosen.path.to_string_lossy().into_owned(),
         message: "modification time unreadable".into(),
@@ -121,20 +120,7 @@ pub fn restore(
     {
         return Err(Error::NotRegular(shown));
     }
-    // Take the version out first, so retention cannot delete it while the slot is kept.
-    std::fs::remove_file(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
-    let kept = match slot::keep_current(&store, &target.name, Some(&bytes)) {
-        Ok(k) => k,
-        Err(e) => {
-            // Put the version back: nothing may be lost on a failed restore.
-            let _ = slot::replace(&chosen.path, &bytes, Some(mtime), None);
-            return Err(e);
-        }
-    };
-    if let Err(e) = slot::replace(&slot_path, &bytes, Some(mtime), None) {
-        let _ = slot::replace(&chosen.path, &bytes, Some(mtime), None);
-        return Err(e);
-    }
+    let kept = slot::restore_version(&store, &target.name, chosen, mtime)?;
     let history = kept.map(|p| p.to_string_lossy().into_owned());
     match format {
         Format::Json => print_json(

@@ -29,23 +29,27 @@ struct Item {
     failed: bool,
 }
 
-fn age_of(path: &Path, now: SystemTime) -> Option<u64> {
+/// A file's age at full precision: whole seconds would keep a file written a moment ago
+/// from `--older-than 0`.
+fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
     let m = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
-    Some(now.duration_since(m).unwrap_or(Duration::ZERO).as_secs())
+    Some(now.duration_since(m).unwrap_or(Duration::ZERO))
 }
+
+const HOUR: Duration = Duration::from_secs(3600);
 
 fn item(
     path: &Path,
     kind: &'static str,
     reason: &'static str,
-    age: u64,
+    age: Duration,
     slot: Option<&str>,
 ) -> Item {
     Item {
         path: path.to_string_lossy().into_owned(),
         kind,
         reason,
-        age_seconds: age,
+        age_seconds: age.as_secs(),
         deleted: false,
         slot: slot.map(str::to_string),
         skipped: false,
@@ -74,7 +78,7 @@ fn is_stale_temp(name: &str) -> bool {
 }
 
 fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
-    let cutoff = older_than.saturating_mul(86_400);
+    let cutoff = Duration::from_secs(older_than.saturating_mul(86_400));
     let mut items = Vec::new();
     let Ok(entries) = std::fs::read_dir(&store.dir) else {
         return items;
@@ -90,9 +94,9 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        let age = age_of(&path, now).unwrap_or(0);
+        let age = age_of(&path, now).unwrap_or(Duration::ZERO);
         if meta.is_file() && is_stale_temp(name) {
-            if age > 3600 {
+            if age > HOUR {
                 items.push(item(&path, "temp", "stale temp file", age, None));
             }
             continue;
@@ -126,7 +130,9 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
             let newest_age = slot::versions(store, &name)
                 .first()
                 .and_then(|v| age_of(&v.path, now));
-            let age = newest_age.or_else(|| age_of(&dir, now)).unwrap_or(0);
+            let age = newest_age
+                .or_else(|| age_of(&dir, now))
+                .unwrap_or(Duration::ZERO);
             if pruned_slots.contains(&name) {
                 items.push(item(
                     &dir,
@@ -150,7 +156,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         runs.sort();
         for run in runs {
-            let age = age_of(&run, now).unwrap_or(0);
+            let age = age_of(&run, now).unwrap_or(Duration::ZERO);
             if age > cutoff {
                 items.push(item(&run, "run", "old writer run", age, None));
             }
@@ -168,7 +174,7 @@ fn stale_temps_in(dir: &Path, now: SystemTime) -> Vec<Item> {
         .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp."))
         .filter_map(|e| {
             let age = age_of(&e.path(), now)?;
-            (age > 3600).then(|| item(&e.path(), "temp", "stale temp file", age, None))
+            (age > HOUR).then(|| item(&e.path(), "temp", "stale temp file", age, None))
         })
         .collect()
 }

@@ -124,7 +124,7 @@ pub fn read(
     let path = PathBuf::from(&info.path);
     let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
     let shown_version = (meta.modified().ok(), meta.len());
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let bytes = slot::read_capped(&path)?;
     let document = String::from_utf8_lossy(&bytes).into_owned();
     let verdict = verdict::gate_stored(
         &path,
