@@ -168,7 +168,12 @@ fn lines_containing(reader: impl Read, fragment: &[u8], mut f: impl FnMut(u64) -
     let mut line: u64 = 1;
     let mut last_reported = 0u64;
     let _ = for_each_chunk(reader, |chunk| {
-        window.extend(chunk.iter().copied().filter(|&b| b != b'`'));
+        let mut rest = chunk;
+        while let Some(at) = memchr::memchr(b'`', rest) {
+            window.extend_from_slice(&rest[..at]);
+            rest = &rest[at + 1..];
+        }
+        window.extend_from_slice(rest);
         let mut counted_to = 0;
         let mut at_line = line;
         for start in finder.find_iter(&window) {

@@ -4,12 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{TestEnv, canonical, json, mtime, run};
-
-/// The canonical handoff for `repo` on `main`, its status tagged so versions differ.
-fn version(repo: &Path, tag: &str) -> String {
-    canonical(&repo.to_string_lossy(), "main").replace("status: ", &format!("status: {tag} "))
-}
+use crate::util::{TestEnv, canonical, json, mtime, run, version};
 
 fn orient_value(out: &str, key: &str) -> String {
     out.lines()

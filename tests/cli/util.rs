@@ -45,6 +45,11 @@ app/Mail/
     )
 }
 
+/// The canonical handoff for `repo` on `main`, told apart by `tag` in its status line.
+pub fn version(repo: &Path, tag: &str) -> String {
+    canonical(&repo.to_string_lossy(), "main").replace("status: ", &format!("status: {tag} "))
+}
+
 /// A minimal well-formed handoff whose Pointers block is `pointers` and whose Decisions cite
 /// each pointer (so nothing is dead or uncovered).
 pub fn with_pointers(checkout: &str, branch: &str, pointers: &[&str]) -> String {
@@ -163,8 +168,14 @@ impl TestEnv {
 
     /// A command for one of the crate's binaries with a clean environment.
     pub fn cmd(&self, bin: &str) -> Command {
-        let mut c = Command::cargo_bin(bin).expect("binary built");
-        c.current_dir(self.root());
+        Command::from_std(self.std_cmd(&assert_cmd::cargo::cargo_bin(bin), &[]))
+    }
+
+    /// `program args…` as a std process with this env's clean environment (for tests that
+    /// spawn and kill, or wrap a binary in another program).
+    pub fn std_cmd(&self, program: &Path, args: &[&std::ffi::OsStr]) -> Process {
+        let mut c = Process::new(program);
+        c.args(args).current_dir(self.root());
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy().into_owned();
             if k.starts_with("CTX_")
@@ -179,6 +190,25 @@ impl TestEnv {
         }
         c.env("HOME", self.home());
         c
+    }
+
+    /// `handoff-store` as a std process using this env's store.
+    pub fn store_process(&self) -> Process {
+        let mut c = self.std_cmd(&assert_cmd::cargo::cargo_bin("handoff-store"), &[]);
+        c.env("HANDOFF_STORE_DIR", self.store_dir());
+        c
+    }
+
+    /// `bin args…` run with its address space capped at `bytes` (util-linux `prlimit`): what
+    /// it maps can never exceed the cap, so its peak RSS cannot either.
+    pub fn limited(&self, bytes: u64, bin: &str, args: &[&std::ffi::OsStr]) -> Command {
+        let limit = format!("--as={bytes}");
+        let bin = assert_cmd::cargo::cargo_bin(bin);
+        let mut all: Vec<&std::ffi::OsStr> = vec![limit.as_ref(), "--".as_ref(), bin.as_os_str()];
+        all.extend_from_slice(args);
+        let mut c = self.std_cmd(Path::new("prlimit"), &all);
+        c.env("HANDOFF_STORE_DIR", self.store_dir());
+        Command::from_std(c)
     }
 
     pub fn verify(&self) -> Command {
