@@ -105,8 +105,8 @@ fn store_versions(env: &TestEnv, repo: &Path, tags: &[&str]) -> PathBuf {
 /// is lost, the slot is whole, and the next normal write leaves no temp file and a clean
 /// history.
 fn kill_at_every_step(tags: &[&str], new: &str, op: &dyn Fn(&TestEnv, &Path) -> Vec<String>) {
-    let mut kills = 0;
     for n in 1..64 {
+        let kills = n - 1;
         let env = TestEnv::new();
         let repo = env.shop("shop", "main");
         let slot = store_versions(&env, &repo, tags);
@@ -127,7 +127,6 @@ fn kill_at_every_step(tags: &[&str], new: &str, op: &dyn Fn(&TestEnv, &Path) -> 
             return;
         }
         assert_eq!(o.code, -1, "{what}: not killed: {}{}", o.stdout, o.stderr);
-        kills += 1;
         env.stored(&repo, &version(&repo, "after"));
         let after = format!("{what}, then a normal write");
         assert_eq!(
