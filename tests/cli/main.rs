@@ -4,6 +4,7 @@ mod citations;
 mod durability;
 mod gate;
 mod hooks;
+mod properties;
 mod read;
 mod store;
 mod util;
