@@ -77,7 +77,7 @@ impl FileText {
             // It grew past the cap while being read: count what was read, stream the rest.
             facts.feed(&bytes);
         }
-        for_each_chunk(file, |chunk| {
+        for_each_chunk(file, &mut chunk_buffer(), |chunk| {
             facts.feed(chunk);
             ControlFlow::Continue(())
         })
@@ -93,10 +93,22 @@ impl FileText {
     /// line's final CR ignored), in increasing order, until it breaks.
     fn each_line_containing(&self, fragment: &str, f: impl FnMut(u64) -> ControlFlow<()>) {
         match &self.source {
-            Source::Kept(bytes) => lines_containing(bytes.as_slice(), fragment.as_bytes(), f),
+            Source::Kept(bytes) => lines_containing(
+                |feed| {
+                    let _ = feed(bytes);
+                },
+                fragment.as_bytes(),
+                f,
+            ),
             Source::OnDisk(path) => {
                 if let Ok(file) = File::open(path) {
-                    lines_containing(file, fragment.as_bytes(), f);
+                    lines_containing(
+                        |feed| {
+                            let _ = for_each_chunk(file, &mut chunk_buffer(), feed);
+                        },
+                        fragment.as_bytes(),
+                        f,
+                    );
                 }
             }
         }
@@ -134,14 +146,19 @@ impl FileText {
     }
 }
 
-/// Feed `reader` to `f` in chunks of at most `CHUNK` bytes.
+/// A buffer for [`for_each_chunk`], allocated once per reader thread, not per file.
+pub(crate) fn chunk_buffer() -> Vec<u8> {
+    vec![0u8; CHUNK]
+}
+
+/// Feed `reader` to `f` in chunks of at most `buf.len()` bytes.
 pub(crate) fn for_each_chunk(
     mut reader: impl Read,
+    buf: &mut [u8],
     mut f: impl FnMut(&[u8]) -> ControlFlow<()>,
 ) -> std::io::Result<()> {
-    let mut buf = vec![0u8; CHUNK];
     loop {
-        let n = match reader.read(&mut buf) {
+        let n = match reader.read(buf) {
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -153,11 +170,16 @@ pub(crate) fn for_each_chunk(
     }
 }
 
-/// Stream `reader`, with every backtick deleted, through a window that carries the last
-/// `fragment.len() - 1` bytes of the previous chunk, so a match across a chunk border is seen
-/// once and memory stays at one chunk whatever the file's size. A fragment never holds `\n`
-/// (it is one line) nor ends in CR (it is trimmed), so matching the stream is matching lines.
-fn lines_containing(reader: impl Read, fragment: &[u8], mut f: impl FnMut(u64) -> ControlFlow<()>) {
+/// Stream the chunks `feed` produces, with every backtick deleted, through a window that
+/// carries the last `fragment.len() - 1` bytes of the previous chunk, so a match across a chunk
+/// border is seen once and memory stays at one chunk whatever the file's size. A chunk with no
+/// backtick and nothing carried is searched in place. A fragment never holds `\n` (it is one
+/// line) nor ends in CR (it is trimmed), so matching the stream is matching lines.
+fn lines_containing(
+    feed: impl FnOnce(&mut dyn FnMut(&[u8]) -> ControlFlow<()>),
+    fragment: &[u8],
+    mut f: impl FnMut(u64) -> ControlFlow<()>,
+) {
     if fragment.is_empty() {
         return;
     }
@@ -167,17 +189,21 @@ fn lines_containing(reader: impl Read, fragment: &[u8], mut f: impl FnMut(u64) -
     // The line number at the start of the window.
     let mut line: u64 = 1;
     let mut last_reported = 0u64;
-    let _ = for_each_chunk(reader, |chunk| {
-        let mut rest = chunk;
-        while let Some(at) = memchr::memchr(b'`', rest) {
-            window.extend_from_slice(&rest[..at]);
-            rest = &rest[at + 1..];
+    feed(&mut |chunk: &[u8]| {
+        let direct = window.is_empty() && memchr::memchr(b'`', chunk).is_none();
+        if !direct {
+            let mut rest = chunk;
+            while let Some(at) = memchr::memchr(b'`', rest) {
+                window.extend_from_slice(&rest[..at]);
+                rest = &rest[at + 1..];
+            }
+            window.extend_from_slice(rest);
         }
-        window.extend_from_slice(rest);
+        let hay: &[u8] = if direct { chunk } else { &window };
         let mut counted_to = 0;
         let mut at_line = line;
-        for start in finder.find_iter(&window) {
-            at_line += memchr::memchr_iter(b'\n', &window[counted_to..start]).count() as u64;
+        for start in finder.find_iter(hay) {
+            at_line += memchr::memchr_iter(b'\n', &hay[counted_to..start]).count() as u64;
             counted_to = start;
             if at_line != last_reported {
                 last_reported = at_line;
@@ -186,9 +212,13 @@ fn lines_containing(reader: impl Read, fragment: &[u8], mut f: impl FnMut(u64) -
                 }
             }
         }
-        let keep_from = window.len().saturating_sub(carry);
-        line += memchr::memchr_iter(b'\n', &window[..keep_from]).count() as u64;
-        window.drain(..keep_from);
+        let keep_from = hay.len().saturating_sub(carry);
+        line += memchr::memchr_iter(b'\n', &hay[..keep_from]).count() as u64;
+        if direct {
+            window.extend_from_slice(&chunk[keep_from..]);
+        } else {
+            window.drain(..keep_from);
+        }
         ControlFlow::Continue(())
     });
 }
@@ -199,7 +229,14 @@ mod tests {
 
     fn lines(text: &[u8], fragment: &str) -> Vec<u64> {
         let mut out = Vec::new();
-        lines_containing(text, fragment.as_bytes(), |n| {
+        let chunked = |feed: &mut dyn FnMut(&[u8]) -> ControlFlow<()>| {
+            for piece in text.chunks(CHUNK) {
+                if feed(piece).is_break() {
+                    return;
+                }
+            }
+        };
+        lines_containing(chunked, fragment.as_bytes(), |n| {
             out.push(n);
             ControlFlow::Continue(())
         });

@@ -570,12 +570,18 @@ pub fn rewrite_progress(bytes: &[u8], value: &str) -> Rewrite {
             bytes: out,
         };
     }
-    let Some(&(s, e, has_newline)) = lines
+    let Some((index, &(s, e, has_newline))) = lines
         .iter()
-        .find(|(s, e, _)| field_of(bytes, *s, *e, "status").is_some())
+        .enumerate()
+        .find(|(_, (s, e, _))| field_of(bytes, *s, *e, "status").is_some())
     else {
         return Rewrite::NoField;
     };
+    // A line inserted after the 20th would fall outside the envelope, where no reader looks
+    // (found by the property tests): then there is no place for the field.
+    if index + 1 >= ENVELOPE_LINES {
+        return Rewrite::NoField;
+    }
     let crlf = bytes[s..e].ends_with(b"\r");
     let mut out = Vec::with_capacity(bytes.len() + 24);
     out.extend_from_slice(&bytes[..e]);
@@ -652,6 +658,15 @@ mod tests {
         );
         let late = format!("# H\n{}status: a\n", "x\n".repeat(20));
         assert_eq!(rewritten(&late, "consumed"), Rewrite::NoField);
+        // Regression (property tests): a `status:` on line 20 has no room after it; the
+        // inserted `progress:` on line 21 was invisible to every reader.
+        let last = format!("# H\n{}status: a\n", "x\n".repeat(18));
+        assert_eq!(rewritten(&last, "consumed"), Rewrite::NoField);
+        let room = format!("# H\n{}status: a\n", "x\n".repeat(17));
+        assert!(matches!(
+            rewritten(&room, "consumed"),
+            Rewrite::Changed { .. }
+        ));
     }
 }
 
