@@ -466,15 +466,7 @@ pub fn restore_version(
     let kept = if same_content(&slot, &chosen.path) {
         None
     } else {
-        let meta = std::fs::symlink_metadata(&slot).ok();
-        let real = meta.as_ref().is_some_and(|m| m.is_file() && m.len() > 0)
-            && read_head(&slot)
-                .map(|h| progress_of(&h).as_deref() != Some("writing"))
-                .unwrap_or(false);
-        match meta.and_then(|m| m.modified().ok()) {
-            Some(slot_mtime) if real => Some(keep_file(store, name, &slot, slot_mtime)?),
-            _ => None,
-        }
+        keep_current(store, name, None)?
     };
     let mut source = File::open(&chosen.path).map_err(|e| Error::io(&chosen.path, e))?;
     replace_from(&slot, &mut source, Some(mtime), None)?;
