@@ -268,3 +268,20 @@ pub fn branch_exists(dir: &Path, branch: &str) -> bool {
         .flatten()
         .is_some()
 }
+
+/// Where git runs the hooks of the repository containing `path`: `core.hooksPath` (a relative
+/// value is taken from the work tree's top level, as git does), else `<common dir>/hooks`.
+pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    let repo = discover(&real, false)?;
+    let configured = repo
+        .config_snapshot()
+        .trusted_path("core.hooksPath")
+        .ok()
+        .flatten();
+    match configured {
+        Some(p) if p.is_absolute() => Some(p),
+        Some(p) => Some(repo.workdir().unwrap_or(repo.git_dir()).join(p)),
+        None => Some(repo.common_dir().join("hooks")),
+    }
+}

@@ -3,10 +3,14 @@
 //! says, treats stdin strings as data (never a shell word, never a path without the safe-id
 //! rule), and changes the store only through `store::slot`.
 
+pub mod git_hook;
 pub mod post_checkout;
+pub mod post_compact;
 pub mod pre_compact;
 pub mod session_end;
 pub mod session_start;
+pub mod texts;
+pub mod user_prompt;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -107,6 +111,79 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// A shell word for `s`: itself when it holds only characters no shell treats specially,
+/// else single-quoted.
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'));
+    if plain { s.to_string() } else { shell_quote(s) }
+}
+
+/// The command that runs this very binary, as a shell word: its absolute path, else
+/// `HANDOFF_STORE_BIN`, else the bare name. Every command we hand to the writer or the model
+/// uses it, so nothing depends on PATH (issue 9).
+pub fn self_command() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .filter(|p| p.is_absolute())
+        .map(|p| p.to_string_lossy().into_owned())
+        .or_else(|| std::env::var("HANDOFF_STORE_BIN").ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "handoff-store".into());
+    shell_word(&exe)
+}
+
+/// Claim the delivery for one hook firing, so that the plugin and manual hooks, both installed,
+/// inject once: `<state>/claims/<safe-sid>.<what>`, created or re-stamped under an exclusive
+/// lock. `false` when another firing stamped it less than `window` ago. With `window` zero the
+/// claim is once per session.
+pub fn claim(safe_sid: &str, what: &str, window: std::time::Duration) -> bool {
+    let Some(dir) = state_dir().map(|d| d.join("claims")) else {
+        return true;
+    };
+    if crate::store::slot::create_private_dir(&dir).is_err() {
+        return true;
+    }
+    let path = dir.join(format!("{safe_sid}.{what}"));
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let Ok(file) = options.open(&path) else {
+        return true;
+    };
+    if file.lock().is_err() {
+        return true;
+    }
+    // Under the lock: a stamped (non-empty) claim younger than the window is another firing's.
+    let now = std::time::SystemTime::now();
+    let taken = file.metadata().is_ok_and(|m| {
+        m.len() > 0
+            && m.modified()
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| window.is_zero() || age < window)
+    });
+    if taken {
+        return false;
+    }
+    use std::io::Write;
+    let _ = (&file).write_all(b"1");
+    let _ = file.set_modified(now);
+    true
+}
+
+/// Whether a claim exists for the session (any age).
+pub fn claimed(safe_sid: &str, what: &str) -> bool {
+    state_dir()
+        .map(|d| d.join("claims").join(format!("{safe_sid}.{what}")))
+        .is_some_and(|p| p.is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +208,8 @@ mod tests {
 pub enum Event {
     SessionStart,
     PreCompact,
+    PostCompact,
+    UserPromptSubmit,
     SessionEnd,
     PostCheckout(Vec<String>),
     /// The detached supervisor of a background writer (internal).
@@ -156,7 +235,9 @@ fn dispatch(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::W
     };
     match event {
         Event::SessionStart => claude(&mut |i| session_start::run(i, out)),
-        Event::PreCompact => claude(&mut pre_compact::run),
+        Event::PreCompact => claude(&mut |i| pre_compact::run(i, out)),
+        Event::PostCompact => claude(&mut post_compact::run),
+        Event::UserPromptSubmit => claude(&mut |i| user_prompt::run(i, out)),
         Event::SessionEnd => claude(&mut session_end::run),
         Event::PostCheckout(args) => post_checkout::run(&args, err),
         Event::Supervise(dir) => pre_compact::supervise(&dir),

@@ -1,8 +1,9 @@
-//! `hook pre-compact` (hooks.md §3): before a compaction, write the placeholder synchronously
-//! and start a detached supervisor that runs the background writer with an ARGUMENT VECTOR —
-//! nothing from stdin ever reaches a shell or a command line; the transcript path travels only
-//! inside `prompt.txt`. The supervisor (`hook __supervise <run dir>`) enforces the time limit
-//! and logs the outcome.
+//! `hook pre-compact` (hooks.md §3, issue 9): before a compaction, steer the summary (stdout
+//! becomes the compaction's custom instructions), record a background write in the store's run
+//! directory — never touching the slot — and start a detached supervisor that runs the writer
+//! with an ARGUMENT VECTOR: nothing from stdin ever reaches a shell or a command line; the
+//! transcript path travels only inside `prompt.txt`. The supervisor (`hook __supervise <run
+//! dir>`) takes a session of its own, enforces the time limit and records the writer's end.
 
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
@@ -10,30 +11,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{safe_session_id, shell_quote, state_dir, string_field, target};
-use crate::store::skeleton;
+use super::{safe_session_id, self_command, shell_quote, state_dir, string_field, target, texts};
+use crate::store::runs::{self, Job, Run};
 use crate::store::slot::{self, create_private_dir};
 use crate::store::{Store, env_u64, iso, now};
 
-/// How many writer run directories are kept.
-const RUNS_KEPT: usize = 10;
 /// The writer log rotates above this size.
 const LOG_CAP: u64 = 1024 * 1024;
-
-/// What the supervisor needs, written to `<run dir>/job.json`.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Job {
-    pub argv: Vec<String>,
-    pub env: Vec<(String, String)>,
-    pub cwd: String,
-    pub timeout: u64,
-    pub session: String,
-    pub write_session: String,
-    pub log: String,
-}
 
 /// Append one line to the writer log, rotating it above 1 MiB.
 fn log(path: &Path, line: &str) {
@@ -106,8 +92,7 @@ fn uuid_v4() -> String {
     )
 }
 
-fn prompt(transcript: &str, here: &str, reference: &str, slot: &str, run_dir: &Path) -> String {
-    let draft = run_dir.join("draft.md");
+fn prompt(transcript: &str, here: &str, reference: &str, slot: &str, draft: &Path) -> String {
     let draft = draft.to_string_lossy();
     format!(
         "You are writing a handoff for a Claude Code session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
@@ -144,18 +129,27 @@ path/to/file.ext:12 | a fragment of that line
 Rules: write status: only; branch:, checkout:, progress: and head: are filled in by the tool. Every decision says what it beat. Write None. where the transcript supports no real claim; never fabricate. Pointers hold one citation per line, path:line | fragment, inside the fence. Never write path:symbol. Every path:line in the prose must also be listed in Pointers. Check that each cited file and line exists in {here}. Aim for under 4,000 tokens; cut Pointers, never decisions.
 
 Write the document with the Write tool to {draft}, then run:
-handoff-store write --checkout {} --from {}
+{} write --checkout {} --from {}
 On exit 0 you are done. On exit 1, fix or drop the failing citations and run it again. On exit 2, fix the structure and run it again. Run it at most 3 times. Never pass --force or --no-gate.
 
 Reply with exactly one line: RESULT handoff={slot} write_exit=<last exit code>
 ",
+        self_command(),
         shell_quote(here),
         shell_quote(&draft)
     )
 }
 
-/// Run the hook on parsed stdin. Declines are silent (logged once past the dedup step).
-pub fn run(input: &Map<String, Value>) {
+/// Run the hook on parsed stdin, writing the compaction instructions to `out`. Declines are
+/// silent (logged once past the dedup step); the slot is never changed here.
+pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+    let Some(target) = target(input) else { return };
+    let Ok(store) = Store::locate() else { return };
+    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
+    // The summary is steered whether or not a writer starts: what it must keep is the same.
+    let _ = writeln!(out, "{}", texts::compaction_instructions(&slot_path))
+        .and_then(|()| out.flush());
+
     let Some(session) = string_field(input, "session_id") else {
         return;
     };
@@ -168,11 +162,9 @@ pub fn run(input: &Map<String, Value>) {
     {
         return;
     }
-    let Some(target) = target(input) else { return };
     let Some(writer) = writer_program() else {
         return;
     };
-    let Ok(store) = Store::locate() else { return };
     let Some(state) = state_dir() else { return };
     if store.create().is_err() || create_private_dir(&state).is_err() {
         return;
@@ -185,49 +177,32 @@ pub fn run(input: &Map<String, Value>) {
     let log_path = state.join("log.txt");
     let decline = |why: &str| log(&log_path, &format!("session={sid} declined: {why}"));
 
-    let Ok(_slot_lock) = slot::lock(&store, &target.name, Duration::from_secs(2)) else {
-        return decline("slot locked");
-    };
-    if store.check_collision(&target).is_err() {
-        return decline("collision");
+    {
+        let Ok(_slot_lock) = slot::lock(&store, &target.name, Duration::from_secs(2)) else {
+            return decline("slot locked");
+        };
+        if store.check_collision(&target).is_err() {
+            return decline("collision");
+        }
     }
     let id = uuid_v4();
     let here = target.checkout();
     let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
-    let text = skeleton::placeholder(
-        &target.facts.reference,
+    let mut job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
+    job.slot = target.name.clone();
+    job.started = now();
+    let draft = runs::runs_dir(&store).join(&id).join("draft.md");
+    let text = prompt(
+        transcript,
         &here,
-        &target.facts.head,
-        Some(&id),
-        timeout,
+        &target.facts.reference,
+        &slot_path,
+        &draft,
     );
-    if slot::replace_slot(&store, &target.name, text.as_bytes()).is_err() {
+    let Ok(run) = Run::create(&store, job, &text) else {
         return decline("store not writable");
-    }
-    let run_dir = store.dir.join(".runs").join(&id);
-    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
-    let job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
-    let written = create_private_dir(&run_dir).is_ok()
-        && slot::replace(
-            &run_dir.join("prompt.txt"),
-            prompt(
-                transcript,
-                &here,
-                &target.facts.reference,
-                &slot_path,
-                &run_dir,
-            )
-            .as_bytes(),
-            None,
-            None,
-        )
-        .is_ok()
-        && serde_json::to_vec(&job)
-            .is_ok_and(|b| slot::replace(&run_dir.join("job.json"), &b, None, None).is_ok());
-    if !written {
-        return decline("spawn failed");
-    }
-    match spawn_supervisor(&run_dir) {
+    };
+    match spawn_supervisor(&run.dir) {
         Some(pid) => log(
             &log_path,
             &format!(
@@ -235,7 +210,10 @@ pub fn run(input: &Map<String, Value>) {
                 writer.display()
             ),
         ),
-        None => decline("spawn failed"),
+        None => {
+            run.record_exit(&store, "spawn-failed");
+            decline("spawn failed")
+        }
     }
 }
 
@@ -286,6 +264,8 @@ fn job(
         session: sid.into(),
         write_session: id.into(),
         log: log_path.to_string_lossy().into_owned(),
+        slot: String::new(),
+        started: 0,
     }
 }
 
@@ -340,7 +320,8 @@ fn clean_old_locks(state: &Path) {
     }
 }
 
-fn detach(cmd: &mut Command) {
+/// Put the writer in a process group of its own, so the time limit can end all of it.
+fn own_group(cmd: &mut Command) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -348,7 +329,8 @@ fn detach(cmd: &mut Command) {
     }
 }
 
-/// Start `handoff-store hook __supervise <run dir>` detached; its pid.
+/// Start `handoff-store hook __supervise <run dir>` in the background; its pid. It is spawned
+/// in the hook's process group, so it is not a group leader and can call setsid itself.
 fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
     let exe = std::env::current_exe().ok()?;
     let mut cmd = Command::new(exe);
@@ -356,30 +338,47 @@ fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    detach(&mut cmd);
     cmd.spawn().ok().map(|c| c.id())
 }
 
-/// The supervisor: run the writer under its time limit, log the outcome, keep 10 run dirs.
+/// The supervisor: leave the hook's session (so closing its terminal cannot hang up the
+/// writer), run the writer under its time limit, record and log its end, prune old runs.
 pub fn supervise(run_dir: &Path) {
-    let Some(job) = std::fs::read(run_dir.join("job.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Job>(&b).ok())
-    else {
+    #[cfg(unix)]
+    let _ = nix::unistd::setsid();
+    let Some(run) = Run::load(run_dir) else {
         return;
     };
-    let rc = run_writer(&job, run_dir);
+    run.record_supervisor(std::process::id());
+    let rc = run_writer(&run.job, run_dir);
+    let store = Store {
+        dir: run_dir
+            .parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    run.record_exit(&store, &rc);
     log(
-        Path::new(&job.log),
+        Path::new(&run.job.log),
         &format!(
-            "session={} write_session={} rc={rc} scratch={}",
-            job.session,
-            job.write_session,
+            "session={} write_session={} rc={rc} state={} scratch={}",
+            run.job.session,
+            run.job.write_session,
+            state_word(&run.state(now())),
             run_dir.display()
         ),
     );
-    if let Some(runs) = run_dir.parent() {
-        prune_runs(runs);
+    runs::prune(&store);
+}
+
+fn state_word(state: &runs::RunState) -> &'static str {
+    match state {
+        runs::RunState::Writing => "writing",
+        runs::RunState::Failed { .. } => "failed",
+        runs::RunState::Held { .. } => "held",
+        runs::RunState::Promoted => "promoted",
+        runs::RunState::Superseded { .. } => "superseded",
     }
 }
 
@@ -400,7 +399,7 @@ fn run_writer(job: &Job, run_dir: &Path) -> String {
         .stderr(stderr)
         .current_dir(&job.cwd)
         .envs(job.env.iter().map(|(k, v)| (k, v)));
-    detach(&mut cmd);
+    own_group(&mut cmd);
     let Ok(mut child) = cmd.spawn() else {
         return "spawn-failed".into();
     };
@@ -451,19 +450,4 @@ fn terminate(child: &mut std::process::Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
-}
-
-fn prune_runs(runs: &Path) {
-    let Ok(entries) = std::fs::read_dir(runs) else {
-        return;
-    };
-    let mut dirs: Vec<(SystemTime, PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.0));
-    for (_, d) in dirs.into_iter().skip(RUNS_KEPT) {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }

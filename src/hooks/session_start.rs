@@ -9,10 +9,14 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::{dedup_lock, marker_path, safe_session_id, shell_quote, string_field, target};
+use super::{
+    claim, dedup_lock, marker_path, safe_session_id, self_command, shell_quote, string_field,
+    target, texts,
+};
 use crate::document::Document;
 use crate::document::envelope::store_envelope;
 use crate::store::drift::{self, Drift};
+use crate::store::runs::{self, Run, RunState};
 use crate::store::slot::{self, Flip};
 use crate::store::verdict::{self, Verdict};
 use crate::store::{
@@ -77,9 +81,29 @@ fn read_marker(path: &Path, now: i64) -> Option<Marker> {
     Some(marker)
 }
 
+/// How long a claim on a SessionStart delivery holds off a parallel firing of the same event
+/// (`HANDOFF_CLAIM_WINDOW_SECONDS`, default 30; 0 turns the hold-off off).
+const CLAIM_WINDOW: u64 = 30;
+
+/// The sources a SessionStart claim is named after (anything else counts as `other`).
+pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"];
+
+/// The claim name of a SessionStart firing with `source`.
+pub fn claim_name(source: Option<&str>) -> String {
+    let s = source
+        .filter(|s| SOURCES.contains(s))
+        .unwrap_or("other");
+    format!("session-start-{s}")
+}
+
 /// What the body of the injection is about.
 enum Subject {
     Nothing,
+    /// A background write for the exact slot is under way (the slot is untouched).
+    Background {
+        run: Run,
+        path: String,
+    },
     Placeholder {
         info: HandoffInfo,
         state: PlaceholderState,
@@ -94,10 +118,33 @@ enum Subject {
 
 /// Run the hook on parsed stdin, writing at most one JSON line to `out`.
 pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+    // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
+    // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
     let source = string_field(input, "source");
+    let window = env_u64("HANDOFF_CLAIM_WINDOW_SECONDS", CLAIM_WINDOW);
+    if let Some(session) = string_field(input, "session_id")
+        && !claim(
+            &safe_session_id(session),
+            &claim_name(source),
+            Duration::from_secs(window),
+        )
+        && window > 0
+    {
+        return;
+    }
     if !matches!(source, Some("compact" | "clear" | "startup")) {
         return;
     }
+    deliver(input, source, "SessionStart", out);
+}
+
+/// Compose and emit the injection for `source` as event `event`'s additionalContext.
+pub fn deliver(
+    input: &Map<String, Value>,
+    source: Option<&str>,
+    event: &str,
+    out: &mut dyn Write,
+) {
     let Some(target) = target(input) else { return };
     let now = now();
     let marker_file = marker_path(&target);
@@ -117,12 +164,45 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
             "startup, handled as clear"
         }
         Some("compact") => "compact",
+        _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
         _ => "clear",
     };
     let compact = title_source == "compact";
+    let store = super::store();
+    if compact
+        && let (Some(store), Some(session)) = (&store, string_field(input, "session_id"))
+    {
+        // SessionStart(compact) is the client's word that the compaction happened.
+        runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)");
+    }
+    let background = store
+        .as_ref()
+        .and_then(|s| runs::latest_for(s, &target.name).map(|r| (s.path_of(&target.name), r)));
+    let mut background_note = None;
+    if let Some((_, run)) = &background {
+        background_note = texts::background_note(
+            &run.state(now),
+            run.age(now),
+            &format!("{} restore {}", self_command(), shell_quote(&target.checkout())),
+        );
+    }
 
-    let picked = super::store().and_then(|s| s.pick(Some(&target.name)).ok().flatten());
+    let picked = store
+        .as_ref()
+        .and_then(|s| s.pick(Some(&target.name)).ok().flatten());
     let subject = match picked {
+        _ if background
+            .as_ref()
+            .is_some_and(|(_, r)| r.state(now) == RunState::Writing) =>
+        {
+            let Some((path, run)) = background else {
+                return;
+            };
+            Subject::Background {
+                run,
+                path: path.to_string_lossy().into_owned(),
+            }
+        }
         Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
             let (state, transcript) = placeholder_state(&info, now);
             Subject::Placeholder {
@@ -157,23 +237,32 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let lock_exists = string_field(input, "session_id")
         .and_then(|s| dedup_lock(&safe_session_id(s)))
         .is_some_and(|p| p.is_file());
-    let nothing_to_say =
-        matches!(subject, Subject::Nothing) && marker.is_none() && !(compact && lock_exists);
+    let nothing_to_say = matches!(subject, Subject::Nothing)
+        && marker.is_none()
+        && background_note.is_none()
+        && !(compact && lock_exists);
     if nothing_to_say {
         return;
     }
 
     let reference = target.facts.reference.as_str();
-    let title = format!("# Context reset (SessionStart, source: {title_source})");
+    let title = format!("# Context reset ({event}, source: {title_source})");
     let mut head = vec![title.clone()];
     if compact {
         head.push(compact_section(&subject, lock_exists, reference, now));
     } else if let Some(m) = &marker {
         head.push(cleared_section(m, &subject, reference));
     }
+    if let Some(note) = background_note {
+        head.push(format!("**Background write:** {note}"));
+    }
 
     let (text, shown) = match &subject {
         Subject::Nothing => (head.join("\n\n"), None),
+        Subject::Background { run, path } => {
+            head.push(background_section(run, path, &target, now));
+            (head.join("\n\n"), None)
+        }
         Subject::Placeholder {
             info,
             state,
@@ -206,7 +295,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     };
 
     let payload =
-        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}});
+        json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
     let Ok(line) = serde_json::to_string(&payload) else {
         return;
     };
@@ -236,7 +325,7 @@ fn compact_section(subject: &Subject, lock: bool, reference: &str, now: i64) -> 
             "An automatic write was attempted for this session. The handoff below was written {} ago — check that its Next matches what you were last doing.",
             gap(info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (true, Subject::Placeholder { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
+        (true, Subject::Placeholder { .. } | Subject::Background { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
         (true, Subject::Nothing) => "An automatic write was attempted for this session, but no handoff and no in-progress write are visible for this branch — the attempt may have failed silently. Run `/handoff` yourself if you need one.".to_string(),
     };
     let mut s = format!("## This session was just compacted\n{w}");
@@ -263,7 +352,7 @@ fn cleared_section(m: &Marker, subject: &Subject, reference: &str) -> String {
     });
     s.push('\n');
     let coverage = match subject {
-        Subject::Placeholder { .. } => {
+        Subject::Placeholder { .. } | Subject::Background { .. } => {
             format!("The handoff for `{reference}` is not finished; see below.")
         }
         Subject::Nothing => {
@@ -328,7 +417,8 @@ fn placeholder_section(
             ));
         }
         s.push_str(&format!(
-            ". Treat it as abandoned: no handoff is coming for `{reference}`. Carry on without one, and write a new handoff with `/handoff` once you know where you are. The previous handoff for this branch, if there was one, is in history: `handoff-store restore {}` brings it back.\n---",
+            ". Treat it as abandoned: no handoff is coming for `{reference}`. Carry on without one, and write a new handoff with `/handoff` once you know where you are. The previous handoff for this branch, if there was one, is in history: `{} restore {}` brings it back.\n---",
+            self_command(),
             shell_quote(&here)
         ));
         return s;
@@ -359,10 +449,34 @@ fn placeholder_section(
         s.push_str(&format!("\nIts transcript is `{}`.", p.display()));
     }
     s.push_str(&format!(
-        "\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    handoff-store read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints ABANDONED, carry on without a handoff and write one with `/handoff` when you can.\n---",
+        "\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints ABANDONED, carry on without a handoff and write one with `/handoff` when you can.\n---",
+        self_command(),
         shell_quote(&here)
     ));
     s
+}
+
+/// Section C for a background write recorded in the run directory: the slot still holds the
+/// previous handoff (or nothing), so the model waits for the new one through `read --wait`.
+fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> String {
+    let timeout = run.job.timeout;
+    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let age = run.age(now);
+    let wait = (timeout.saturating_sub(age).max(10) + window).min(570);
+    let millis = (wait + 30) * 1000;
+    let here = target.checkout();
+    let reference = &target.facts.reference;
+    let slot_now = if Path::new(path).is_file() {
+        "still holds the previous handoff"
+    } else {
+        "does not exist yet"
+    };
+    format!(
+        "## A fresh handoff is being authored — wait for it before doing anything else\nA background writer started on the handoff for `{reference}` (checkout `{here}`) {} ago; until it finishes, `{path}` {slot_now}.\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints FAILED, carry on with what it shows and write a new handoff with `/handoff` when you can.\n---",
+        gap(age),
+        self_command(),
+        shell_quote(&here)
+    )
 }
 
 fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> String {

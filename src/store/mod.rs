@@ -3,6 +3,7 @@
 //! Changing a slot is `slot.rs`'s job; this module only locates and enumerates.
 
 pub mod drift;
+pub mod runs;
 pub mod skeleton;
 pub mod slot;
 pub mod verdict;

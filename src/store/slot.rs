@@ -245,11 +245,12 @@ fn temp_is_stale(file_name: &str, meta: &std::fs::Metadata) -> bool {
         return false;
     }
     meta.modified().is_ok_and(is_older_than_an_hour)
-        || pid.is_some_and(|pid| {
-            pid > 0
-                && nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-                    == Err(nix::errno::Errno::ESRCH)
-        })
+        || pid.is_some_and(|pid| pid > 0 && !pid_alive(pid))
+}
+
+/// Whether process `pid` exists (ESRCH is the only "gone"; EPERM means alive, not ours).
+pub fn pid_alive(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) != Err(nix::errno::Errno::ESRCH)
 }
 
 /// Remove the temp files of dead processes in the store directory and in slot `name`'s history

@@ -179,8 +179,9 @@ fn placeholders_are_pending_abandoned_or_alive_and_never_shown() {
     assert_eq!(
         o.stdout,
         format!(
-            "ABANDONED {} was never completed (last change 10 second(s) ago) — no handoff is coming; write a new one, or bring back the previous one with: handoff-store restore\n",
-            slot.display()
+            "ABANDONED {} was never completed (last change 10 second(s) ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+            slot.display(),
+            assert_cmd::cargo::cargo_bin("handoff-store").display()
         )
     );
     assert_eq!(o.code, 4);

@@ -274,6 +274,9 @@ impl TestEnv {
     pub fn store(&self) -> Command {
         let mut c = self.cmd("handoff-store");
         c.env("HANDOFF_STORE_DIR", self.store_dir());
+        // Most hook tests fire SessionStart many times for one session id; the exactly-once
+        // tests put the window back.
+        c.env("HANDOFF_CLAIM_WINDOW_SECONDS", "0");
         c
     }
 

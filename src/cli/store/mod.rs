@@ -3,6 +3,7 @@
 //! error once, as `handoff-store: <message>`.
 
 mod history;
+mod install;
 mod list;
 mod orient;
 mod progress;
@@ -111,8 +112,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Run a hook: Claude Code session-start, pre-compact, session-end; git post-checkout.
-    /// Hooks always exit 0.
+    /// Install an integration: `git-hook` puts the post-checkout hook into the repository at
+    /// DIR (default: the working directory), chaining any hook already there.
+    Install {
+        #[arg(value_enum)]
+        what: install::What,
+        dir: Option<String>,
+    },
+    /// Remove what `install` put in place, restoring a chained hook.
+    Uninstall {
+        #[arg(value_enum)]
+        what: install::What,
+        dir: Option<String>,
+    },
+    /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
+    /// session-end; git post-checkout. Hooks always exit 0.
     Hook {
         #[command(subcommand)]
         event: HookEvent,
@@ -128,8 +142,12 @@ enum Command {
 enum HookEvent {
     /// Claude Code SessionStart: re-inject the handoff after /clear or a compaction.
     SessionStart,
-    /// Claude Code PreCompact: write a placeholder and start the background writer.
+    /// Claude Code PreCompact: steer the summary and start the background writer.
     PreCompact,
+    /// Claude Code PostCompact: confirm the compaction, so the writer's handoff may be installed.
+    PostCompact,
+    /// Claude Code UserPromptSubmit: deliver the handoff once when SessionStart did not run.
+    UserPromptSubmit,
     /// Claude Code SessionEnd: on /clear, record a marker for the next session.
     SessionEnd,
     /// git post-checkout <prev> <new> <flag>: say whether the new branch has a handoff.
@@ -182,12 +200,16 @@ pub fn run(
             let event = match event {
                 HookEvent::SessionStart => hooks::Event::SessionStart,
                 HookEvent::PreCompact => hooks::Event::PreCompact,
+                HookEvent::PostCompact => hooks::Event::PostCompact,
+                HookEvent::UserPromptSubmit => hooks::Event::UserPromptSubmit,
                 HookEvent::SessionEnd => hooks::Event::SessionEnd,
                 HookEvent::PostCheckout { args } => hooks::Event::PostCheckout(args),
                 HookEvent::Supervise { run_dir } => hooks::Event::Supervise(run_dir),
             };
             Ok(hooks::run(event, out, err))
         }
+        Command::Install { what, dir } => install::install(what, dir.as_deref(), out),
+        Command::Uninstall { what, dir } => install::uninstall(what, dir.as_deref(), out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
             Ok(0)

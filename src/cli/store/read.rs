@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::error::Error;
+use crate::hooks::{self_command, shell_quote, texts};
 use crate::store::drift::{self, Drift};
+use crate::store::runs::{self, RunState};
 use crate::store::slot::{self, Flip};
 use crate::store::verdict::{self, Verdict};
 use crate::store::{
@@ -38,6 +40,18 @@ struct ReadJson<'a> {
     others: &'a [HandoffInfo],
     consumed: bool,
     document: Option<String>,
+    background: Option<&'a RunState>,
+}
+
+/// `read`'s answer while a background write is under way, or after one failed with nothing to
+/// show.
+#[derive(Serialize)]
+struct BackgroundJson<'a> {
+    path: String,
+    state: &'static str,
+    target: Option<TargetJson>,
+    background: &'a RunState,
+    note: Option<String>,
 }
 
 pub fn read(
@@ -55,9 +69,6 @@ pub fn read(
     };
     let store = Store::open()?;
     let exact_name = target.as_ref().map(|t| t.name.clone());
-    let (mut info, kind, others) = store
-        .pick(exact_name.as_deref())?
-        .ok_or_else(|| Error::NoHandoff(store.shown()))?;
     let target_json = || {
         target.as_ref().map(|t| TargetJson {
             main: t.main(),
@@ -65,6 +76,65 @@ pub fn read(
             branch: t.facts.reference.clone(),
         })
     };
+
+    // A background write for the exact slot: wait for its end, which it records at once.
+    let mut background: Option<(RunState, Option<String>)> = None;
+    if let (Some(name), Some(t)) = (exact_name.as_deref(), target.as_ref())
+        && let Some(run) = runs::latest_for(&store, name)
+    {
+        let started = Instant::now();
+        let mut state = run.state(now());
+        while state == RunState::Writing && started.elapsed() < Duration::from_secs(wait) {
+            std::thread::sleep(Duration::from_millis(250));
+            state = run.state(now());
+        }
+        let age = run.age(now());
+        let slot_path = store.path_of(name).to_string_lossy().into_owned();
+        let restore = format!("{} restore {}", self_command(), shell_quote(&t.checkout()));
+        let note = texts::background_note(&state, age, &restore);
+        let no_slot = !Path::new(&slot_path).is_file();
+        if state == RunState::Writing || (no_slot && note.is_some()) {
+            let (word, line) = if state == RunState::Writing {
+                (
+                    "pending",
+                    format!(
+                        "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {slot_path} is unchanged until it ends — run this command again\n",
+                        t.facts.reference,
+                        gap(age),
+                        run.job.timeout
+                    ),
+                )
+            } else {
+                (
+                    "failed",
+                    format!(
+                        "FAILED   {} No handoff exists for {}; write one with /handoff.\n",
+                        note.clone().unwrap_or_default(),
+                        t.facts.reference
+                    ),
+                )
+            };
+            match format {
+                Format::Json => print_json(
+                    out,
+                    &BackgroundJson {
+                        path: slot_path,
+                        state: word,
+                        target: target_json(),
+                        background: &state,
+                        note,
+                    },
+                )?,
+                Format::Text => print(out, &line)?,
+            }
+            return Ok(4);
+        }
+        background = Some((state, note));
+    }
+
+    let (mut info, kind, others) = store
+        .pick(exact_name.as_deref())?
+        .ok_or_else(|| Error::NoHandoff(store.shown()))?;
 
     if info.is_placeholder() {
         let started = Instant::now();
@@ -98,6 +168,7 @@ pub fn read(
                         others: &others,
                         consumed: false,
                         document: None,
+                        background: None,
                     },
                 )?,
                 Format::Text => {
@@ -109,9 +180,10 @@ pub fn read(
                             env_u64("CTX_FORK_TIMEOUT_SECONDS", 600)
                         ),
                         PlaceholderState::Abandoned => format!(
-                            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: handoff-store restore\n",
+                            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
                             info.path,
-                            gap(age)
+                            gap(age),
+                            self_command()
                         ),
                     };
                     print(out, &line)?;
@@ -157,6 +229,7 @@ pub fn read(
                 others: &others,
                 consumed: consumable,
                 document: Some(document),
+                background: background.as_ref().map(|b| &b.0),
             },
         ),
         Format::Text => {
@@ -169,6 +242,7 @@ pub fn read(
                 &drift,
                 &others,
                 &document,
+                background.as_ref().and_then(|b| b.1.as_deref()),
                 now,
             );
             print(out, &text)
@@ -225,6 +299,7 @@ fn render_text(
     drift: &[Drift],
     others: &[HandoffInfo],
     document: &str,
+    background: Option<&str>,
     now: i64,
 ) -> String {
     let mut t = format!("handoff  {}\n", info.path);
@@ -278,6 +353,9 @@ fn render_text(
                 others.len() - 10
             ));
         }
+    }
+    if let Some(note) = background {
+        t.push_str(&format!("note     {note}\n"));
     }
     if info.progress.as_deref() == Some("consumed") {
         t.push_str("note     already delivered at an earlier read (progress: consumed)\n");

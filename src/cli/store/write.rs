@@ -13,8 +13,16 @@ use crate::error::Error;
 use crate::gate;
 use crate::input;
 use crate::report::Stream;
+use crate::store::runs::{Run, RunState};
 use crate::store::skeleton;
 use crate::store::{Store, Target, env_u64, slot};
+
+/// The background write this process belongs to: the supervisor gives the writer its run id in
+/// `HANDOFF_WRITE_SESSION`. Its document becomes the run's candidate, never the slot directly.
+fn background_run(store: &Store) -> Option<Run> {
+    let id = std::env::var("HANDOFF_WRITE_SESSION").ok()?;
+    Run::find(store, &id)
+}
 
 /// The flags of `write`.
 #[derive(Debug, clap::Args)]
@@ -257,6 +265,21 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         finish(out, opts.format, &result, note)
     };
 
+    let run = background_run(&store);
+    if let Some(run) = &run {
+        if opts.placeholder || opts.no_gate {
+            return Err(Error::Usage(
+                "a background write is always gated and never a placeholder".into(),
+            ));
+        }
+        if run.job.slot != target.name {
+            return Err(refuse(format!(
+                "this background write is for the slot {}, not {}",
+                run.job.slot, target.name
+            )));
+        }
+    }
+
     let Some(draft) = draft else {
         let session = std::env::var("HANDOFF_WRITE_SESSION").ok();
         let text = skeleton::placeholder(
@@ -325,6 +348,9 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
             "not stored — the document violates the format contract (gate exit 2); {slot_path} is unchanged"
         )));
     }
+    if let Some(run) = run {
+        return write_candidate(&store, &run, &text, code, &slot_path, opts.format, out);
+    }
     let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
     let result = WriteJson {
         stored: true,
@@ -340,6 +366,47 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         "(gate: FAILED, exit 1 — fix the citations and write again)"
     };
     finish(out, opts.format, &result, note)
+}
+
+/// Store a background writer's gated document as its run's candidate; it reaches the slot
+/// only once it passed the gate and the compaction is confirmed.
+fn write_candidate(
+    store: &Store,
+    run: &Run,
+    text: &str,
+    code: i32,
+    slot_path: &str,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let state = run.record_candidate(store, text.as_bytes(), code)?;
+    let promoted = state == RunState::Promoted;
+    let result = WriteJson {
+        stored: true,
+        path: if promoted {
+            slot_path.to_string()
+        } else {
+            run.candidate_path().to_string_lossy().into_owned()
+        },
+        history: None,
+        placeholder: false,
+        gate: GateJson {
+            run: true,
+            exit: Some(code),
+            report: None,
+        },
+        exit: code,
+    };
+    let note = match (code, promoted) {
+        (0, true) => "(gate: OK; the compaction is confirmed, so it is in the slot)".to_string(),
+        (0, false) => format!(
+            "(gate: OK; a candidate — it replaces {slot_path} once the client confirms the compaction)"
+        ),
+        _ => format!(
+            "(gate: FAILED, exit 1 — a candidate that will not replace {slot_path}; fix the citations and write again)"
+        ),
+    };
+    finish(out, format, &result, &note)
 }
 
 fn finish(

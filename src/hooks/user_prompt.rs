@@ -1,0 +1,26 @@
+//! `hook user-prompt-submit` (issue 9): the fallback for client releases that skip SessionStart
+//! after `/clear`. On a session's first prompt, if no SessionStart firing claimed this session,
+//! deliver what SessionStart would have (handled as `clear`), exactly once. Every later prompt
+//! costs one `stat`.
+
+use std::io::Write;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::{claim, claimed, safe_session_id, session_start, string_field};
+
+/// Deliver once per session when SessionStart did not; otherwise print nothing.
+pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+    let Some(session) = string_field(input, "session_id") else {
+        return;
+    };
+    let sid = safe_session_id(session);
+    let started = session_start::SOURCES
+        .iter()
+        .any(|s| claimed(&sid, &session_start::claim_name(Some(s))));
+    if started || !claim(&sid, "prompt", Duration::ZERO) {
+        return;
+    }
+    session_start::deliver(input, Some("clear"), "UserPromptSubmit", out);
+}

@@ -1,0 +1,363 @@
+//! Background writes in flight (`<store>/.runs/<id>/`). A compaction's writer records its work
+//! here, never in the slot: the slot keeps its handoff until the replacement exists, passed the
+//! gate, and the client confirmed that the compaction happened. Each step leaves its own file
+//! (written atomically), so a reader sees at once whether a write is under way, failed, was
+//! held back or was installed — without waiting out a timeout.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::slot::{self, create_private_dir};
+use super::{Store, epoch, now};
+use crate::error::Error;
+
+/// How many run directories are kept.
+const RUNS_KEPT: usize = 10;
+/// How long a hook waits for the slot lock when it promotes a candidate.
+const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
+
+const JOB: &str = "job.json";
+const PID: &str = "supervisor.pid";
+const EXIT: &str = "exit";
+const CANDIDATE: &str = "candidate.md";
+const CANDIDATE_GATE: &str = "candidate.gate";
+const CONFIRMED: &str = "confirmed";
+const OUTCOME: &str = "outcome.json";
+
+/// What the supervisor needs and what readers know of a run, written once to `job.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: String,
+    pub timeout: u64,
+    /// The safe id of the session being compacted.
+    pub session: String,
+    /// The writer's own session id (also the run directory's name).
+    pub write_session: String,
+    pub log: String,
+    /// The slot the result is for.
+    #[serde(default)]
+    pub slot: String,
+    /// When PreCompact recorded the run (epoch seconds).
+    #[serde(default)]
+    pub started: i64,
+}
+
+/// One background write.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub dir: PathBuf,
+    pub job: Job,
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum RunState {
+    /// The writer is still at work.
+    Writing,
+    /// The writer ended without a candidate: its exit code, `timeout`, `signal-N`,
+    /// `spawn-failed` or `supervisor-gone`.
+    Failed { rc: String },
+    /// A candidate exists but is not in the slot: it failed the gate, or the compaction was never
+    /// confirmed. `kept` is its copy in the slot's history, once the writer has ended.
+    Held {
+        gate_exit: i32,
+        confirmed: bool,
+        kept: Option<String>,
+    },
+    /// The candidate replaced the slot.
+    Promoted,
+    /// A newer handoff was written meanwhile; the candidate went to history instead.
+    Superseded { kept: Option<String> },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Outcome {
+    outcome: String,
+    kept: Option<String>,
+}
+
+/// `<store>/.runs/`.
+pub fn runs_dir(store: &Store) -> PathBuf {
+    store.dir.join(".runs")
+}
+
+fn write_small(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    slot::replace(path, bytes, None, None)
+}
+
+fn mtime_epoch(path: &Path) -> Option<i64> {
+    std::fs::symlink_metadata(path)
+        .ok()?
+        .modified()
+        .ok()
+        .map(epoch)
+}
+
+impl Run {
+    /// Record a new run: its directory, `prompt.txt` and `job.json`.
+    pub fn create(store: &Store, job: Job, prompt: &str) -> Result<Run, Error> {
+        let dir = runs_dir(store).join(&job.write_session);
+        create_private_dir(&dir)?;
+        write_small(&dir.join("prompt.txt"), prompt.as_bytes())?;
+        let bytes = serde_json::to_vec(&job).map_err(|e| Error::Input(e.to_string()))?;
+        write_small(&dir.join(JOB), &bytes)?;
+        Ok(Run { dir, job })
+    }
+
+    /// The run in `dir`, if it has a readable `job.json`.
+    pub fn load(dir: &Path) -> Option<Run> {
+        let bytes = std::fs::read(dir.join(JOB)).ok()?;
+        let job: Job = serde_json::from_slice(&bytes).ok()?;
+        Some(Run {
+            dir: dir.to_path_buf(),
+            job,
+        })
+    }
+
+    /// The run with writer id `id`.
+    pub fn find(store: &Store, id: &str) -> Option<Run> {
+        if !super::skeleton::is_safe_id(id) {
+            return None;
+        }
+        Run::load(&runs_dir(store).join(id))
+    }
+
+    pub fn id(&self) -> &str {
+        &self.job.write_session
+    }
+
+    pub fn prompt_path(&self) -> PathBuf {
+        self.dir.join("prompt.txt")
+    }
+
+    /// Where the writer drafts its document.
+    pub fn draft_path(&self) -> PathBuf {
+        self.dir.join("draft.md")
+    }
+
+    pub fn candidate_path(&self) -> PathBuf {
+        self.dir.join(CANDIDATE)
+    }
+
+    /// The supervisor records its pid once it has its own session.
+    pub fn record_supervisor(&self, pid: u32) {
+        let _ = write_small(&self.dir.join(PID), pid.to_string().as_bytes());
+    }
+
+    fn supervisor_pid(&self) -> Option<i32> {
+        std::fs::read_to_string(self.dir.join(PID))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    fn exit(&self) -> Option<String> {
+        std::fs::read_to_string(self.dir.join(EXIT))
+            .ok()
+            .map(|s| s.trim().to_string())
+    }
+
+    /// The candidate's gate exit code, when a whole candidate exists.
+    fn candidate_gate(&self) -> Option<i32> {
+        let gate = std::fs::read_to_string(self.dir.join(CANDIDATE_GATE)).ok()?;
+        let code = gate.trim().parse().ok()?;
+        self.candidate_path().is_file().then_some(code)
+    }
+
+    pub fn confirmed(&self) -> bool {
+        self.dir.join(CONFIRMED).is_file()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        let bytes = std::fs::read(self.dir.join(OUTCOME)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn set_outcome(&self, outcome: &str, kept: Option<&Path>) -> Result<(), Error> {
+        let o = Outcome {
+            outcome: outcome.into(),
+            kept: kept.map(|p| p.to_string_lossy().into_owned()),
+        };
+        let bytes = serde_json::to_vec(&o).map_err(|e| Error::Input(e.to_string()))?;
+        write_small(&self.dir.join(OUTCOME), &bytes)
+    }
+
+    /// Seconds since PreCompact recorded the run.
+    pub fn age(&self, now: i64) -> u64 {
+        (now - self.job.started).max(0) as u64
+    }
+
+    /// Where the run stands now.
+    pub fn state(&self, now: i64) -> RunState {
+        let outcome = self.outcome();
+        match outcome.as_ref().map(|o| o.outcome.as_str()) {
+            Some("promoted") => return RunState::Promoted,
+            Some("superseded") => {
+                return RunState::Superseded {
+                    kept: outcome.and_then(|o| o.kept),
+                };
+            }
+            _ => {}
+        }
+        let exit = self.exit();
+        if exit.is_none() {
+            let alive = match self.supervisor_pid() {
+                Some(pid) => slot::pid_alive(pid),
+                // Not started yet: give the spawn its budget.
+                None => self.age(now) <= self.job.timeout,
+            };
+            if alive {
+                return RunState::Writing;
+            }
+        }
+        if let Some(gate_exit) = self.candidate_gate() {
+            return RunState::Held {
+                gate_exit,
+                confirmed: self.confirmed(),
+                kept: outcome.and_then(|o| o.kept),
+            };
+        }
+        RunState::Failed {
+            rc: exit.unwrap_or_else(|| "supervisor-gone".into()),
+        }
+    }
+
+    /// Store the writer's gated document as this run's candidate, then promote it if the
+    /// compaction is already confirmed. Returns the state afterwards.
+    pub fn record_candidate(
+        &self,
+        store: &Store,
+        bytes: &[u8],
+        gate_exit: i32,
+    ) -> Result<RunState, Error> {
+        // The gate file goes first and comes back last, so a kill in between never pairs a
+        // new candidate with an old verdict.
+        let gate = self.dir.join(CANDIDATE_GATE);
+        if gate.exists() {
+            slot::remove(&gate).map_err(|e| Error::io(&gate, e))?;
+        }
+        write_small(&self.candidate_path(), bytes)?;
+        write_small(&gate, gate_exit.to_string().as_bytes())?;
+        let lock = slot::lock_cli(store, &self.job.slot)?;
+        self.promote_locked(store)?;
+        drop(lock);
+        Ok(self.state(now()))
+    }
+
+    /// The confirmation that the compaction happened (PostCompact, or SessionStart with
+    /// `source: compact`); promotes a candidate that is ready.
+    pub fn confirm(&self, store: &Store, by: &str) {
+        if !self.confirmed() {
+            let _ = write_small(&self.dir.join(CONFIRMED), by.as_bytes());
+        }
+        if let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) {
+            let _ = self.promote_locked(store);
+        }
+    }
+
+    /// The supervisor's last word: the writer's exit, then promotion if everything is in place;
+    /// a candidate that stays out of the slot is kept in the slot's history, so `history` and
+    /// `restore` can reach it.
+    pub fn record_exit(&self, store: &Store, rc: &str) {
+        let _ = write_small(&self.dir.join(EXIT), rc.as_bytes());
+        let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) else {
+            return;
+        };
+        if matches!(self.promote_locked(store), Ok(true)) {
+            return;
+        }
+        if self.candidate_gate().is_some()
+            && self.outcome().is_none()
+            && let Ok(kept) = slot::keep_file(
+                store,
+                &self.job.slot,
+                &self.candidate_path(),
+                SystemTime::now(),
+            )
+        {
+            slot::retain(store, &self.job.slot);
+            let _ = self.set_outcome("held", Some(&kept));
+        }
+    }
+
+    /// Promote under the slot lock (held by the caller) when the candidate passed the gate and
+    /// the compaction is confirmed. A slot written after the run began is newer than the
+    /// candidate: the candidate goes to history instead. `Ok(true)` when the run is settled.
+    fn promote_locked(&self, store: &Store) -> Result<bool, Error> {
+        if let Some(o) = self.outcome()
+            && o.outcome != "held"
+        {
+            return Ok(true);
+        }
+        if self.candidate_gate() != Some(0) || !self.confirmed() {
+            return Ok(false);
+        }
+        let slot_path = store.path_of(&self.job.slot);
+        if mtime_epoch(&slot_path).is_some_and(|m| m > self.job.started) {
+            let kept = slot::keep_file(
+                store,
+                &self.job.slot,
+                &self.candidate_path(),
+                SystemTime::now(),
+            )?;
+            slot::retain(store, &self.job.slot);
+            self.set_outcome("superseded", Some(&kept))?;
+            return Ok(true);
+        }
+        let bytes = std::fs::read(self.candidate_path())
+            .map_err(|e| Error::io(&self.candidate_path(), e))?;
+        slot::replace_slot(store, &self.job.slot, &bytes)?;
+        self.set_outcome("promoted", None)?;
+        Ok(true)
+    }
+}
+
+/// Every run, newest first.
+pub fn all(store: &Store) -> Vec<Run> {
+    let Ok(entries) = std::fs::read_dir(runs_dir(store)) else {
+        return Vec::new();
+    };
+    let mut runs: Vec<Run> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| Run::load(&e.path()))
+        .collect();
+    runs.sort_by_key(|r| std::cmp::Reverse(r.job.started));
+    runs
+}
+
+/// The run readers of slot `name` must hear about: the newest one for the slot that began at
+/// or after the slot's last write (an older run's result is already in the slot or history).
+pub fn latest_for(store: &Store, name: &str) -> Option<Run> {
+    let slot_mtime = mtime_epoch(&store.path_of(name));
+    all(store)
+        .into_iter()
+        .find(|r| r.job.slot == name)
+        .filter(|r| slot_mtime.is_none_or(|m| r.job.started >= m))
+}
+
+/// Confirm the newest unconfirmed run of session `session` (a safe id).
+pub fn confirm_session(store: &Store, session: &str, by: &str) {
+    if let Some(run) = all(store)
+        .into_iter()
+        .find(|r| r.job.session == session && !r.confirmed())
+    {
+        run.confirm(store, by);
+    }
+}
+
+/// Delete run directories beyond the newest 10, never one whose writer is still at work.
+pub fn prune(store: &Store) {
+    let now = now();
+    for run in all(store).into_iter().skip(RUNS_KEPT) {
+        if run.state(now) != RunState::Writing {
+            let _ = std::fs::remove_dir_all(&run.dir);
+        }
+    }
+}
