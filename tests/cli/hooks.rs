@@ -833,7 +833,9 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in [
         "session-start.sh",
+        "user-prompt-submit.sh",
         "pre-compact.sh",
+        "post-compact.sh",
         "session-end.sh",
         "post-checkout",
     ] {
@@ -876,10 +878,21 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
     )
     .expect("JSON");
     let events: Vec<&String> = hooks["hooks"].as_object().expect("hooks").keys().collect();
-    assert_eq!(events, ["SessionStart", "PreCompact", "SessionEnd"]);
+    assert_eq!(
+        events,
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreCompact",
+            "PostCompact",
+            "SessionEnd"
+        ]
+    );
     for (event, arg) in [
         ("SessionStart", "session-start"),
+        ("UserPromptSubmit", "user-prompt-submit"),
         ("PreCompact", "pre-compact"),
+        ("PostCompact", "post-compact"),
         ("SessionEnd", "session-end"),
     ] {
         let reg = &hooks["hooks"][event];
@@ -899,6 +912,27 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
     .expect("JSON");
     assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(manifest["name"], "handoff-store");
+    let marketplace: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join("contrib/.claude-plugin/marketplace.json")).expect("marketplace"),
+    )
+    .expect("JSON");
+    assert_eq!(marketplace["metadata"]["version"], env!("CARGO_PKG_VERSION"));
+    // No empty fields (`"repository": ""` once failed a strict validation); matchers aside.
+    fn empty_strings(v: &serde_json::Value, key: &str, found: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) if s.is_empty() && key != "matcher" => {
+                found.push(key.to_string())
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| empty_strings(x, key, found)),
+            serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| empty_strings(x, k, found)),
+            _ => {}
+        }
+    }
+    let mut empty = Vec::new();
+    for v in [&manifest, &marketplace, &hooks] {
+        empty_strings(v, "", &mut empty);
+    }
+    assert!(empty.is_empty(), "empty fields: {empty:?}");
     let skill = std::fs::read(root.join("contrib/skill/SKILL.md")).expect("skill");
     assert_eq!(
         skill,

@@ -1,6 +1,7 @@
 //! The one integration-test binary: real repositories, real binaries.
 mod bad_input;
 mod citations;
+mod compaction;
 mod durability;
 mod gate;
 mod hooks;

@@ -1,0 +1,542 @@
+//! Compaction you can trust (issue 9), without a client: the background write never displaces
+//! the slot until the candidate passed the gate and the compaction was confirmed; a writer's end
+//! is known at once; generated commands name the binary by its absolute path; the supervisor
+//! leaves the hook's session; UserPromptSubmit delivers once when SessionStart did not; two
+//! installed hook sets inject once; the git hook installs, chains and uninstalls.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::util::*;
+
+/// A writer that does what the prompt says: it copies `$FAKE_DOC` to the draft path the prompt
+/// names and runs the prompt's own write command with `sh -c` (so the command must work as
+/// written, with the PATH the writer has). Exits with `$FAKE_EXIT` (default 0).
+fn obedient_writer(env: &TestEnv) -> PathBuf {
+    let p = env.write(
+        "obedient-writer.sh",
+        r#"#!/bin/sh
+prompt=$(cat)
+mkdir -p "$FAKE_LOG"
+printf '%s\n' "$prompt" > "$FAKE_LOG/prompt"
+sleep "${FAKE_SLEEP:-0}"
+if [ -n "$FAKE_DOC" ]; then
+  draft=$(printf '%s\n' "$prompt" | sed -n 's/^Write the document with the Write tool to \(.*\), then run:$/\1/p')
+  cmd=$(printf '%s\n' "$prompt" | grep -A1 '^Write the document with the Write tool' | tail -n 1)
+  cp "$FAKE_DOC" "$draft"
+  sh -c "$cmd" > "$FAKE_LOG/write.out" 2>&1
+  echo $? > "$FAKE_LOG/write.exit"
+fi
+exit "${FAKE_EXIT:-0}"
+"#,
+    );
+    chmod_x(&p);
+    p
+}
+
+struct Scene {
+    env: TestEnv,
+    repo: PathBuf,
+    slot: PathBuf,
+    transcript: PathBuf,
+    writer: PathBuf,
+    fake: PathBuf,
+}
+
+impl Scene {
+    /// A repository on `main` with a complete, unread handoff in its slot.
+    fn new() -> Scene {
+        let env = TestEnv::new();
+        let repo = env.shop("shop", "main");
+        let slot = env.stored(&repo, &version(&repo, "old"));
+        let transcript = env.write("t.jsonl", "{}\n");
+        let writer = obedient_writer(&env);
+        let fake = env.path("fake");
+        Scene {
+            env,
+            repo,
+            slot,
+            transcript,
+            writer,
+            fake,
+        }
+    }
+
+    fn input(&self, sid: &str, extra: serde_json::Value) -> String {
+        let mut v = serde_json::json!({"session_id": sid, "transcript_path": self.transcript, "cwd": self.repo});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v.to_string()
+    }
+
+    /// PreCompact for session `sid`, the writer given `doc` (None: it writes nothing).
+    fn pre_compact(&self, sid: &str, doc: Option<&str>, extra: &[(&str, &str)]) -> Outcome {
+        let mut c = self.env.hook("pre-compact", &self.input(sid, serde_json::json!({})));
+        c.env("HANDOFF_WRITER", &self.writer)
+            .env("FAKE_LOG", &self.fake)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "30")
+            // The binary is not on this PATH: the writer must be told where it is.
+            .env("PATH", "/usr/bin:/bin");
+        if let Some(doc) = doc {
+            c.env("FAKE_DOC", self.env.write("doc.md", doc));
+        }
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        run(&mut c)
+    }
+
+    fn hook(&self, event: &str, sid: &str, extra: serde_json::Value) -> Outcome {
+        run(&mut self.env.hook(event, &self.input(sid, extra)))
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.env.home().join(".claude/state/handoff-fork/log.txt"))
+            .unwrap_or_default()
+    }
+
+    /// Wait for the supervisor's completion line.
+    fn writer_ended(&self) {
+        assert!(
+            eventually(30, || self.log().contains(" rc=")),
+            "the supervisor recorded the writer's end: {}",
+            self.log()
+        );
+    }
+
+    fn read(&self, wait: &str) -> Outcome {
+        run(self
+            .env
+            .store()
+            .args(["read", "--no-consume", "--wait", wait])
+            .arg(&self.repo))
+    }
+
+    fn history(&self) -> Vec<PathBuf> {
+        let dir = self
+            .env
+            .store_dir()
+            .join(".history")
+            .join(self.slot.file_name().expect("name"));
+        std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("handoff-store")
+}
+
+#[test]
+fn a_refused_compaction_leaves_the_slot_byte_identical_and_keeps_the_candidate_in_history() {
+    let s = Scene::new();
+    let before = std::fs::read(&s.slot).expect("slot");
+    let o = s.pre_compact("refused", Some(&version(&s.repo, "new")), &[]);
+    assert_eq!(o.code, 0);
+    s.writer_ended();
+    assert_eq!(
+        std::fs::read_to_string(s.fake.join("write.exit"))
+            .expect("the writer ran the write command")
+            .trim(),
+        "0",
+        "{}",
+        std::fs::read_to_string(s.fake.join("write.out")).unwrap_or_default()
+    );
+    // No PostCompact, no SessionStart(compact): the client refused the compaction.
+    assert_eq!(
+        std::fs::read(&s.slot).expect("slot"),
+        before,
+        "byte-identical"
+    );
+    let kept = s.history();
+    assert_eq!(kept.len(), 1, "the candidate is in history: {kept:?}");
+    assert!(
+        std::fs::read_to_string(&kept[0])
+            .expect("kept")
+            .contains("status: new ")
+    );
+    let o = s.read("0");
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("status: old "), "the old handoff is shown");
+    assert!(
+        o.stdout.contains("NOT installed") && o.stdout.contains("never confirmed"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains(&format!("{} restore ", bin().display())));
+    // restore brings the candidate in, and the old handoff goes to history.
+    let r = run(s.env.store().arg("restore").arg(&s.repo));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("status: new ")
+    );
+}
+
+#[test]
+fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
+    // Confirmation before the writer stores its candidate (PostCompact during the write).
+    let s = Scene::new();
+    s.pre_compact("early", Some(&version(&s.repo, "new")), &[("FAKE_SLEEP", "2")]);
+    let o = s.hook("post-compact", "early", serde_json::json!({"trigger": "manual"}));
+    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("status: old "),
+        "nothing replaced before a candidate exists"
+    );
+    s.writer_ended();
+    let now = std::fs::read_to_string(&s.slot).expect("slot");
+    assert!(now.contains("status: new "), "installed: {now}");
+    assert!(
+        std::fs::read_to_string(s.fake.join("write.out"))
+            .expect("write output")
+            .contains("it is in the slot")
+    );
+    assert!(
+        s.history()
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("status: old "))),
+        "the displaced handoff is in history"
+    );
+
+    // Confirmation after the writer ended, by SessionStart(compact).
+    let s = Scene::new();
+    s.pre_compact("late", Some(&version(&s.repo, "new")), &[]);
+    s.writer_ended();
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("status: old ")
+    );
+    let o = s.hook("session-start", "late", serde_json::json!({"source": "compact"}));
+    let text = context(&o);
+    assert!(text.contains("status: new "), "the new handoff is shown: {text}");
+    assert!(!text.contains("NOT installed"));
+}
+
+#[test]
+fn a_candidate_that_fails_the_gate_is_never_installed() {
+    let s = Scene::new();
+    let rotten = version(&s.repo, "new").replace(
+        "app/Mail/Invoice.php:24 | public function build",
+        "app/Mail/Invoice.php:24 | a fragment that is not there",
+    );
+    s.pre_compact("rot", Some(&rotten), &[]);
+    s.hook("post-compact", "rot", serde_json::json!({}));
+    s.writer_ended();
+    assert_eq!(
+        std::fs::read_to_string(s.fake.join("write.exit"))
+            .expect("exit")
+            .trim(),
+        "1"
+    );
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("status: old ")
+    );
+    let o = s.read("0");
+    assert!(
+        o.stdout.contains("did not pass the gate (exit 1)"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_writer_that_stores_nothing_is_reported_at_once() {
+    let s = Scene::new();
+    s.pre_compact("fails", None, &[("FAKE_EXIT", "3"), ("FAKE_SLEEP", "1")]);
+    // Long enough that waiting out the old 600 s abandonment would be visible as a hang.
+    let o = s.read("120");
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("status: old "), "the previous handoff");
+    assert!(
+        o.stdout
+            .contains("ended without a handoff (writer exit: 3)"),
+        "{}",
+        o.stdout
+    );
+    assert!(s.log().contains(" rc=3 state=failed "));
+    let o = s.hook(
+        "session-start",
+        "fails",
+        serde_json::json!({"source": "compact"}),
+    );
+    let text = context(&o);
+    assert!(text.contains("ended without a handoff (writer exit: 3)"), "{text}");
+    assert!(text.contains("status: old ") && !text.contains("is being authored"));
+
+    // With no previous handoff, read says FAILED (exit 4) instead of PENDING.
+    let env = TestEnv::new();
+    let repo = env.shop("bare-start", "main");
+    let t = env.write("t.jsonl", "{}\n");
+    let writer = obedient_writer(&env);
+    run(env
+        .hook(
+            "pre-compact",
+            &serde_json::json!({"session_id": "x", "transcript_path": t, "cwd": repo}).to_string(),
+        )
+        .env("HANDOFF_WRITER", &writer)
+        .env("FAKE_LOG", env.path("fake"))
+        .env("FAKE_EXIT", "7"));
+    let o = run(env.store().args(["read", "--wait", "60"]).arg(&repo));
+    assert_eq!(o.code, 4);
+    assert!(
+        o.stdout.starts_with("FAILED   ") && o.stdout.contains("(writer exit: 7)"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn while_the_writer_works_readers_are_told_to_wait_with_an_absolute_command() {
+    let s = Scene::new();
+    s.pre_compact("busy", None, &[("FAKE_SLEEP", "20")]);
+    let o = s.hook("session-start", "busy", serde_json::json!({"source": "compact"}));
+    let text = context(&o);
+    assert!(text.contains("is being authored"), "{text}");
+    assert!(
+        text.contains(&format!("{} read {}", bin().display(), "'")),
+        "absolute binary: {text}"
+    );
+    assert!(!text.contains("status: old "), "the previous cycle's handoff is not shown");
+    let o = s.read("0");
+    assert_eq!(o.code, 4);
+    assert!(o.stdout.starts_with("PENDING  "), "{}", o.stdout);
+    assert!(eventually(10, || s.fake.join("prompt").is_file()));
+    let prompt = std::fs::read_to_string(s.fake.join("prompt")).expect("prompt");
+    assert!(
+        prompt.contains(&format!("{} write --checkout ", bin().display())),
+        "the writer's command names the binary: {prompt}"
+    );
+    // End the writer early: kill its group through the run's supervisor pid.
+    let runs = s.env.store_dir().join(".runs");
+    let id = std::fs::read_dir(&runs)
+        .expect("runs")
+        .flatten()
+        .next()
+        .expect("one run")
+        .path();
+    let pid = std::fs::read_to_string(id.join("supervisor.pid")).expect("pid");
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status();
+    let o = s.read("10");
+    assert!(
+        o.stdout.contains("(writer exit: supervisor-gone)"),
+        "a dead supervisor is a failure, not a wait: {}",
+        o.stdout
+    );
+}
+
+#[test]
+fn the_supervisor_has_a_session_of_its_own_and_the_writer_survives_the_terminal_closing() {
+    let s = Scene::new();
+    let probe = s.env.write(
+        "probe-writer.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\ncut -d' ' -f6,7 /proc/self/stat > \"$FAKE_LOG/stat\"\nsleep 3\ntouch \"$FAKE_LOG/survived\"\n",
+    );
+    chmod_x(&probe);
+    let input = s.env.write("pre.json", s.input("pty", serde_json::json!({})));
+    // `script` runs the hook on a real pseudo-terminal, in a session whose controlling
+    // terminal it is; killing `script` closes the terminal under everything in that session.
+    let inner = format!(
+        "{} hook pre-compact < {}; sleep 30",
+        bin().display(),
+        input.display()
+    );
+    let mut c = s
+        .env
+        .store_process()
+        .env("LAST_CLEAR_STATE_DIR", s.env.marker_dir())
+        .env("HANDOFF_WRITER", &probe)
+        .env("FAKE_LOG", &s.fake)
+        .env("HANDOFF_CLAIM_WINDOW_SECONDS", "0")
+        .env_remove("HANDOFF_STORE_BIN")
+        .env("CTX_FORK_TIMEOUT_SECONDS", "30")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn_script(&inner);
+    assert!(
+        eventually(15, || s.fake.join("stat").is_file()),
+        "the writer started"
+    );
+    let _ = c.kill();
+    let _ = c.wait();
+    let stat = std::fs::read_to_string(s.fake.join("stat")).expect("stat");
+    let tty: i64 = stat
+        .split_whitespace()
+        .nth(1)
+        .and_then(|t| t.parse().ok())
+        .expect("tty_nr");
+    assert_eq!(tty, 0, "the writer has no controlling terminal: {stat}");
+    assert!(
+        eventually(15, || s.fake.join("survived").is_file()),
+        "the writer outlived the terminal"
+    );
+}
+
+/// Run `inner` under `script` (util-linux), which gives it a pseudo-terminal.
+trait SpawnScript {
+    fn spawn_script(&mut self, inner: &str) -> std::process::Child;
+}
+
+impl SpawnScript for std::process::Command {
+    fn spawn_script(&mut self, inner: &str) -> std::process::Child {
+        let mut c = std::process::Command::new("script");
+        c.args(["-qfec", inner, "/dev/null"]);
+        for (k, v) in self.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        c.current_dir(self.get_current_dir().unwrap_or(Path::new("/")));
+        c.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        c.spawn().expect("script runs")
+    }
+}
+
+#[test]
+fn the_prompt_fallback_delivers_once_when_session_start_did_not_run() {
+    let s = Scene::new();
+    let prompt = |sid: &str| {
+        s.hook(
+            "user-prompt-submit",
+            sid,
+            serde_json::json!({"prompt": "go on", "hook_event_name": "UserPromptSubmit"}),
+        )
+    };
+    let o = prompt("cleared");
+    assert_eq!(o.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context");
+    assert!(text.contains("status: old ") && text.contains("SessionStart did not run"));
+    assert!(text.encode_utf16().count() <= 9_500);
+    assert_eq!(prompt("cleared").stdout, "", "exactly once per session");
+
+    // A session whose SessionStart ran (even silently, on startup) gets nothing from it.
+    let o = s.hook("session-start", "started", serde_json::json!({"source": "startup"}));
+    assert_eq!(o.stdout, "");
+    assert_eq!(prompt("started").stdout, "");
+}
+
+#[test]
+fn plugin_and_manual_hooks_together_inject_once() {
+    let s = Scene::new();
+    let input = s.input("twice", serde_json::json!({"source": "clear"}));
+    let spawn = || {
+        let mut c = s.env.store_process();
+        c.args(["hook", "session-start"])
+            .env("LAST_CLEAR_STATE_DIR", s.env.marker_dir())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = c.spawn().expect("hook");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("stdin written");
+        child
+    };
+    // Both firings start before either finishes, as the client runs them in parallel.
+    let (a, b) = (spawn(), spawn());
+    let outs: Vec<String> = [a, b]
+        .into_iter()
+        .map(|c| String::from_utf8_lossy(&c.wait_with_output().expect("out").stdout).into_owned())
+        .collect();
+    let injected = outs.iter().filter(|o| o.contains("additionalContext")).count();
+    assert_eq!(injected, 1, "{outs:?}");
+    // A later compaction of the same session is a new event and is delivered.
+    std::thread::sleep(Duration::from_millis(50));
+    let o = s.hook("session-start", "twice", serde_json::json!({"source": "compact"}));
+    assert!(o.stdout.contains("additionalContext"));
+}
+
+fn git_hooks_dir(env: &TestEnv, repo: &Path) -> PathBuf {
+    let dir = env.git(repo, &["rev-parse", "--git-path", "hooks"]);
+    repo.join(dir.trim())
+}
+
+#[test]
+fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["branch", "feature/x"]);
+    env.stored(&repo, &version(&repo, "m"));
+
+    // Fresh install into .git/hooks, then a checkout names the handoff.
+    let o = run(env.store().args(["install", "git-hook"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let hook = git_hooks_dir(&env, &repo).join("post-checkout");
+    assert!(o.stdout.starts_with(&format!("installed {}", hook.display())));
+    let out = std::process::Command::new("git")
+        .args(["checkout", "-q", "feature/x"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("git");
+    assert!(out.status.success());
+    let out = std::process::Command::new("git")
+        .args(["checkout", "-q", "main"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("git");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("handoff"),
+        "the hook ran off PATH: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = run(env.store().args(["uninstall", "git-hook"]).arg(&repo));
+    assert!(o.stdout.starts_with("removed"));
+    assert!(!hook.exists());
+
+    // core.hooksPath (relative) with a hook already there: chained, its status kept, restored.
+    let repo = env.shop("other", "main");
+    env.git(&repo, &["config", "core.hooksPath", "my-hooks"]);
+    let original = "#!/bin/sh\necho mine >> \"$(git rev-parse --show-toplevel)/ran\"\nexit 5\n";
+    let mine = env.write("other/my-hooks/post-checkout", original);
+    chmod_x(&mine);
+    let o = run(env.store().args(["install", "git-hook"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("now runs first"), "{}", o.stdout);
+    let chained = repo.join("my-hooks/post-checkout.before-handoff-store");
+    assert_eq!(std::fs::read_to_string(&chained).expect("chained"), original);
+    let out = std::process::Command::new("git")
+        .args(["checkout", "-q", "-b", "side"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .output()
+        .expect("git");
+    assert!(repo.join("ran").is_file(), "the original hook still runs");
+    assert!(!out.status.success(), "and its failure is kept");
+    let again = run(env.store().args(["install", "git-hook"]).arg(&repo));
+    assert!(again.stdout.starts_with("updated"), "idempotent: {}", again.stdout);
+    let o = run(env.store().args(["uninstall", "git-hook"]).arg(&repo));
+    assert!(o.stdout.contains("is back in its place"), "{}", o.stdout);
+    assert_eq!(std::fs::read_to_string(&mine).expect("restored"), original);
+    assert!(!chained.exists());
+    let o = run(env.store().args(["uninstall", "git-hook"]).arg(&repo));
+    assert!(o.stdout.starts_with("nothing to remove"));
+    assert_eq!(std::fs::read_to_string(&mine).expect("untouched"), original);
+}
