@@ -115,8 +115,7 @@ pub fn shell_quote(s: &str) -> String {
 /// else single-quoted.
 pub fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'));
     if plain { s.to_string() } else { shell_quote(s) }
 }
@@ -129,7 +128,11 @@ pub fn self_command() -> String {
         .ok()
         .filter(|p| p.is_absolute())
         .map(|p| p.to_string_lossy().into_owned())
-        .or_else(|| std::env::var("HANDOFF_STORE_BIN").ok().filter(|v| !v.is_empty()))
+        .or_else(|| {
+            std::env::var("HANDOFF_STORE_BIN")
+                .ok()
+                .filter(|v| !v.is_empty())
+        })
         .unwrap_or_else(|| "handoff-store".into());
     shell_word(&exe)
 }

@@ -147,8 +147,8 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let Ok(store) = Store::locate() else { return };
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     // The summary is steered whether or not a writer starts: what it must keep is the same.
-    let _ = writeln!(out, "{}", texts::compaction_instructions(&slot_path))
-        .and_then(|()| out.flush());
+    let _ =
+        writeln!(out, "{}", texts::compaction_instructions(&slot_path)).and_then(|()| out.flush());
 
     let Some(session) = string_field(input, "session_id") else {
         return;

@@ -90,9 +90,7 @@ pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"
 
 /// The claim name of a SessionStart firing with `source`.
 pub fn claim_name(source: Option<&str>) -> String {
-    let s = source
-        .filter(|s| SOURCES.contains(s))
-        .unwrap_or("other");
+    let s = source.filter(|s| SOURCES.contains(s)).unwrap_or("other");
     format!("session-start-{s}")
 }
 
@@ -139,12 +137,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
 }
 
 /// Compose and emit the injection for `source` as event `event`'s additionalContext.
-pub fn deliver(
-    input: &Map<String, Value>,
-    source: Option<&str>,
-    event: &str,
-    out: &mut dyn Write,
-) {
+pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, out: &mut dyn Write) {
     let Some(target) = target(input) else { return };
     let now = now();
     let marker_file = marker_path(&target);
@@ -169,9 +162,7 @@ pub fn deliver(
     };
     let compact = title_source == "compact";
     let store = super::store();
-    if compact
-        && let (Some(store), Some(session)) = (&store, string_field(input, "session_id"))
-    {
+    if compact && let (Some(store), Some(session)) = (&store, string_field(input, "session_id")) {
         // SessionStart(compact) is the client's word that the compaction happened.
         runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)");
     }
@@ -183,7 +174,11 @@ pub fn deliver(
         background_note = texts::background_note(
             &run.state(now),
             run.age(now),
-            &format!("{} restore {}", self_command(), shell_quote(&target.checkout())),
+            &format!(
+                "{} restore {}",
+                self_command(),
+                shell_quote(&target.checkout())
+            ),
         );
     }
 

@@ -72,7 +72,9 @@ impl Scene {
 
     /// PreCompact for session `sid`, the writer given `doc` (None: it writes nothing).
     fn pre_compact(&self, sid: &str, doc: Option<&str>, extra: &[(&str, &str)]) -> Outcome {
-        let mut c = self.env.hook("pre-compact", &self.input(sid, serde_json::json!({})));
+        let mut c = self
+            .env
+            .hook("pre-compact", &self.input(sid, serde_json::json!({})));
         c.env("HANDOFF_WRITER", &self.writer)
             .env("FAKE_LOG", &self.fake)
             .env("CTX_FORK_TIMEOUT_SECONDS", "30")
@@ -159,7 +161,10 @@ fn a_refused_compaction_leaves_the_slot_byte_identical_and_keeps_the_candidate_i
     );
     let o = s.read("0");
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
-    assert!(o.stdout.contains("status: old "), "the old handoff is shown");
+    assert!(
+        o.stdout.contains("status: old "),
+        "the old handoff is shown"
+    );
     assert!(
         o.stdout.contains("NOT installed") && o.stdout.contains("never confirmed"),
         "{}",
@@ -180,8 +185,16 @@ fn a_refused_compaction_leaves_the_slot_byte_identical_and_keeps_the_candidate_i
 fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
     // Confirmation before the writer stores its candidate (PostCompact during the write).
     let s = Scene::new();
-    s.pre_compact("early", Some(&version(&s.repo, "new")), &[("FAKE_SLEEP", "2")]);
-    let o = s.hook("post-compact", "early", serde_json::json!({"trigger": "manual"}));
+    s.pre_compact(
+        "early",
+        Some(&version(&s.repo, "new")),
+        &[("FAKE_SLEEP", "2")],
+    );
+    let o = s.hook(
+        "post-compact",
+        "early",
+        serde_json::json!({"trigger": "manual"}),
+    );
     assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
     assert!(
         std::fs::read_to_string(&s.slot)
@@ -213,9 +226,16 @@ fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
             .expect("slot")
             .contains("status: old ")
     );
-    let o = s.hook("session-start", "late", serde_json::json!({"source": "compact"}));
+    let o = s.hook(
+        "session-start",
+        "late",
+        serde_json::json!({"source": "compact"}),
+    );
     let text = context(&o);
-    assert!(text.contains("status: new "), "the new handoff is shown: {text}");
+    assert!(
+        text.contains("status: new "),
+        "the new handoff is shown: {text}"
+    );
     assert!(!text.contains("NOT installed"));
 }
 
@@ -269,7 +289,10 @@ fn a_writer_that_stores_nothing_is_reported_at_once() {
         serde_json::json!({"source": "compact"}),
     );
     let text = context(&o);
-    assert!(text.contains("ended without a handoff (writer exit: 3)"), "{text}");
+    assert!(
+        text.contains("ended without a handoff (writer exit: 3)"),
+        "{text}"
+    );
     assert!(text.contains("status: old ") && !text.contains("is being authored"));
 
     // With no previous handoff, read says FAILED (exit 4) instead of PENDING.
@@ -298,14 +321,21 @@ fn a_writer_that_stores_nothing_is_reported_at_once() {
 fn while_the_writer_works_readers_are_told_to_wait_with_an_absolute_command() {
     let s = Scene::new();
     s.pre_compact("busy", None, &[("FAKE_SLEEP", "20")]);
-    let o = s.hook("session-start", "busy", serde_json::json!({"source": "compact"}));
+    let o = s.hook(
+        "session-start",
+        "busy",
+        serde_json::json!({"source": "compact"}),
+    );
     let text = context(&o);
     assert!(text.contains("is being authored"), "{text}");
     assert!(
         text.contains(&format!("{} read {}", bin().display(), "'")),
         "absolute binary: {text}"
     );
-    assert!(!text.contains("status: old "), "the previous cycle's handoff is not shown");
+    assert!(
+        !text.contains("status: old "),
+        "the previous cycle's handoff is not shown"
+    );
     let o = s.read("0");
     assert_eq!(o.code, 4);
     assert!(o.stdout.starts_with("PENDING  "), "{}", o.stdout);
@@ -343,7 +373,9 @@ fn the_supervisor_has_a_session_of_its_own_and_the_writer_survives_the_terminal_
         "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\ncut -d' ' -f6,7 /proc/self/stat > \"$FAKE_LOG/stat\"\nsleep 3\ntouch \"$FAKE_LOG/survived\"\n",
     );
     chmod_x(&probe);
-    let input = s.env.write("pre.json", s.input("pty", serde_json::json!({})));
+    let input = s
+        .env
+        .write("pre.json", s.input("pty", serde_json::json!({})));
     // `script` runs the hook on a real pseudo-terminal, in a session whose controlling
     // terminal it is; killing `script` closes the terminal under everything in that session.
     let inner = format!(
@@ -428,7 +460,11 @@ fn the_prompt_fallback_delivers_once_when_session_start_did_not_run() {
     assert_eq!(prompt("cleared").stdout, "", "exactly once per session");
 
     // A session whose SessionStart ran (even silently, on startup) gets nothing from it.
-    let o = s.hook("session-start", "started", serde_json::json!({"source": "startup"}));
+    let o = s.hook(
+        "session-start",
+        "started",
+        serde_json::json!({"source": "startup"}),
+    );
     assert_eq!(o.stdout, "");
     assert_eq!(prompt("started").stdout, "");
 }
@@ -459,11 +495,18 @@ fn plugin_and_manual_hooks_together_inject_once() {
         .into_iter()
         .map(|c| String::from_utf8_lossy(&c.wait_with_output().expect("out").stdout).into_owned())
         .collect();
-    let injected = outs.iter().filter(|o| o.contains("additionalContext")).count();
+    let injected = outs
+        .iter()
+        .filter(|o| o.contains("additionalContext"))
+        .count();
     assert_eq!(injected, 1, "{outs:?}");
     // A later compaction of the same session is a new event and is delivered.
     std::thread::sleep(Duration::from_millis(50));
-    let o = s.hook("session-start", "twice", serde_json::json!({"source": "compact"}));
+    let o = s.hook(
+        "session-start",
+        "twice",
+        serde_json::json!({"source": "compact"}),
+    );
     assert!(o.stdout.contains("additionalContext"));
 }
 
@@ -483,7 +526,10 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
     let o = run(env.store().args(["install", "git-hook"]).arg(&repo));
     assert_eq!(o.code, 0, "{}", o.stderr);
     let hook = git_hooks_dir(&env, &repo).join("post-checkout");
-    assert!(o.stdout.starts_with(&format!("installed {}", hook.display())));
+    assert!(
+        o.stdout
+            .starts_with(&format!("installed {}", hook.display()))
+    );
     let out = std::process::Command::new("git")
         .args(["checkout", "-q", "feature/x"])
         .current_dir(&repo)
@@ -520,7 +566,10 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("now runs first"), "{}", o.stdout);
     let chained = repo.join("my-hooks/post-checkout.before-handoff-store");
-    assert_eq!(std::fs::read_to_string(&chained).expect("chained"), original);
+    assert_eq!(
+        std::fs::read_to_string(&chained).expect("chained"),
+        original
+    );
     let out = std::process::Command::new("git")
         .args(["checkout", "-q", "-b", "side"])
         .current_dir(&repo)
@@ -531,7 +580,11 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
     assert!(repo.join("ran").is_file(), "the original hook still runs");
     assert!(!out.status.success(), "and its failure is kept");
     let again = run(env.store().args(["install", "git-hook"]).arg(&repo));
-    assert!(again.stdout.starts_with("updated"), "idempotent: {}", again.stdout);
+    assert!(
+        again.stdout.starts_with("updated"),
+        "idempotent: {}",
+        again.stdout
+    );
     let o = run(env.store().args(["uninstall", "git-hook"]).arg(&repo));
     assert!(o.stdout.contains("is back in its place"), "{}", o.stdout);
     assert_eq!(std::fs::read_to_string(&mine).expect("restored"), original);

@@ -561,7 +561,10 @@ fn pre_compact_leaves_the_slot_alone_records_a_run_and_spawns_the_writer_with_an
         "the compaction instructions: {}",
         o.stdout
     );
-    assert!(o.stdout.contains(&slot.display().to_string()), "names the slot");
+    assert!(
+        o.stdout.contains(&slot.display().to_string()),
+        "names the slot"
+    );
     assert_eq!(
         std::fs::read(&slot).expect("slot"),
         before,
@@ -577,11 +580,19 @@ fn pre_compact_leaves_the_slot_alone_records_a_run_and_spawns_the_writer_with_an
     let shape: Vec<usize> = session.split('-').map(str::len).collect();
     assert_eq!(shape, [8, 4, 4, 4, 12], "UUID shape: {session}");
     let job: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(env.store_dir().join(".runs").join(&session).join("job.json"))
-            .expect("job"),
+        &std::fs::read(
+            env.store_dir()
+                .join(".runs")
+                .join(&session)
+                .join("job.json"),
+        )
+        .expect("job"),
     )
     .expect("job json");
-    assert_eq!(job["slot"], slot.file_name().expect("name").to_string_lossy().as_ref());
+    assert_eq!(
+        job["slot"],
+        slot.file_name().expect("name").to_string_lossy().as_ref()
+    );
     let lock = env.home().join(".claude/state/handoff-fork/sess-a.lock");
     assert!(lock.is_file());
     assert!(
@@ -916,7 +927,10 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
         &std::fs::read(root.join("contrib/.claude-plugin/marketplace.json")).expect("marketplace"),
     )
     .expect("JSON");
-    assert_eq!(marketplace["metadata"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        marketplace["metadata"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
     // No empty fields (`"repository": ""` once failed a strict validation); matchers aside.
     fn empty_strings(v: &serde_json::Value, key: &str, found: &mut Vec<String>) {
         match v {

@@ -1,0 +1,628 @@
+//! End to end against the real Claude Code client: the pinned `@anthropic-ai/claude-code` is
+//! installed from the npm registry into a cache folder, pointed at a loopback mock of the model
+//! API (`mock.rs`) that records every request, and driven headless through real sessions —
+//! startup, `/clear`, manual and automatic compaction, a refused compaction, writers that
+//! succeed and fail, plugin and manual hooks together. The binaries are never on PATH: every
+//! command the product generates must name them absolutely.
+//!
+//! Network: where the machine allows it the whole run moves into a network namespace of its
+//! own with only loopback up (util-linux `unshare --net`), so nothing can leave the machine;
+//! otherwise the client's non-essential traffic is switched off and its API points at the mock.
+//! A client that cannot be installed fails the suite with the reason.
+
+mod mock;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const CLIENT: &str = "@anthropic-ai/claude-code";
+const VERSION: &str = "2.1.197";
+const STORE_BIN: &str = env!("CARGO_BIN_EXE_handoff-store");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The environment variable that marks the re-executed run inside the network namespace.
+const IN_NETNS: &str = "HANDOFF_E2E_IN_NETNS";
+
+type Check = Result<(), String>;
+/// A named scenario.
+type Scenario = (&'static str, fn(&Suite) -> Check);
+
+fn ensure(cond: bool, what: impl FnOnce() -> String) -> Check {
+    if cond { Ok(()) } else { Err(what()) }
+}
+
+fn main() {
+    // Only `cargo test`'s own listing probe is answered specially.
+    if std::env::args().any(|a| a == "--list") {
+        println!("e2e: test");
+        return;
+    }
+    let claude = match install_client() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!(
+                "e2e: FAILED — the Claude Code client {CLIENT}@{VERSION} could not be installed from the npm registry: {e}"
+            );
+            std::process::exit(1);
+        }
+    };
+    if std::env::var_os(IN_NETNS).is_none()
+        && let Some(code) = reexec_in_netns()
+    {
+        std::process::exit(code);
+    }
+    let isolated = std::env::var_os(IN_NETNS).is_some();
+    println!(
+        "e2e: client {CLIENT}@{VERSION} at {}; network: {}",
+        claude.display(),
+        if isolated {
+            "own namespace, loopback only"
+        } else {
+            "shared (namespace unavailable); API on the loopback mock, non-essential traffic off"
+        }
+    );
+    let mock = mock::Mock::start();
+    let suite = Suite { claude, mock };
+    let started = Instant::now();
+    let scenarios: [Scenario; 8] = [
+        (
+            "manifests pass claude plugin validate --strict",
+            Suite::validate,
+        ),
+        (
+            "startup is quiet; /clear injects the handoff once, with the cleared session",
+            Suite::clear,
+        ),
+        (
+            "manual /compact: instructions reach the summary; the writer's handoff replaces the slot",
+            Suite::manual_compact,
+        ),
+        ("automatic compaction does the same", Suite::auto_compact),
+        (
+            "a refused compaction leaves the slot byte-identical",
+            Suite::refused_compact,
+        ),
+        (
+            "a writer that stores nothing is reported at once",
+            Suite::failing_writer,
+        ),
+        (
+            "plugin and manual hooks together inject once",
+            Suite::both_installed,
+        ),
+        (
+            "the UserPromptSubmit fallback stays quiet after SessionStart",
+            Suite::prompt_fallback_quiet,
+        ),
+    ];
+    let mut failed = 0;
+    for (name, scenario) in scenarios {
+        let t = Instant::now();
+        match scenario(&suite) {
+            Ok(()) => println!("e2e: ok      {name} ({:.1} s)", t.elapsed().as_secs_f64()),
+            Err(e) => {
+                failed += 1;
+                println!("e2e: FAILED  {name}: {e}");
+            }
+        }
+    }
+    println!(
+        "e2e: {} passed, {failed} failed in {:.0} s",
+        scenarios.len() - failed,
+        started.elapsed().as_secs_f64()
+    );
+    std::process::exit(i32::from(failed > 0));
+}
+
+/// `${HANDOFF_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/handoff-store-e2e}/claude-code-<v>`.
+fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HANDOFF_E2E_CACHE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d).join(format!("claude-code-{VERSION}"));
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("handoff-store-e2e")
+        .join(format!("claude-code-{VERSION}"))
+}
+
+/// The pinned client, installed once into the cache folder.
+fn install_client() -> Result<PathBuf, String> {
+    let dir = cache_dir();
+    let bin = dir.join("node_modules/.bin/claude");
+    let works = |bin: &Path| {
+        Command::new(bin)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(VERSION))
+    };
+    if works(&bin) {
+        return Ok(bin);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let out = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg(format!("{CLIENT}@{VERSION}"))
+        .output()
+        .map_err(|e| format!("npm could not be run: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "npm install exited {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    if works(&bin) {
+        Ok(bin)
+    } else {
+        Err(format!(
+            "installed, but {} --version does not print {VERSION}",
+            bin.display()
+        ))
+    }
+}
+
+/// Run this same binary again inside a fresh network namespace with loopback up. `None` when
+/// the machine does not allow it (the run then continues here).
+fn reexec_in_netns() -> Option<i32> {
+    let probe = Command::new("unshare")
+        .args(["--net", "--", "ip", "link", "set", "lo", "up"])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    let me = std::env::current_exe().ok()?;
+    let status = Command::new("unshare")
+        .args([
+            "--net",
+            "--",
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$0\" \"$@\"",
+        ])
+        .arg(me)
+        .args(std::env::args_os().skip(1))
+        .env(IN_NETNS, "1")
+        .status()
+        .ok()?;
+    Some(status.code().unwrap_or(1))
+}
+
+struct Suite {
+    claude: PathBuf,
+    mock: mock::Mock,
+}
+
+/// One scenario's world: a HOME, a repository, a store.
+struct Scene {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    store: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "e2e")
+        .env("GIT_AUTHOR_EMAIL", "e2e@example.invalid")
+        .env("GIT_COMMITTER_NAME", "e2e")
+        .env("GIT_COMMITTER_EMAIL", "e2e@example.invalid")
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// A handoff that passes the gate in any checkout (it cites nothing), told apart by `tag`.
+fn handoff(tag: &str) -> String {
+    format!(
+        "# Handoff — e2e {tag}
+status: {tag} is where the e2e scenario stands
+
+## Do not re-derive
+
+### Decisions
+None.
+
+### Dead ends
+None.
+
+### Traps
+- The mock answers every prompt the same way; {tag} marks this version.
+
+## Next
+1. Carry on from {tag}.
+
+## Pointers
+
+```
+```
+"
+    )
+}
+
+impl Suite {
+    fn scene(&self, plugin: bool, manual: bool) -> Result<Scene, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let home = dir.path().join("home");
+        let repo = dir.path().join("repo");
+        let store = dir.path().join("store");
+        for d in [&home, &repo] {
+            std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+        }
+        git(&repo, &["init", "-q", "-b", "main"])?;
+        std::fs::write(repo.join("README.md"), "e2e\n").map_err(|e| e.to_string())?;
+        git(&repo, &["add", "README.md"])?;
+        git(&repo, &["commit", "-q", "-m", "init"])?;
+        let scene = Scene {
+            _dir: dir,
+            home,
+            repo,
+            store,
+        };
+        if plugin {
+            let contrib = Path::new(ROOT).join("contrib");
+            let contrib = contrib.to_string_lossy();
+            self.claude_cmd(&scene, &["plugin", "marketplace", "add", &contrib])?;
+            self.claude_cmd(
+                &scene,
+                &["plugin", "install", "handoff-store@handoff-store"],
+            )?;
+        }
+        if manual {
+            let settings_path = scene.home.join(".claude/settings.json");
+            let mut settings: Value = std::fs::read(&settings_path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or_else(|| serde_json::json!({}));
+            let mut hooks = serde_json::Map::new();
+            for (event, file) in [
+                ("SessionStart", "session-start.sh"),
+                ("UserPromptSubmit", "user-prompt-submit.sh"),
+                ("PreCompact", "pre-compact.sh"),
+                ("PostCompact", "post-compact.sh"),
+                ("SessionEnd", "session-end.sh"),
+            ] {
+                let command = format!("sh {}/hooks/{file}", ROOT);
+                hooks.insert(
+                    event.into(),
+                    serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": command}]}]),
+                );
+            }
+            settings["hooks"] = Value::Object(hooks);
+            std::fs::create_dir_all(scene.home.join(".claude")).map_err(|e| e.to_string())?;
+            std::fs::write(&settings_path, settings.to_string()).map_err(|e| e.to_string())?;
+        }
+        Ok(scene)
+    }
+
+    /// The client's environment: nothing inherited but what it needs; the binaries off PATH.
+    fn env(&self, scene: &Scene, cmd: &mut Command) {
+        cmd.env_clear()
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("ANTHROPIC_BASE_URL", self.mock.url())
+            .env("ANTHROPIC_API_KEY", "sk-e2e-not-a-key")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("HANDOFF_STORE_BIN", STORE_BIN)
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .env("HANDOFF_WRITER", &self.claude)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "120");
+    }
+
+    fn claude_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
+        let mut cmd = Command::new(&self.claude);
+        self.env(scene, &mut cmd);
+        let out = cmd
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.status.success() {
+            Ok(stdout)
+        } else {
+            Err(format!(
+                "claude {args:?} exited {:?}: {stdout}{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    /// One headless process fed `messages` over stream-json, each sent once the previous one
+    /// has its result. Returns the result texts.
+    fn session(&self, scene: &Scene, messages: &[&str]) -> Result<Vec<String>, String> {
+        let mut cmd = Command::new(&self.claude);
+        self.env(scene, &mut cmd);
+        let mut child = cmd
+            .args([
+                "-p",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, rx) = mpsc::channel::<Value>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                    let _ = tx.send(v);
+                }
+            }
+        });
+        let mut stdin = child.stdin.take().ok_or("no stdin")?;
+        let mut results = Vec::new();
+        for m in messages {
+            let line =
+                serde_json::json!({"type": "user", "message": {"role": "user", "content": m}});
+            writeln!(stdin, "{line}").map_err(|e| e.to_string())?;
+            let deadline = Instant::now() + Duration::from_secs(90);
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let v = rx
+                    .recv_timeout(left)
+                    .map_err(|_| format!("no result for {m:?} within 90 s"))?;
+                if v["type"] == "result" {
+                    results.push(v["result"].as_str().unwrap_or("").to_string());
+                    break;
+                }
+            }
+        }
+        drop(stdin);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                return Err("the client did not exit".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(results)
+    }
+
+    fn store_cmd(&self, scene: &Scene, args: &[&str], stdin: Option<&str>) -> (i32, String) {
+        let mut cmd = Command::new(STORE_BIN);
+        cmd.args(args)
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let Ok(mut child) = cmd.spawn() else {
+            return (-1, String::new());
+        };
+        if let Some(mut i) = child.stdin.take() {
+            let _ = i.write_all(stdin.unwrap_or("").as_bytes());
+        }
+        match child.wait_with_output() {
+            Ok(o) => (
+                o.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&o.stdout).into_owned()
+                    + &String::from_utf8_lossy(&o.stderr),
+            ),
+            Err(_) => (-1, String::new()),
+        }
+    }
+
+    /// Store `tag`'s handoff in the scene's slot; its path.
+    fn stored(&self, scene: &Scene, tag: &str) -> Result<PathBuf, String> {
+        let repo = scene.repo.to_string_lossy().into_owned();
+        let (code, out) =
+            self.store_cmd(scene, &["write", "--checkout", &repo], Some(&handoff(tag)));
+        ensure(code == 0, || format!("write exited {code}: {out}"))?;
+        let (_, path) = self.store_cmd(scene, &["path", &repo], None);
+        Ok(PathBuf::from(path.trim()))
+    }
+
+    fn log(scene: &Scene) -> String {
+        std::fs::read_to_string(scene.home.join(".claude/state/handoff-fork/log.txt"))
+            .unwrap_or_default()
+    }
+
+    /// Wait for the supervisor to record the writer's end; the log.
+    fn writer_end(scene: &Scene) -> Result<String, String> {
+        let deadline = Instant::now() + Duration::from_secs(150);
+        loop {
+            let log = Self::log(scene);
+            if log.contains(" rc=") {
+                return Ok(log);
+            }
+            if Instant::now() > deadline {
+                return Err(format!("the writer never ended; log: {log:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn validate(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        for dir in ["contrib", "contrib/claude-code"] {
+            let path = Path::new(ROOT).join(dir);
+            let out = self.claude_cmd(
+                &scene,
+                &["plugin", "validate", "--strict", &path.to_string_lossy()],
+            )?;
+            ensure(out.contains("Validation passed"), || {
+                format!("{dir}: {out}")
+            })?;
+        }
+        Ok(())
+    }
+
+    fn clear(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        let slot = self.stored(&scene, "tag-clear")?;
+        let mark = self.mock.mark();
+        self.session(&scene, &["first question", "/clear", "after the clear"])?;
+        let sent = self.mock.since(mark);
+        ensure(sent.len() >= 2, || format!("{} requests", sent.len()))?;
+        ensure(!sent[0].contains("tag-clear"), || {
+            "startup injected the handoff (no /clear had happened)".into()
+        })?;
+        let after = sent
+            .iter()
+            .find(|r| r.contains("after the clear"))
+            .ok_or("no request for the prompt after /clear")?;
+        ensure(after.contains("tag-clear is where"), || {
+            "the handoff text is not in the request after /clear".into()
+        })?;
+        ensure(after.contains("The session you just cleared"), || {
+            "SessionEnd's marker did not reach the next session".into()
+        })?;
+        ensure(after.matches("tag-clear is where").count() == 1, || {
+            "injected more than once".into()
+        })?;
+        let text = std::fs::read_to_string(&slot).map_err(|e| e.to_string())?;
+        ensure(text.contains("progress: consumed"), || {
+            "the delivered handoff was not marked consumed".into()
+        })
+    }
+
+    /// Drive a compaction (`messages`), then check the instructions reached the summary and
+    /// the writer's handoff replaced the slot with the old one in history.
+    fn compaction(&self, messages: &[&str]) -> Check {
+        let scene = self.scene(true, false)?;
+        let slot = self.stored(&scene, "tag-old")?;
+        self.mock.set_writer_doc(Some(handoff("tag-new")));
+        let mark = self.mock.mark();
+        self.session(&scene, messages)?;
+        let sent = self.mock.since(mark);
+        let summary = sent
+            .iter()
+            .find(|r| r.contains("CRITICAL: Respond with TEXT ONLY"))
+            .ok_or("no compaction request reached the model")?;
+        ensure(summary.contains("Keep verbatim"), || {
+            "PreCompact's instructions are not in the compaction request".into()
+        })?;
+        ensure(
+            summary.contains(&slot.to_string_lossy().into_owned()),
+            || "the instructions do not name the slot".into(),
+        )?;
+        let log = Self::writer_end(&scene)?;
+        ensure(log.contains(" rc=0 state=promoted "), || {
+            format!("the writer's handoff was not installed: {log}")
+        })?;
+        let text = std::fs::read_to_string(&slot).map_err(|e| e.to_string())?;
+        ensure(text.contains("tag-new is where"), || {
+            format!("the slot does not hold the writer's handoff: {text}")
+        })?;
+        let (_, history) =
+            self.store_cmd(&scene, &["history", &scene.repo.to_string_lossy()], None);
+        ensure(history.lines().count() >= 2, || {
+            format!("the displaced handoff is not in history: {history}")
+        })
+    }
+
+    fn manual_compact(&self) -> Check {
+        self.compaction(&["one", "two", "three", "/compact", "after"])
+    }
+
+    fn auto_compact(&self) -> Check {
+        self.compaction(&["one", "two", "three", "OVERFLOW-NOW please"])
+    }
+
+    fn refused_compact(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        let slot = self.stored(&scene, "tag-kept")?;
+        let before = std::fs::read(&slot).map_err(|e| e.to_string())?;
+        self.mock.set_writer_doc(Some(handoff("tag-unwanted")));
+        // As a user would: one exchange, then `/compact` on the continued session.
+        self.session(&scene, &["only one"])?;
+        let answer = self.claude_cmd(&scene, &["-p", "--continue", "/compact"])?;
+        ensure(answer.contains("Not enough messages"), || {
+            format!("the client did not refuse: {answer}")
+        })?;
+        let log = Self::writer_end(&scene)?;
+        ensure(log.contains(" state=held "), || format!("log: {log}"))?;
+        let after = std::fs::read(&slot).map_err(|e| e.to_string())?;
+        ensure(after == before, || {
+            "the slot changed after a refused compaction".into()
+        })?;
+        let (_, read) = self.store_cmd(
+            &scene,
+            &["read", "--no-consume", &scene.repo.to_string_lossy()],
+            None,
+        );
+        ensure(
+            read.contains("tag-kept is where") && read.contains("never confirmed"),
+            || format!("read: {read}"),
+        )
+    }
+
+    fn failing_writer(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        self.stored(&scene, "tag-prev")?;
+        self.mock.set_writer_doc(None);
+        self.session(&scene, &["one", "two", "three", "/compact"])?;
+        let repo = scene.repo.to_string_lossy().into_owned();
+        let t = Instant::now();
+        let (code, read) = self.store_cmd(
+            &scene,
+            &["read", "--no-consume", &repo, "--wait", "300"],
+            None,
+        );
+        ensure(code == 0 && read.contains("tag-prev is where"), || {
+            format!("read exited {code}: {read}")
+        })?;
+        ensure(read.contains("ended without a handoff"), || {
+            format!("no failure note: {read}")
+        })?;
+        ensure(t.elapsed() < Duration::from_secs(150), || {
+            "read waited as if for an abandonment".into()
+        })
+    }
+
+    fn both_installed(&self) -> Check {
+        let scene = self.scene(true, true)?;
+        self.stored(&scene, "tag-once")?;
+        let mark = self.mock.mark();
+        self.session(&scene, &["first", "/clear", "after the clear"])?;
+        let sent = self.mock.since(mark);
+        let after = sent
+            .iter()
+            .find(|r| r.contains("after the clear"))
+            .ok_or("no request after /clear")?;
+        let copies = after.matches("tag-once is where").count();
+        ensure(copies == 1, || format!("{copies} copies of the handoff"))
+    }
+
+    fn prompt_fallback_quiet(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        self.stored(&scene, "tag-quiet")?;
+        let mark = self.mock.mark();
+        self.session(&scene, &["hello", "again"])?;
+        let sent = self.mock.since(mark);
+        ensure(sent.iter().all(|r| !r.contains("tag-quiet")), || {
+            "a startup session received the handoff from the prompt hook".into()
+        })
+    }
+}

@@ -1,0 +1,312 @@
+//! A small mock of the Anthropic Messages API on 127.0.0.1: it records every request and answers
+//! like a very obedient model. Compaction requests get a summary; the background writer's
+//! session (recognised by our own prompt) gets the tool calls a real model would make — Write the
+//! draft, then run the write command the prompt names — unless the scenario says the writer
+//! should fail; a user message holding `OVERFLOW-NOW` is refused once as too long, which makes
+//! the client compact on its own.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// What the mock knows and has seen.
+#[derive(Default)]
+pub struct State {
+    /// Every request body, in order of arrival.
+    pub requests: Vec<Value>,
+    /// The document the background writer writes; `None`: it answers without writing.
+    pub writer_doc: Option<String>,
+    /// Overflow refusals already sent, so each prompt is refused once.
+    overflowed: Vec<String>,
+}
+
+pub struct Mock {
+    pub port: u16,
+    pub state: Arc<Mutex<State>>,
+}
+
+static IDS: AtomicU64 = AtomicU64::new(1);
+
+fn next_id(prefix: &str) -> String {
+    format!("{prefix}_{:016x}", IDS.fetch_add(1, Ordering::Relaxed))
+}
+
+impl Mock {
+    pub fn start() -> Mock {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("addr").port();
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let state = Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &state);
+                });
+            }
+        });
+        Mock { port, state }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn set_writer_doc(&self, doc: Option<String>) {
+        self.lock().writer_doc = doc;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        match self.state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// How many requests have arrived so far.
+    pub fn mark(&self) -> usize {
+        self.lock().requests.len()
+    }
+
+    /// The requests since `mark`, as JSON text.
+    pub fn since(&self, mark: usize) -> Vec<String> {
+        self.lock().requests[mark..]
+            .iter()
+            .map(Value::to_string)
+            .collect()
+    }
+}
+
+fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line)? == 0 {
+            return Ok(());
+        }
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line)?;
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = line.split_once(':')
+                && k.eq_ignore_ascii_case("content-length")
+            {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0u8; length];
+        reader.read_exact(&mut body)?;
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .to_string();
+        let mut out = stream.try_clone()?;
+        respond(&mut out, &path, &body, state)?;
+    }
+}
+
+fn send(out: &mut TcpStream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    out.flush()
+}
+
+fn respond(
+    out: &mut TcpStream,
+    path: &str,
+    body: &[u8],
+    state: &Mutex<State>,
+) -> std::io::Result<()> {
+    let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    if !path.starts_with("/v1/messages") {
+        return send(out, "200 OK", "application/json", "{}");
+    }
+    if path.starts_with("/v1/messages/count_tokens") {
+        return send(out, "200 OK", "application/json", r#"{"input_tokens":100}"#);
+    }
+    let text = request.to_string();
+    let reply = {
+        let mut s = match state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        s.requests.push(request.clone());
+        let compaction = text.contains("CRITICAL: Respond with TEXT ONLY");
+        let last_user = last_user_text(&request);
+        if !compaction && last_user.contains("OVERFLOW-NOW") && !s.overflowed.contains(&last_user) {
+            s.overflowed.push(last_user);
+            None
+        } else if compaction {
+            Some(Reply::Text(
+                "<summary>1. Primary request: e2e. 2. Decisions kept verbatim.</summary>".into(),
+            ))
+        } else if text.contains("You are writing a handoff for a Claude Code session") {
+            Some(writer_turn(&request, s.writer_doc.as_deref()))
+        } else {
+            Some(Reply::Text("ok from the mock".into()))
+        }
+    };
+    let Some(reply) = reply else {
+        let error = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}});
+        return send(
+            out,
+            "400 Bad Request",
+            "application/json",
+            &error.to_string(),
+        );
+    };
+    let model = request["model"].as_str().unwrap_or("claude").to_string();
+    if request["stream"].as_bool() == Some(true) {
+        stream_reply(out, &model, &reply)
+    } else {
+        let message = json!({
+            "id": next_id("msg"), "type": "message", "role": "assistant", "model": model,
+            "content": [reply.block()], "stop_reason": reply.stop_reason(), "stop_sequence": null,
+            "usage": {"input_tokens": 100, "output_tokens": 10}
+        });
+        send(out, "200 OK", "application/json", &message.to_string())
+    }
+}
+
+enum Reply {
+    Text(String),
+    Tool { name: &'static str, input: Value },
+}
+
+impl Reply {
+    fn block(&self) -> Value {
+        match self {
+            Reply::Text(t) => json!({"type": "text", "text": t}),
+            Reply::Tool { name, input } => {
+                json!({"type": "tool_use", "id": next_id("toolu"), "name": name, "input": input})
+            }
+        }
+    }
+
+    fn stop_reason(&self) -> &'static str {
+        match self {
+            Reply::Text(_) => "end_turn",
+            Reply::Tool { .. } => "tool_use",
+        }
+    }
+}
+
+fn last_user_text(request: &Value) -> String {
+    let Some(messages) = request["messages"].as_array() else {
+        return String::new();
+    };
+    messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default()
+}
+
+fn all_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| all_strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| all_strings(x, out)),
+        _ => {}
+    }
+}
+
+/// The writer's next step, read from how far its conversation has got.
+fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
+    let text = request.to_string();
+    let Some(doc) = doc else {
+        return Reply::Text("RESULT handoff=none write_exit=none (nothing written)".into());
+    };
+    let mut strings = Vec::new();
+    all_strings(request, &mut strings);
+    let prompt = strings
+        .into_iter()
+        .find(|s| s.contains("You are writing a handoff for a Claude Code session"))
+        .unwrap_or_default();
+    let draft = prompt
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Write the document with the Write tool to ")
+                .and_then(|r| r.strip_suffix(", then run:"))
+        })
+        .unwrap_or("/nonexistent/draft.md")
+        .to_string();
+    let command = prompt
+        .lines()
+        .skip_while(|l| !l.starts_with("Write the document with the Write tool"))
+        .nth(1)
+        .unwrap_or("false")
+        .to_string();
+    let tool_results = text.matches("\"tool_result\"").count();
+    match tool_results {
+        0 => Reply::Tool {
+            name: "Write",
+            input: json!({"file_path": draft, "content": doc}),
+        },
+        1 => Reply::Tool {
+            name: "Bash",
+            input: json!({"command": command, "description": "Store the handoff"}),
+        },
+        _ => Reply::Text("RESULT handoff=stored write_exit=0".into()),
+    }
+}
+
+fn stream_reply(out: &mut TcpStream, model: &str, reply: &Reply) -> std::io::Result<()> {
+    let mut events: Vec<(&str, Value)> = vec![(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": next_id("msg"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+    )];
+    match reply {
+        Reply::Text(t) => {
+            events.push((
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ));
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}),
+            ));
+        }
+        Reply::Tool { name, input } => {
+            events.push((
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": next_id("toolu"), "name": name, "input": {}}}),
+            ));
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+            ));
+        }
+    }
+    events.push((
+        "content_block_stop",
+        json!({"type": "content_block_stop", "index": 0}),
+    ));
+    events.push((
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": reply.stop_reason(), "stop_sequence": null}, "usage": {"input_tokens": 100, "output_tokens": 10}}),
+    ));
+    events.push(("message_stop", json!({"type": "message_stop"})));
+    let body: String = events
+        .iter()
+        .map(|(e, d)| format!("event: {e}\ndata: {d}\n\n"))
+        .collect();
+    write!(
+        out,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    out.flush()
+}
