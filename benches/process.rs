@@ -31,6 +31,8 @@ fn command(case: &Case, f: &fixtures::Fixtures, program: &Path) -> Command {
         .env("HOME", &f.home)
         .env("HANDOFF_STORE_DIR", &f.store)
         .env("LAST_CLEAR_STATE_DIR", f.home.join("markers"))
+        // Every run of the session-start case must deliver, not find the first run's claim.
+        .env("HANDOFF_CLAIM_WINDOW_SECONDS", "0")
         .env_remove("XDG_DATA_HOME")
         .env_remove("CONTEXT_ECONOMY_CHECKOUT")
         .stdin(if case.stdin.is_some() {
@@ -96,6 +98,15 @@ fn main() {
         "{{\"session_id\":\"bench\",\"cwd\":{:?},\"source\":\"clear\"}}",
         s(&f.small_repo)
     );
+    // A session whose SessionStart already ran: every prompt after it is the "nothing to do"
+    // path of the UserPromptSubmit fallback.
+    let claims = f.home.join(".claude/state/handoff-fork/claims");
+    let _ = std::fs::create_dir_all(&claims);
+    let _ = std::fs::write(claims.join("bench-prompt.session-start-startup"), "1");
+    let prompt = format!(
+        "{{\"session_id\":\"bench-prompt\",\"cwd\":{:?},\"prompt\":\"go on\"}}",
+        s(&f.small_repo)
+    );
     let cases = [
         Case {
             name: "baseline: spawn /bin/true (not a target)",
@@ -148,6 +159,15 @@ fn main() {
             bin: "store",
             args: vec!["hook".into(), "session-start".into()],
             stdin: Some(clear),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+        },
+        Case {
+            name: "hook user-prompt-submit (nothing to do)",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec!["hook".into(), "user-prompt-submit".into()],
+            stdin: Some(prompt),
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
         },

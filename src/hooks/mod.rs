@@ -180,6 +180,26 @@ pub fn claim(safe_sid: &str, what: &str, window: std::time::Duration) -> bool {
     true
 }
 
+/// Delete the files in `dir` whose names end in `suffix` and that are older than 30 days
+/// (dedup locks, delivery claims: one or two per session, kept no longer than that).
+pub fn clean_old(dir: &Path, suffix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let month = std::time::Duration::from_secs(30 * 86_400);
+    for e in entries.flatten() {
+        let old = e.file_name().to_string_lossy().ends_with(suffix)
+            && e.metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+                .is_some_and(|age| age > month);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Whether a claim exists for the session (any age).
 pub fn claimed(safe_sid: &str, what: &str) -> bool {
     state_dir()

@@ -170,7 +170,8 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
         return;
     }
     let sid = safe_session_id(session);
-    clean_old_locks(&state);
+    super::clean_old(&state, ".lock");
+    super::clean_old(&state.join("claims"), "");
     let Some(_dedup) = dedup(&state, &sid) else {
         return;
     };
@@ -300,24 +301,6 @@ fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
     }
     file.set_modified(SystemTime::now()).ok()?;
     Some(file)
-}
-
-/// Delete dedup locks older than 30 days.
-fn clean_old_locks(state: &Path) {
-    let Ok(entries) = std::fs::read_dir(state) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let old = e.file_name().to_string_lossy().ends_with(".lock")
-            && e.metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| SystemTime::now().duration_since(t).ok())
-                .is_some_and(|age| age > Duration::from_secs(30 * 86_400));
-        if old {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// Put the writer in a process group of its own, so the time limit can end all of it.

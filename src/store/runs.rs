@@ -333,13 +333,18 @@ pub fn all(store: &Store) -> Vec<Run> {
 }
 
 /// The run readers of slot `name` must hear about: the newest one for the slot that began at
-/// or after the slot's last write (an older run's result is already in the slot or history).
+/// or after the slot's last write (an older run's result is already in the slot or history),
+/// unless the slot holds its candidate already (installed by `restore`, say).
 pub fn latest_for(store: &Store, name: &str) -> Option<Run> {
-    let slot_mtime = mtime_epoch(&store.path_of(name));
+    let slot = store.path_of(name);
+    let slot_mtime = mtime_epoch(&slot);
     all(store)
         .into_iter()
         .find(|r| r.job.slot == name)
         .filter(|r| slot_mtime.is_none_or(|m| r.job.started >= m))
+        .filter(|r| {
+            !(r.candidate_path().is_file() && slot::same_content(&r.candidate_path(), &slot))
+        })
 }
 
 /// Confirm the newest unconfirmed run of session `session` (a safe id).

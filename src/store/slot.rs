@@ -331,7 +331,7 @@ pub fn stamp(t: SystemTime) -> String {
 }
 
 /// Whether two files hold the same bytes, compared in chunks.
-fn same_content(a: &Path, b: &Path) -> bool {
+pub fn same_content(a: &Path, b: &Path) -> bool {
     let (Ok(mut fa), Ok(mut fb)) = (File::open(a), File::open(b)) else {
         return false;
     };

@@ -179,6 +179,12 @@ fn a_refused_compaction_leaves_the_slot_byte_identical_and_keeps_the_candidate_i
             .expect("slot")
             .contains("status: new ")
     );
+    let o = s.read("0");
+    assert!(
+        !o.stdout.contains("NOT installed"),
+        "once restored, the note is gone: {}",
+        o.stdout
+    );
 }
 
 #[test]
