@@ -99,8 +99,19 @@ fn main() {
             Suite::prompt_fallback_quiet,
         ),
     ];
+    // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
+    // it; `e2e` itself, or none, runs them all.
+    let filter: Option<String> = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .filter(|f| f != "e2e");
     let mut failed = 0;
+    let mut ran = 0;
     for (name, scenario) in scenarios {
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
         let t = Instant::now();
         match scenario(&suite) {
             Ok(()) => println!("e2e: ok      {name} ({:.1} s)", t.elapsed().as_secs_f64()),
@@ -112,7 +123,7 @@ fn main() {
     }
     println!(
         "e2e: {} passed, {failed} failed in {:.0} s",
-        scenarios.len() - failed,
+        ran - failed,
         started.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(failed > 0));
