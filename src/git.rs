@@ -285,3 +285,17 @@ pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
         None => Some(repo.common_dir().join("hooks")),
     }
 }
+
+/// The branch check (gate.md §2.10).
+pub fn branch_matches(declared: &str, head: &Head) -> bool {
+    if !head.detached {
+        return declared == head.current;
+    }
+    let is_hex =
+        (4..=40).contains(&declared.len()) && declared.bytes().all(|b| b.is_ascii_hexdigit());
+    is_hex
+        && head
+            .id
+            .as_deref()
+            .is_some_and(|id| id.starts_with(&declared.to_ascii_lowercase()))
+}

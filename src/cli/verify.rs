@@ -4,18 +4,12 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use crate::citation;
-use crate::document::Document;
-use crate::gate::{self, Origin};
-use crate::git;
-use crate::input::{self, InputError};
-use crate::report::{CheckoutInfo, Mode, Report};
-use crate::resolve::{self, Resolver};
+use crate::report::Report;
+use crate::report::check::{citations, gate_file};
 
 /// Output form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -81,86 +75,6 @@ pub fn run(
         gate_file(file, parsed.checkout.as_deref())
     };
     write_report(&report, parsed.format, out, err)
-}
-
-/// Gate the handoff at `file`.
-pub fn gate_file(file: &str, checkout: Option<&str>) -> Report {
-    match input::read_path(Path::new(file)) {
-        Ok(bytes) => gate_bytes(file, bytes, checkout),
-        Err(e) => Report::from_input_error(Mode::Gate, file, e),
-    }
-}
-
-/// Gate a handoff already read from `file` (the store passes the bytes it shows, so the file
-/// is not read again).
-pub fn gate_bytes(file: &str, bytes: Vec<u8>, checkout: Option<&str>) -> Report {
-    if bytes.len() as u64 > input::MAX_BYTES {
-        return Report::from_input_error(Mode::Gate, file, InputError::TooLarge);
-    }
-    match input::to_text(bytes, false) {
-        Ok(text) => gate::run(&Document::parse(&text), file, checkout),
-        Err(e) => Report::from_input_error(Mode::Gate, file, e),
-    }
-}
-
-fn read_citations(file: Option<&str>) -> Result<String, InputError> {
-    let bytes = match file {
-        None | Some("-") => input::read_capped(std::io::stdin().lock()),
-        Some(f) => input::read_path(Path::new(f)),
-    }?;
-    input::to_text(bytes, true)
-}
-
-/// Resolve a citation list (gate.md §3.1).
-pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
-    let name = file.unwrap_or("-");
-    let text = match read_citations(file) {
-        Ok(t) => t,
-        Err(e) => return Report::from_input_error(Mode::Citations, name, e),
-    };
-    let mut report = Report::new(Mode::Citations, name);
-    let (path, origin) = match checkout.filter(|c| !c.is_empty()) {
-        Some(dir) => (PathBuf::from(dir), Origin::Argument),
-        None => (
-            std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-            Origin::Cwd,
-        ),
-    };
-    let requested = path.to_string_lossy().into_owned();
-    let wt = match git::open_work_tree(&path, true) {
-        Ok(wt) => wt,
-        Err(e) => {
-            report
-                .findings
-                .push(gate::checkout_error(e, &requested, None));
-            report.finish();
-            return report;
-        }
-    };
-    report.checkout = Some(CheckoutInfo {
-        root: wt.root.to_string_lossy().into_owned(),
-        requested,
-        origin,
-        overriding: None,
-        header: None,
-        head: wt.head.current.clone(),
-        detached: wt.head.detached,
-        declared_branch: None,
-        branch_matches: None,
-    });
-    let lines = citation::parse_lines(
-        input::split_lines(&text)
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l)),
-    );
-    if let Some(refusal) = resolve::input_guard(&lines) {
-        report.findings.push(refusal.finding());
-    } else {
-        report.citations = Some(Resolver::new(&wt).resolve(&lines));
-    }
-    report.finish();
-    report
 }
 
 /// Print a report; a closed stdout is not an error.

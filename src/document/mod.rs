@@ -5,7 +5,7 @@
 pub mod envelope;
 pub mod markdown;
 
-use crate::gate::secrets::{self, Secret};
+use crate::secrets::{self, Secret};
 use crate::input::split_lines;
 pub use envelope::{Field, Progress};
 pub use markdown::{Fence, Heading, LineKind};

@@ -2,11 +2,12 @@
 //! the Pointers fence, unclosed fences, late fields and the path:symbol guard. Each rule is a
 //! pure function of the parsed document and yields findings in output order.
 
-use super::{HeaderCheckout, Severity};
+use super::HeaderCheckout;
+use crate::finding::Severity;
 use crate::citation::CitationLine;
 use crate::document::Document;
 use crate::document::envelope::{ENVELOPE_LINES, Progress};
-use crate::report::Finding;
+use crate::finding::Finding;
 
 const CHECKOUT_HINT: &str = "checkout: (absolute path of the tree the citations resolve against)";
 

@@ -2,8 +2,8 @@
 //! defaults, the environment, or a KEY=VALUE file. The file is parsed as text and never
 //! executed: sourcing it used to run arbitrary code.
 
-use super::Severity;
-use crate::report::{Finding, Phase};
+use crate::finding::Severity;
+use crate::finding::{Finding, Phase};
 
 /// The four threshold keys in table order, with their defaults.
 pub const KEYS: [(&str, u64); 4] = [

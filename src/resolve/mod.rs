@@ -7,9 +7,8 @@ pub mod scan;
 pub mod symbols;
 
 use crate::citation::{Citation, CitationLine, LineRef};
-use crate::gate::Severity;
 use crate::git::WorkTree;
-use crate::report::{Finding, GuardDetails};
+use crate::finding::{Finding, GuardDetails, Severity};
 pub use layout::Layout;
 use scan::FileText;
 use std::collections::HashMap;
@@ -407,34 +406,11 @@ pub struct GuardRefusal {
 }
 
 impl GuardRefusal {
-    pub const HEADLINE: &'static str =
-        "this does not look like a citation list, so nothing was checked.";
-
-    /// The stderr block, line by line.
-    pub fn block(&self) -> Vec<String> {
-        let d = &self.details;
-        let mut out = vec![
-            format!("ERROR: {}", Self::HEADLINE),
-            String::new(),
-            format!(
-                "{} of {} input lines contain whitespace where a path or",
-                d.with_whitespace, d.candidates
-            ),
-            "symbol should be. This script takes ONE CITATION PER LINE, not a document:".into(),
-            "piping prose in reports every sentence as MISSING, which is indistinguishable".into(),
-            "from real citation rot. Extract the citations first, then pipe those.".into(),
-            String::new(),
-            "First lines that are not citation-shaped:".into(),
-        ];
-        out.extend(d.examples.iter().map(|x| format!("  {x}")));
-        out
-    }
-
     pub fn finding(&self) -> Finding {
         let mut f = Finding::new(
             Severity::Error,
             "not_a_citation_list",
-            Self::HEADLINE.into(),
+            GuardDetails::HEADLINE.into(),
             None,
             None,
         );

@@ -124,7 +124,7 @@ pub fn gate_stored(
     let checkout_arg = checkout.map(|c| c.to_string_lossy().into_owned());
     let bytes = bytes.to_vec();
     std::thread::spawn(move || {
-        let report = crate::cli::verify::gate_bytes(&file_arg, bytes, checkout_arg.as_deref());
+        let report = crate::report::check::gate_bytes(&file_arg, bytes, checkout_arg.as_deref());
         let _ = tx.send(report);
     });
     match rx.recv_timeout(GATE_BUDGET) {

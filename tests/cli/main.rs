@@ -5,6 +5,7 @@ mod compaction;
 mod durability;
 mod gate;
 mod hooks;
+mod layers;
 mod properties;
 mod read;
 mod store;

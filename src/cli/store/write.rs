@@ -321,7 +321,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         store.check_collision(&target)?;
     }
     let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
-    let report = gate::run(&doc, &input_name, Some(&checkout));
+    let report = crate::report::check::document(&doc, &input_name, Some(&checkout));
     if opts.format == Format::Text {
         let lines: Vec<(Stream, String)> = report.text_lines();
         super::super::emit(&lines, out, err).map_err(Error::Output)?;

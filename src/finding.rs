@@ -1,0 +1,126 @@
+//! What every check and the resolver produce: a `Finding` with its severity and phase, and the
+//! checkout's origin. It sits below the parser, the resolver and the gate so that all of them
+//! can produce findings and the report can render them, with no arrow pointing up.
+
+use serde::Serialize;
+
+/// Severity of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Fail,
+    Warn,
+}
+
+/// Where the checkout came from (gate.md §2.9, JSON `origin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Argument,
+    ArgumentOverriding,
+    Header,
+    Cwd,
+    CwdHeaderNotAbsolute,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Argument => "argument",
+            Origin::ArgumentOverriding => "argument_overriding",
+            Origin::Header => "header",
+            Origin::Cwd => "cwd",
+            Origin::CwdHeaderNotAbsolute => "cwd_header_not_absolute",
+        }
+    }
+}
+
+/// Where a finding is printed relative to the size and checkout lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Document,
+    AfterSize,
+    Checkout,
+}
+
+/// The `not_a_citation_list` details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GuardDetails {
+    pub candidates: usize,
+    pub with_whitespace: usize,
+    pub examples: Vec<String>,
+}
+
+impl GuardDetails {
+    pub const HEADLINE: &'static str =
+        "this does not look like a citation list, so nothing was checked.";
+
+    /// The input guard's stderr block (gate.md §3.2), line by line.
+    pub fn block(&self) -> Vec<String> {
+        let mut out = vec![
+            format!("ERROR: {}", Self::HEADLINE),
+            String::new(),
+            format!(
+                "{} of {} input lines contain whitespace where a path or",
+                self.with_whitespace, self.candidates
+            ),
+            "symbol should be. This script takes ONE CITATION PER LINE, not a document:".into(),
+            "piping prose in reports every sentence as MISSING, which is indistinguishable".into(),
+            "from real citation rot. Extract the citations first, then pipe those.".into(),
+            String::new(),
+            "First lines that are not citation-shaped:".into(),
+        ];
+        out.extend(self.examples.iter().map(|x| format!("  {x}")));
+        out
+    }
+}
+
+/// One diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub line: Option<usize>,
+    pub subject: Option<String>,
+    pub details: Option<GuardDetails>,
+    pub phase: Phase,
+}
+
+impl Finding {
+    pub fn new(
+        severity: Severity,
+        code: &'static str,
+        message: String,
+        line: Option<usize>,
+        subject: Option<String>,
+    ) -> Finding {
+        Finding {
+            severity,
+            code,
+            message,
+            line,
+            subject,
+            details: None,
+            phase: Phase::Document,
+        }
+    }
+
+    pub fn in_phase(mut self, phase: Phase) -> Finding {
+        self.phase = phase;
+        self
+    }
+
+    /// Text lines: the 9-column prefix plus the message, or the guard's block.
+    pub fn lines(&self) -> Vec<String> {
+        if let Some(details) = &self.details {
+            return details.block();
+        }
+        let prefix = match self.severity {
+            Severity::Error => "ERROR    ",
+            Severity::Fail => "FAIL     ",
+            Severity::Warn => "WARN     ",
+        };
+        vec![format!("{prefix}{}", self.message)]
+    }
+}
+

@@ -1,0 +1,200 @@
+//! Running the gate: a handoff's bytes or file → parsed once → the gate's checks → the checkout →
+//! the resolver → one `Report`. Both front ends call this — `verify-handoff` and the store's
+//! verdict procedure — so the library never calls its own command line.
+
+use std::path::{Path, PathBuf};
+
+use super::{CheckoutInfo, Mode, Report};
+use crate::citation;
+use crate::document::Document;
+use crate::finding::{Finding, Origin, Phase, Severity};
+use crate::gate::{
+    HeaderCheckout, checkout_error, contract, coverage, display_path, expand_checkout, size,
+};
+use crate::git;
+use crate::input::{self, InputError};
+use crate::resolve::{self, Resolver};
+
+/// Gate a parsed document. `file` is FILE as given; `checkout_arg` the CHECKOUT argument.
+pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
+    let mut report = Report::new(Mode::Gate, file);
+    let header = doc.field("checkout");
+    let header_state = match &header {
+        None => HeaderCheckout::Absent,
+        Some(f) => expand_checkout(&f.value, Path::new(file)),
+    };
+    report.findings.extend(contract::check(doc, &header_state));
+    let block = doc.citation_block();
+    let citations =
+        citation::parse_lines(block.iter().flatten().map(|b| (b.line, b.text.as_str())));
+    report.findings.extend(contract::path_symbols(&citations));
+    if let Some(refusal) = resolve::input_guard(&citations) {
+        report.findings.push(refusal.finding());
+    }
+    report.findings.extend(coverage::check(
+        doc,
+        block.is_some().then_some(&citations[..]),
+    ));
+    let size = size::measure(doc.size_bytes);
+    report.findings.extend(size.findings.iter().cloned());
+    report.size = Some(size);
+
+    // Checkout (step 12).
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let arg = checkout_arg.filter(|a| !a.is_empty());
+    let header_line = header.as_ref().map(|f| f.line);
+    let (path, path_text, origin, err_line) = match (&arg, &header_state) {
+        (Some(a), _) => (PathBuf::from(a), a.to_string(), Origin::Argument, None),
+        (None, HeaderCheckout::Usable(p)) => {
+            (p.clone(), display_path(p), Origin::Header, header_line)
+        }
+        (None, HeaderCheckout::Absent | HeaderCheckout::Empty) => {
+            (cwd.clone(), display_path(&cwd), Origin::Cwd, None)
+        }
+        (None, _) => (
+            cwd.clone(),
+            display_path(&cwd),
+            Origin::CwdHeaderNotAbsolute,
+            None,
+        ),
+    };
+    let errors_so_far = report.count(Severity::Error);
+    let wants_index = errors_so_far == 0 && !citations.is_empty();
+    let work_tree = match git::open_work_tree(&path, wants_index) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            report
+                .findings
+                .push(checkout_error(e, &path_text, err_line));
+            None
+        }
+    };
+    if let Some(wt) = &work_tree {
+        let (origin, overriding) = match (&arg, &header_state) {
+            (Some(_), HeaderCheckout::Usable(h)) if !git::same_work_tree(h, &wt.root) => {
+                (Origin::ArgumentOverriding, Some(display_path(h)))
+            }
+            _ => (origin, None),
+        };
+        let declared = doc
+            .field("branch")
+            .and_then(|f| crate::document::envelope::declared_branch(&f.value).map(str::to_string));
+        let matches = declared.as_deref().map(|d| git::branch_matches(d, &wt.head));
+        report.checkout = Some(CheckoutInfo {
+            root: display_path(&wt.root),
+            requested: path_text.clone(),
+            origin,
+            overriding,
+            header: header.as_ref().map(|f| f.value.clone()),
+            head: wt.head.current.clone(),
+            detached: wt.head.detached,
+            declared_branch: declared.clone(),
+            branch_matches: matches,
+        });
+        if let (Some(d), Some(false)) = (&declared, matches) {
+            let branch_line = doc.field("branch").map(|f| f.line);
+            report.findings.push(
+                Finding::new(
+                    Severity::Warn,
+                    "branch_mismatch",
+                    format!(
+                        "handoff declares branch {d} but this checkout is on {cur} — citations resolve against {cur}",
+                        cur = wt.head.current
+                    ),
+                    branch_line,
+                    Some(d.clone()),
+                )
+                .in_phase(Phase::Checkout),
+            );
+        }
+    }
+
+    if report.count(Severity::Error) == 0
+        && let Some(wt) = work_tree
+    {
+        report.citations = Some(Resolver::new(&wt).resolve(&citations));
+    }
+    report.finish();
+    report
+}
+
+/// Gate the handoff at `file`.
+pub fn gate_file(file: &str, checkout: Option<&str>) -> Report {
+    match input::read_path(Path::new(file)) {
+        Ok(bytes) => gate_bytes(file, bytes, checkout),
+        Err(e) => Report::from_input_error(Mode::Gate, file, e),
+    }
+}
+
+/// Gate a handoff already read from `file` (the store passes the bytes it shows, so the file
+/// is not read again).
+pub fn gate_bytes(file: &str, bytes: Vec<u8>, checkout: Option<&str>) -> Report {
+    if bytes.len() as u64 > input::MAX_BYTES {
+        return Report::from_input_error(Mode::Gate, file, InputError::TooLarge);
+    }
+    match input::to_text(bytes, false) {
+        Ok(text) => document(&Document::parse(&text), file, checkout),
+        Err(e) => Report::from_input_error(Mode::Gate, file, e),
+    }
+}
+
+fn read_citations(file: Option<&str>) -> Result<String, InputError> {
+    let bytes = match file {
+        None | Some("-") => input::read_capped(std::io::stdin().lock()),
+        Some(f) => input::read_path(Path::new(f)),
+    }?;
+    input::to_text(bytes, true)
+}
+
+/// Resolve a citation list (gate.md §3.1).
+pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
+    let name = file.unwrap_or("-");
+    let text = match read_citations(file) {
+        Ok(t) => t,
+        Err(e) => return Report::from_input_error(Mode::Citations, name, e),
+    };
+    let mut report = Report::new(Mode::Citations, name);
+    let (path, origin) = match checkout.filter(|c| !c.is_empty()) {
+        Some(dir) => (PathBuf::from(dir), Origin::Argument),
+        None => (
+            std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            Origin::Cwd,
+        ),
+    };
+    let requested = path.to_string_lossy().into_owned();
+    let wt = match git::open_work_tree(&path, true) {
+        Ok(wt) => wt,
+        Err(e) => {
+            report
+                .findings
+                .push(checkout_error(e, &requested, None));
+            report.finish();
+            return report;
+        }
+    };
+    report.checkout = Some(CheckoutInfo {
+        root: wt.root.to_string_lossy().into_owned(),
+        requested,
+        origin,
+        overriding: None,
+        header: None,
+        head: wt.head.current.clone(),
+        detached: wt.head.detached,
+        declared_branch: None,
+        branch_matches: None,
+    });
+    let lines = citation::parse_lines(
+        input::split_lines(&text)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l)),
+    );
+    if let Some(refusal) = resolve::input_guard(&lines) {
+        report.findings.push(refusal.finding());
+    } else {
+        report.citations = Some(Resolver::new(&wt).resolve(&lines));
+    }
+    report.finish();
+    report
+}
+
