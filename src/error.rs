@@ -3,7 +3,7 @@
 //! edge, behind the binary's `name: ` prefix.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Everything that can end a command early.
 #[derive(Debug)]
@@ -22,8 +22,11 @@ pub enum Error {
     NoSlot(String),
     /// The slot lock was not free within the wait.
     Locked(String),
-    /// An I/O error on a path.
-    Io { path: String, message: String },
+    /// An I/O error on a path; the cause is kept for `source()`.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// `write` refused its input (the full message).
     Input(String),
     /// `write` would overwrite another checkout's or branch's handoff.
@@ -48,8 +51,8 @@ impl Error {
     /// An I/O error on `path`, with the OS text.
     pub fn io(path: &Path, err: std::io::Error) -> Error {
         Error::Io {
-            path: path.to_string_lossy().into_owned(),
-            message: crate::input::os_text(&err),
+            path: path.to_path_buf(),
+            source: err,
         }
     }
 
@@ -89,7 +92,9 @@ impl fmt::Display for Error {
             ),
             Error::StoreNotDirectory(d) => write!(f, "the handoff store {d} is not a directory"),
             Error::Locked(slot) => write!(f, "{slot} is locked by another process (waited 10 s)"),
-            Error::Io { path, message } => write!(f, "{path}: {message}"),
+            Error::Io { path, source } => {
+                write!(f, "{}: {}", path.display(), crate::input::os_text(source))
+            }
             Error::NotRegular(p) => write!(f, "{p} is not a regular file"),
             Error::NoHandoff(store) => write!(f, "no handoff in the store ({store})"),
             Error::NoVersion {
@@ -107,4 +112,28 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } | Error::Output(source) => Some(source),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_names_its_path_and_keeps_its_cause() {
+        let e = Error::io(
+            Path::new("/x/slot.md"),
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        );
+        assert!(e.to_string().starts_with("/x/slot.md: "), "{e}");
+        let cause = std::error::Error::source(&e).expect("a source");
+        assert!(cause.downcast_ref::<std::io::Error>().is_some());
+        assert_eq!(e.exit_code(), 3);
+    }
+}

@@ -45,10 +45,10 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
         Err(crate::input::InputError::TooLarge) => {
             Err(Error::TooLarge(path.to_string_lossy().into_owned()))
         }
-        Err(e) => Err(Error::Io {
-            path: path.to_string_lossy().into_owned(),
-            message: e.gate_message(&path.to_string_lossy()),
-        }),
+        Err(e) => Err(Error::io(
+            path,
+            std::io::Error::other(e.gate_message(&path.to_string_lossy())),
+        )),
     }
 }
 

@@ -111,9 +111,11 @@ pub fn restore(
             kept: versions.len(),
         });
     };
-    let mtime = chosen.mtime.ok_or_else(|| Error::Io {
-        path: chosen.path.to_string_lossy().into_owned(),
-        message: "modification time unreadable".into(),
+    let mtime = chosen.mtime.ok_or_else(|| {
+        Error::io(
+            &chosen.path,
+            std::io::Error::other("modification time unreadable"),
+        )
     })?;
     if let Ok(meta) = std::fs::symlink_metadata(&slot_path)
         && !meta.file_type().is_file()
