@@ -8,6 +8,7 @@
 pub mod citation;
 pub mod cli;
 pub mod document;
+pub mod env;
 pub mod error;
 pub mod finding;
 pub mod gate;

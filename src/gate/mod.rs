@@ -8,6 +8,7 @@ pub mod size;
 
 use std::path::{Path, PathBuf};
 
+use crate::env::Tilde;
 use crate::git::WorkTreeError;
 use crate::finding::{Finding, Phase, Severity};
 
@@ -27,14 +28,11 @@ pub fn expand_checkout(value: &str, file: &Path) -> HeaderCheckout {
     if value.is_empty() {
         return HeaderCheckout::Empty;
     }
-    if value == "~" || value.starts_with("~/") {
-        return match std::env::home_dir() {
-            Some(home) => HeaderCheckout::Usable(home.join(value[1..].trim_start_matches('/'))),
-            None => HeaderCheckout::HomeUnknown,
-        };
-    }
-    if value.starts_with('~') {
-        return HeaderCheckout::NotAbsolute;
+    match crate::env::tilde(value) {
+        Tilde::Expanded(p) => return HeaderCheckout::Usable(p),
+        Tilde::HomeUnknown => return HeaderCheckout::HomeUnknown,
+        Tilde::Other => return HeaderCheckout::NotAbsolute,
+        Tilde::None => {}
     }
     let path = Path::new(value);
     if path.is_absolute() {

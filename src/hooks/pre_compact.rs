@@ -156,7 +156,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let Some(transcript) = string_field(input, "transcript_path") else {
         return;
     };
-    let transcript_file = super::session_end::expand_home(transcript);
+    let transcript_file = crate::env::expand_home(transcript);
     if !std::fs::metadata(&transcript_file).is_ok_and(|m| m.is_file())
         || std::fs::File::open(&transcript_file).is_err()
     {

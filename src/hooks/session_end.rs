@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{dedup_lock, marker_path, safe_session_id, string_field, target};
-use crate::store::{PickKind, home, iso, now, slot};
+use crate::store::{PickKind, iso, now, slot};
 
 /// How much of the transcript's end is searched for the last usage record.
 const TAIL_BYTES: u64 = 8 * 1024 * 1024;
@@ -35,14 +35,6 @@ struct Marker<'a> {
     resident_tokens: Option<u64>,
     handoff: MarkerHandoff,
     write_attempted: bool,
-}
-
-/// Expand a leading `~/` to the home directory, for reading.
-pub fn expand_home(path: &str) -> std::path::PathBuf {
-    match (path.strip_prefix("~/"), home()) {
-        (Some(rest), Some(h)) => h.join(rest),
-        _ => std::path::PathBuf::from(path),
-    }
 }
 
 /// Resident context at the end of the transcript: input + cache creation + cache read of the
@@ -127,7 +119,7 @@ pub fn run(input: &Map<String, Value>) {
         repo: target.checkout(),
         main_worktree: target.main(),
         branch: target.facts.reference.clone(),
-        resident_tokens: transcript.and_then(|t| resident_tokens(&expand_home(t))),
+        resident_tokens: transcript.and_then(|t| resident_tokens(&crate::env::expand_home(t))),
         handoff,
         write_attempted: session_id
             .and_then(|s| dedup_lock(&safe_session_id(s)))

@@ -376,7 +376,7 @@ fn cleared_section(m: &Marker, subject: &Subject, reference: &str) -> String {
     };
     s.push_str(&coverage);
     if let Some(t) = &m.transcript_path
-        && super::session_end::expand_home(t).is_file()
+        && crate::env::expand_home(t).is_file()
     {
         s.push_str(&format!(
             "\n**The cleared session's transcript survives** at `{t}`. Read it ONLY if the work turns out to matter and the handoff does not cover it — it is long, and reading it is the most expensive way to recover anything."

@@ -1,0 +1,136 @@
+//! What readers know of a handoff file without reading it whole (its envelope, size and mtime),
+//! and the pick a reader makes among them (store.md §5): the exact slot, else the most recent
+//! handoff that is not a placeholder.
+
+
+use serde::Serialize;
+
+use super::{Store, slot};
+use super::time::epoch;
+use crate::document::envelope::{self, Progress};
+
+/// What readers know about one handoff file (store.md §9 `HandoffInfo`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandoffInfo {
+    pub path: String,
+    pub name: String,
+    pub branch: Option<String>,
+    pub checkout: Option<String>,
+    pub status: Option<String>,
+    pub progress: Option<String>,
+    pub head: Option<String>,
+    pub mtime: Option<i64>,
+    pub size: u64,
+    #[serde(skip)]
+    pub write_session: Option<String>,
+}
+
+impl HandoffInfo {
+    /// Read a candidate: a non-empty, readable regular file (never a symlink).
+    pub fn read(store: &Store, name: &str) -> Option<HandoffInfo> {
+        let path = store.path_of(name);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        if !meta.file_type().is_file() || meta.len() == 0 {
+            return None;
+        }
+        let head = slot::read_head(&path).ok()?;
+        Some(HandoffInfo::from_parts(store, name, &head, &meta))
+    }
+
+    /// Build from the first bytes of the file and its metadata.
+    pub fn from_parts(
+        store: &Store,
+        name: &str,
+        head: &[u8],
+        meta: &std::fs::Metadata,
+    ) -> HandoffInfo {
+        let text = String::from_utf8_lossy(head);
+        let env = envelope::store_envelope(&text);
+        let field = |n: &str| envelope::store_field(&env, n).map(str::to_string);
+        HandoffInfo {
+            path: store.path_of(name).to_string_lossy().into_owned(),
+            name: name.to_string(),
+            branch: field("branch"),
+            checkout: field("checkout"),
+            status: field("status"),
+            progress: field("progress"),
+            head: field("head"),
+            mtime: meta.modified().ok().map(epoch),
+            size: meta.len(),
+            write_session: field("write_session"),
+        }
+    }
+
+    /// The declared branch: the first word of `branch:`.
+    pub fn declared(&self) -> Option<&str> {
+        self.branch.as_deref().and_then(envelope::declared_branch)
+    }
+
+    pub fn is_placeholder(&self) -> bool {
+        self.progress.as_deref() == Some(Progress::Writing.as_str())
+    }
+
+    /// The progress as shown: the raw value, or `complete` when absent.
+    pub fn progress_shown(&self) -> &str {
+        self.progress.as_deref().unwrap_or("complete")
+    }
+}
+
+/// How a reader's pick was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickKind {
+    Exact,
+    Recent,
+}
+
+/// The exact pick, else the most recent non-placeholder (store.md §5); plus the others.
+pub fn pick(
+    candidates: Vec<HandoffInfo>,
+    exact: Option<&str>,
+) -> Option<(HandoffInfo, PickKind, Vec<HandoffInfo>)> {
+    let index = match exact.and_then(|n| candidates.iter().position(|c| c.name == n)) {
+        Some(i) => Some((i, PickKind::Exact)),
+        None => candidates
+            .iter()
+            .position(|c| !c.is_placeholder())
+            .map(|i| (i, PickKind::Recent)),
+    };
+    let (i, kind) = index?;
+    let mut others = candidates;
+    let picked = others.remove(i);
+    Some((picked, kind, others))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_prefer_exact_and_never_guess_a_placeholder() {
+        let info = |name: &str, mtime: i64, progress: Option<&str>| HandoffInfo {
+            path: name.into(),
+            name: name.into(),
+            branch: None,
+            checkout: None,
+            status: None,
+            progress: progress.map(str::to_string),
+            head: None,
+            mtime: Some(mtime),
+            size: 1,
+            write_session: None,
+        };
+        let mut list = vec![
+            info("a.md", 5, None),
+            info("b.md", 9, Some("writing")),
+            info("c.md", 5, None),
+        ];
+        super::super::sort_newest_first(&mut list);
+        let (p, kind, others) = pick(list.clone(), Some("c.md")).expect("exact");
+        assert_eq!(
+            (p.name.as_str(), kind, others.len()),
+            ("c.md", PickKind::Exact, 2)
+        );
+        let (p, kind, _) = pick(list, None).expect("recent");
+        assert_eq!((p.name.as_str(), kind), ("a.md", PickKind::Recent));
+    }
+}

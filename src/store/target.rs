@@ -1,0 +1,85 @@
+//! Which checkout a command is about (store.md §2): the argument, `CONTEXT_ECONOMY_CHECKOUT`,
+//! or the working directory, inspected through `git.rs`, with its slot name. A target that has no
+//! slot says why in the words store.md gives.
+
+use std::path::{Path, PathBuf};
+
+use super::naming::{path_bytes, slot_name};
+use crate::git::{self, RepoFacts, TargetError};
+
+/// Where the target came from (store.md §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetSource {
+    Argument,
+    Environment,
+    Cwd,
+}
+
+/// The target checkout with its git facts and slot name.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub facts: RepoFacts,
+    pub name: String,
+}
+
+/// A target that has no slot: the message (without prefix) and where it came from.
+#[derive(Debug, Clone)]
+pub struct TargetFailure {
+    pub message: String,
+    pub source: TargetSource,
+}
+
+impl Target {
+    /// Pick and inspect the target: `arg`, else `CONTEXT_ECONOMY_CHECKOUT`, else the cwd.
+    pub fn resolve(arg: Option<&str>) -> Result<Target, TargetFailure> {
+        let (dir, shown, source) = match arg.filter(|a| !a.is_empty()) {
+            Some(a) => (PathBuf::from(a), a.to_string(), TargetSource::Argument),
+            None => match std::env::var("CONTEXT_ECONOMY_CHECKOUT")
+                .ok()
+                .filter(|v| !v.is_empty())
+            {
+                Some(v) => (
+                    PathBuf::from(&v),
+                    format!("CONTEXT_ECONOMY_CHECKOUT={v}"),
+                    TargetSource::Environment,
+                ),
+                None => {
+                    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                    let shown = cwd.to_string_lossy().into_owned();
+                    (cwd, shown, TargetSource::Cwd)
+                }
+            },
+        };
+        let fail = |message: String| TargetFailure { message, source };
+        match git::repo_facts(&dir, true) {
+            Ok(facts) => Ok(Target::from_facts(facts)),
+            Err(TargetError::NotDirectory) => Err(fail(format!("{shown} is not a directory"))),
+            Err(TargetError::NotGit) => Err(fail(format!("{shown} is not inside a git checkout"))),
+            Err(TargetError::Bare) => Err(fail(format!(
+                "{shown} is a bare repository; a handoff needs a work tree"
+            ))),
+            Err(TargetError::Unborn(b)) => Err(fail(format!(
+                "{shown} has no commits yet (branch {b} is unborn)"
+            ))),
+        }
+    }
+
+    /// The target at `dir`, discovered as git would (for hooks, which never report why).
+    pub fn at(dir: &Path) -> Option<Target> {
+        git::repo_facts(dir, true).ok().map(Target::from_facts)
+    }
+
+    fn from_facts(facts: RepoFacts) -> Target {
+        let name = slot_name(&path_bytes(&facts.main), &facts.reference);
+        Target { facts, name }
+    }
+
+    pub fn main(&self) -> String {
+        self.facts.main.to_string_lossy().into_owned()
+    }
+
+    pub fn checkout(&self) -> String {
+        self.facts.checkout.to_string_lossy().into_owned()
+    }
+}
+
