@@ -123,4 +123,3 @@ impl Finding {
         vec![format!("{prefix}{}", self.message)]
     }
 }
-

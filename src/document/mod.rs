@@ -5,8 +5,8 @@
 pub mod envelope;
 pub mod markdown;
 
-use crate::secrets::{self, Secret};
 use crate::input::split_lines;
+use crate::secrets::{self, Secret};
 pub use envelope::{Field, Progress};
 pub use markdown::{Fence, Heading, LineKind};
 

@@ -3,11 +3,11 @@
 //! pure function of the parsed document and yields findings in output order.
 
 use super::HeaderCheckout;
-use crate::finding::Severity;
 use crate::citation::CitationLine;
 use crate::document::Document;
 use crate::document::envelope::{ENVELOPE_LINES, Progress};
 use crate::finding::Finding;
+use crate::finding::Severity;
 
 const CHECKOUT_HINT: &str = "checkout: (absolute path of the tree the citations resolve against)";
 

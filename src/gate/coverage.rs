@@ -9,10 +9,10 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
-use crate::finding::Severity;
 use crate::citation::{Citation, CitationLine};
 use crate::document::{Document, markdown};
 use crate::finding::Finding;
+use crate::finding::Severity;
 
 static UNBACKTICKED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+:[0-9]+(?:[,-][0-9]+)*").unwrap());

@@ -9,8 +9,8 @@ pub mod size;
 use std::path::{Path, PathBuf};
 
 use crate::env::Tilde;
-use crate::git::WorkTreeError;
 use crate::finding::{Finding, Phase, Severity};
+use crate::git::WorkTreeError;
 
 /// The `checkout:` header after expansion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,4 +68,3 @@ pub fn checkout_error(err: WorkTreeError, p: &str, line: Option<usize>) -> Findi
     };
     Finding::new(Severity::Error, code, text, line, None).in_phase(Phase::Checkout)
 }
-

@@ -79,7 +79,9 @@ pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Repor
         let declared = doc
             .field("branch")
             .and_then(|f| crate::document::envelope::declared_branch(&f.value).map(str::to_string));
-        let matches = declared.as_deref().map(|d| git::branch_matches(d, &wt.head));
+        let matches = declared
+            .as_deref()
+            .map(|d| git::branch_matches(d, &wt.head));
         report.checkout = Some(CheckoutInfo {
             root: display_path(&wt.root),
             requested: path_text.clone(),
@@ -165,9 +167,7 @@ pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
     let wt = match git::open_work_tree(&path, true) {
         Ok(wt) => wt,
         Err(e) => {
-            report
-                .findings
-                .push(checkout_error(e, &requested, None));
+            report.findings.push(checkout_error(e, &requested, None));
             report.finish();
             return report;
         }
@@ -197,4 +197,3 @@ pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
     report.finish();
     report
 }
-

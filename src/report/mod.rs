@@ -2,9 +2,8 @@
 //! into a `Report`; `text_lines` and `json` only read it, so text and JSON cannot disagree and
 //! nothing is printed half-way through a check.
 
-
-use crate::gate::size::Size;
 use crate::finding::{Finding, Origin, Phase, Severity};
+use crate::gate::size::Size;
 use crate::input::InputError;
 use crate::resolve::{Resolution, Verdict};
 

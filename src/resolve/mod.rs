@@ -7,8 +7,8 @@ pub mod scan;
 pub mod symbols;
 
 use crate::citation::{Citation, CitationLine, LineRef};
-use crate::git::WorkTree;
 use crate::finding::{Finding, GuardDetails, Severity};
+use crate::git::WorkTree;
 pub use layout::Layout;
 use scan::FileText;
 use std::collections::HashMap;

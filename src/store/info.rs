@@ -2,11 +2,10 @@
 //! and the pick a reader makes among them (store.md §5): the exact slot, else the most recent
 //! handoff that is not a placeholder.
 
-
 use serde::Serialize;
 
-use super::{Store, slot};
 use super::time::epoch;
+use super::{Store, slot};
 use crate::document::envelope::{self, Progress};
 
 /// What readers know about one handoff file (store.md §9 `HandoffInfo`).

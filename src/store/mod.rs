@@ -23,7 +23,6 @@ pub use time::{days_ago, epoch, gap, iso, now};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-
 use crate::error::Error;
 use crate::git;
 
@@ -157,4 +156,3 @@ impl Store {
 pub fn sort_newest_first(list: &mut [HandoffInfo]) {
     list.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.name.cmp(&b.name)));
 }
-

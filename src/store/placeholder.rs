@@ -67,4 +67,3 @@ pub fn placeholder_state(
     };
     (state, transcript)
 }
-

@@ -64,7 +64,11 @@ mod tests {
         // This crate's own checkout serves as a real work tree.
         let checkout = env!("CARGO_MANIFEST_DIR");
         let text = placeholder("main", checkout, &"a".repeat(40), Some("abc-123"), 600);
-        let report = crate::report::check::document(&Document::parse(&text), "placeholder.md", Some(checkout));
+        let report = crate::report::check::document(
+            &Document::parse(&text),
+            "placeholder.md",
+            Some(checkout),
+        );
         assert_eq!(report.exit_code, 0, "{:?}", report.text_lines());
         let lines: Vec<String> = report.text_lines().into_iter().map(|(_, l)| l).collect();
         assert!(

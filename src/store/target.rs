@@ -82,4 +82,3 @@ impl Target {
         self.facts.checkout.to_string_lossy().into_owned()
     }
 }
-

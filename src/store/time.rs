@@ -42,4 +42,3 @@ pub fn epoch(t: SystemTime) -> i64 {
         Err(e) => -(e.duration().as_secs() as i64),
     }
 }
-

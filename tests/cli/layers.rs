@@ -67,10 +67,7 @@ fn no_module_imports_one_above_it_or_in_a_circle() {
         .filter_map(|l| l.strip_prefix("pub mod "))
         .map(|l| l.trim_end_matches(';').to_string())
         .collect();
-    let unplaced: Vec<&String> = declared
-        .iter()
-        .filter(|m| layer_of(m).is_none())
-        .collect();
+    let unplaced: Vec<&String> = declared.iter().filter(|m| layer_of(m).is_none()).collect();
     assert!(
         unplaced.is_empty(),
         "modules on no layer (add them to LAYERS and architecture.md): {unplaced:?}"
@@ -85,7 +82,12 @@ fn no_module_imports_one_above_it_or_in_a_circle() {
         let top = rel
             .components()
             .next()
-            .map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string())
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
             .unwrap_or_default();
         let Some(own) = layer_of(&top) else {
             continue; // lib.rs and the binaries

@@ -1,0 +1,165 @@
+//! A slot's kept versions (store.md §6.3): `<store>/.history/<name>/`, newest first, identical
+//! bytes kept once, the newest 10 distinct versions retained.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::super::Store;
+use crate::error::Error;
+
+use super::atomic::{remove, replace_from};
+use super::progress::progress_of;
+use super::read_head;
+use super::{HISTORY_KEEP, create_private_dir};
+
+/// One kept version of a slot.
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub path: PathBuf,
+    pub mtime: Option<SystemTime>,
+    pub size: u64,
+}
+
+/// `<store>/.history/<name>/`.
+pub fn history_dir(store: &Store, name: &str) -> PathBuf {
+    store.dir.join(".history").join(name)
+}
+
+/// Kept versions, newest first (mtime, then name).
+pub fn versions(store: &Store, name: &str) -> Vec<Version> {
+    let Ok(entries) = std::fs::read_dir(history_dir(store, name)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(Version, String)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let fname = e.file_name().to_string_lossy().into_owned();
+            let meta = std::fs::symlink_metadata(e.path()).ok()?;
+            (fname.ends_with(".md") && !fname.starts_with('.') && meta.is_file()).then(|| {
+                (
+                    Version {
+                        path: e.path(),
+                        mtime: meta.modified().ok(),
+                        size: meta.len(),
+                    },
+                    fname,
+                )
+            })
+        })
+        .collect();
+    out.sort_by(|(a, an), (b, bn)| b.mtime.cmp(&a.mtime).then_with(|| an.cmp(bn)));
+    out.into_iter().map(|(v, _)| v).collect()
+}
+
+/// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
+pub fn stamp(t: SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t)
+        .format("%Y%m%dT%H%M%SZ")
+        .to_string()
+}
+
+/// Whether two files hold the same bytes, compared in chunks.
+pub fn same_content(a: &Path, b: &Path) -> bool {
+    let (Ok(mut fa), Ok(mut fb)) = (File::open(a), File::open(b)) else {
+        return false;
+    };
+    if fa.metadata().map(|m| m.len()).ok() != fb.metadata().map(|m| m.len()).ok() {
+        return false;
+    }
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = match fa.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            return fb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+        if fb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
+}
+
+/// Whether `path` holds exactly `bytes`.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+        && File::open(path)
+            .and_then(|f| {
+                let mut buf = Vec::with_capacity(bytes.len());
+                f.take(bytes.len() as u64 + 1).read_to_end(&mut buf)?;
+                Ok(buf == bytes)
+            })
+            .unwrap_or(false)
+}
+
+/// Keep the current slot in history before it is replaced by `new_bytes` (store.md §6.3):
+/// only a non-empty regular file that is not a placeholder and differs from the new bytes.
+/// The copy is durable when this returns; retention is the caller's last step ([`retain`]).
+pub fn keep_current(
+    store: &Store,
+    name: &str,
+    new_bytes: Option<&[u8]>,
+) -> Result<Option<PathBuf>, Error> {
+    let slot = store.path_of(name);
+    let Ok(meta) = std::fs::symlink_metadata(&slot) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(None);
+    }
+    if new_bytes.is_some_and(|b| holds(&slot, b)) {
+        return Ok(None);
+    }
+    let head = read_head(&slot).map_err(|e| Error::io(&slot, e))?;
+    if progress_of(&head).as_deref() == Some("writing") {
+        return Ok(None);
+    }
+    let mtime = meta.modified().map_err(|e| Error::io(&slot, e))?;
+    keep_file(store, name, &slot, mtime).map(Some)
+}
+
+/// Add the file at `source` with `mtime` as a history version, unless history already holds
+/// the same bytes (then that version's path is returned): identical bytes are kept once.
+pub fn keep_file(
+    store: &Store,
+    name: &str,
+    source: &Path,
+    mtime: SystemTime,
+) -> Result<PathBuf, Error> {
+    if let Some(same) = versions(store, name)
+        .into_iter()
+        .find(|v| same_content(&v.path, source))
+    {
+        return Ok(same.path);
+    }
+    let dir = history_dir(store, name);
+    create_private_dir(&dir)?;
+    let base = stamp(mtime);
+    let mut path = dir.join(format!("{base}.md"));
+    let mut n = 2;
+    while std::fs::symlink_metadata(&path).is_ok() {
+        path = dir.join(format!("{base}-{n}.md"));
+        n += 1;
+    }
+    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
+    replace_from(&path, &mut file, Some(mtime), None)?;
+    Ok(path)
+}
+
+/// Retention (store.md §6.3): the newest 10 distinct versions stay; an older copy of bytes a
+/// newer version holds, and everything past the tenth, are removed. Called last, once the slot
+/// is durably replaced, so no step before it can leave a version only in a deleted file.
+pub fn retain(store: &Store, name: &str) {
+    let mut kept: Vec<Version> = Vec::new();
+    for v in versions(store, name) {
+        let duplicate = kept.iter().any(|k| same_content(&k.path, &v.path));
+        if duplicate || kept.len() >= HISTORY_KEEP {
+            let _ = remove(&v.path);
+        } else {
+            kept.push(v);
+        }
+    }
+}
