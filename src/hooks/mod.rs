@@ -4,6 +4,7 @@
 //! rule), and changes the store only through `store::slot`.
 
 pub mod git_hook;
+pub mod marker;
 pub mod post_checkout;
 pub mod post_compact;
 pub mod pre_compact;
@@ -19,7 +20,7 @@ use md5::{Digest, Md5};
 use serde_json::{Map, Value};
 
 use crate::store::skeleton::is_safe_id;
-use crate::store::{Store, Target, home, path_bytes, slugify};
+use crate::store::{Store, Target, home};
 
 /// The most stdin a hook reads.
 const STDIN_CAP: u64 = 1024 * 1024;
@@ -88,17 +89,6 @@ pub fn state_dir() -> Option<PathBuf> {
 /// The dedup lock of a session: `<state>/<safe-sid>.lock`.
 pub fn dedup_lock(safe_sid: &str) -> Option<PathBuf> {
     Some(state_dir()?.join(format!("{safe_sid}.lock")))
-}
-
-/// The `/clear` marker of a target: `<dir>/<md5(main)>-<branch slug>.json`.
-pub fn marker_path(target: &Target) -> Option<PathBuf> {
-    let dir = match std::env::var_os("LAST_CLEAR_STATE_DIR").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => home()?.join(".claude/state/last-clear"),
-    };
-    let hash = md5_hex(&path_bytes(&target.facts.main));
-    let slug = slugify(target.facts.reference.replace('/', "-").as_bytes());
-    Some(dir.join(format!("{hash}-{slug}.json")))
 }
 
 /// The store, if one can be located (hooks never fail on it).

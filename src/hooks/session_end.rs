@@ -5,37 +5,14 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{dedup_lock, marker_path, safe_session_id, string_field, target};
-use crate::store::{PickKind, iso, now, slot};
+use super::marker::{Marker, MarkerHandoff, marker_path};
+use super::{dedup_lock, safe_session_id, string_field, target};
+use crate::store::{PickKind, iso, now};
 
 /// How much of the transcript's end is searched for the last usage record.
 const TAIL_BYTES: u64 = 8 * 1024 * 1024;
-
-#[derive(Serialize)]
-struct MarkerHandoff {
-    present: bool,
-    path: String,
-    mtime: Option<i64>,
-    pick: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct Marker<'a> {
-    ended_at: String,
-    ended_at_epoch: i64,
-    reason: &'static str,
-    session_id: Option<&'a str>,
-    transcript_path: Option<&'a str>,
-    repo: String,
-    main_worktree: String,
-    branch: String,
-    resident_tokens: Option<u64>,
-    handoff: MarkerHandoff,
-    write_attempted: bool,
-}
 
 /// Resident context at the end of the transcript: input + cache creation + cache read of the
 /// last record with `message.usage`.
@@ -111,26 +88,21 @@ pub fn run(input: &Map<String, Value>) {
     };
     let now = now();
     let record = Marker {
-        ended_at: iso(now),
-        ended_at_epoch: now,
-        reason: "clear",
-        session_id,
-        transcript_path: transcript,
-        repo: target.checkout(),
-        main_worktree: target.main(),
-        branch: target.facts.reference.clone(),
-        resident_tokens: transcript.and_then(|t| resident_tokens(&crate::env::expand_home(t))),
-        handoff,
+        ended_at: Some(iso(now)),
+        ended_at_epoch: Some(now),
+        reason: Some("clear".into()),
+        session_id: session_id.map(str::to_string),
+        transcript_path: transcript.map(str::to_string),
+        repo: Some(target.checkout()),
+        main_worktree: Some(target.main()),
+        branch: Some(target.facts.reference.clone()),
+        resident_tokens: transcript
+            .and_then(|t| resident_tokens(&crate::env::expand_home(t)))
+            .map(|t| t as i64),
+        handoff: Some(handoff),
         write_attempted: session_id
             .and_then(|s| dedup_lock(&safe_session_id(s)))
             .is_some_and(|p| p.is_file()),
     };
-    let Ok(json) = serde_json::to_vec(&record) else {
-        return;
-    };
-    let Some(dir) = marker.parent() else { return };
-    if slot::create_private_dir(dir).is_err() {
-        return;
-    }
-    let _ = slot::replace(&marker, &json, None, None);
+    record.write(&marker);
 }

@@ -10,9 +10,10 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::{
-    claim, dedup_lock, marker_path, safe_session_id, self_command, shell_quote, string_field,
+    claim, dedup_lock, safe_session_id, self_command, shell_quote, string_field,
     target, texts,
 };
+use super::marker::{Marker, marker_path};
 use crate::document::Document;
 use crate::document::envelope::store_envelope;
 use crate::store::drift::{self, Drift};
@@ -33,53 +34,6 @@ const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap h
 const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
 const RULE_NEXT: &str = "Then start the first `## Next` item that is **not** blocked on a task that has yet to report — not simply item 1.";
 const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
-
-/// A usable `/clear` marker (hooks.md §2.3).
-#[derive(Debug, Clone, Default)]
-struct Marker {
-    ended_at: Option<String>,
-    ended_at_epoch: Option<i64>,
-    resident_tokens: Option<i64>,
-    transcript_path: Option<String>,
-    write_attempted: bool,
-}
-
-/// Read the marker; an unusable or stale one is deleted and ignored.
-fn read_marker(path: &Path, now: i64) -> Option<Marker> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    let parsed = (meta.is_file() && meta.len() <= 64 * 1024)
-        .then(|| std::fs::read(path).ok())
-        .flatten()
-        .and_then(|b| match serde_json::from_slice(&b) {
-            Ok(Value::Object(m)) => Some(m),
-            _ => None,
-        });
-    let Some(m) = parsed else {
-        let _ = std::fs::remove_file(path);
-        return None;
-    };
-    let marker = Marker {
-        ended_at: m
-            .get("ended_at")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        ended_at_epoch: m.get("ended_at_epoch").and_then(Value::as_i64),
-        resident_tokens: m.get("resident_tokens").and_then(Value::as_i64),
-        transcript_path: m
-            .get("transcript_path")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        write_attempted: m
-            .get("write_attempted")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-    };
-    if marker.ended_at_epoch.is_some_and(|e| e < now - 86_400) {
-        let _ = std::fs::remove_file(path);
-        return None;
-    }
-    Some(marker)
-}
 
 /// How long a claim on a SessionStart delivery holds off a parallel firing of the same event
 /// (`HANDOFF_CLAIM_WINDOW_SECONDS`, default 30; 0 turns the hold-off off).
@@ -143,7 +97,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     let marker_file = marker_path(&target);
     let marker = match source {
         Some("compact") => None,
-        _ => marker_file.as_deref().and_then(|p| read_marker(p, now)),
+        _ => marker_file.as_deref().and_then(|p| Marker::read(p, now)),
     };
     let title_source = match source {
         Some("startup") => {

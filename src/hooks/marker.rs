@@ -1,0 +1,105 @@
+//! The `/clear` marker (hooks.md §2.3, §4): one type, written by SessionEnd and read by
+//! SessionStart. Reading is lenient as the contract asks — a field of the wrong JSON type counts
+//! as missing — while an unusable or stale file is deleted.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::md5_hex;
+use crate::env::home;
+use crate::store::{Target, path_bytes, slot, slugify};
+
+/// Which handoff existed when the session was cleared.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkerHandoff {
+    pub present: bool,
+    pub path: String,
+    pub mtime: Option<i64>,
+    pub pick: Option<&'static str>,
+}
+
+/// What a `/clear` left behind for the next session.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Marker {
+    pub ended_at: Option<String>,
+    pub ended_at_epoch: Option<i64>,
+    pub reason: Option<String>,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub repo: Option<String>,
+    pub main_worktree: Option<String>,
+    pub branch: Option<String>,
+    pub resident_tokens: Option<i64>,
+    pub handoff: Option<MarkerHandoff>,
+    pub write_attempted: bool,
+}
+
+/// The `/clear` marker of a target: `<dir>/<md5(main)>-<branch slug>.json`.
+pub fn marker_path(target: &Target) -> Option<PathBuf> {
+    let dir = match std::env::var_os("LAST_CLEAR_STATE_DIR").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => home()?.join(".claude/state/last-clear"),
+    };
+    let hash = md5_hex(&path_bytes(&target.facts.main));
+    let slug = slugify(target.facts.reference.replace('/', "-").as_bytes());
+    Some(dir.join(format!("{hash}-{slug}.json")))
+}
+
+fn string(m: &Map<String, Value>, key: &str) -> Option<String> {
+    m.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Marker {
+    /// Read the marker at `path`: a regular file of at most 64 KiB holding a JSON object. An
+    /// unusable one, or one older than a day, is deleted and ignored.
+    pub fn read(path: &Path, now: i64) -> Option<Marker> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let parsed = (meta.is_file() && meta.len() <= 64 * 1024)
+            .then(|| std::fs::read(path).ok())
+            .flatten()
+            .and_then(|b| match serde_json::from_slice(&b) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            });
+        let Some(m) = parsed else {
+            let _ = std::fs::remove_file(path);
+            return None;
+        };
+        let marker = Marker {
+            ended_at: string(&m, "ended_at"),
+            ended_at_epoch: m.get("ended_at_epoch").and_then(Value::as_i64),
+            reason: string(&m, "reason"),
+            session_id: string(&m, "session_id"),
+            transcript_path: string(&m, "transcript_path"),
+            repo: string(&m, "repo"),
+            main_worktree: string(&m, "main_worktree"),
+            branch: string(&m, "branch"),
+            resident_tokens: m.get("resident_tokens").and_then(Value::as_i64),
+            handoff: None,
+            write_attempted: m
+                .get("write_attempted")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        };
+        if marker.ended_at_epoch.is_some_and(|e| e < now - 86_400) {
+            let _ = std::fs::remove_file(path);
+            return None;
+        }
+        Some(marker)
+    }
+
+    /// Write it atomically to `path` (its directory created private); failures are silent, as
+    /// a hook's must be.
+    pub fn write(&self, path: &Path) {
+        let Ok(json) = serde_json::to_vec(self) else {
+            return;
+        };
+        let Some(dir) = path.parent() else { return };
+        if slot::create_private_dir(dir).is_err() {
+            return;
+        }
+        let _ = slot::replace(path, &json, None, None);
+    }
+}
