@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Map, Value};
 
-use super::{safe_session_id, self_command, shell_quote, state_dir, string_field, target, texts};
+use super::{safe_session_id, state_dir, string_field, target, texts};
 use crate::store::runs::{self, Job, Run};
 use crate::store::slot::{self, create_private_dir};
 use crate::store::{Store, env_u64, iso, now};
@@ -92,54 +92,6 @@ fn uuid_v4() -> String {
     )
 }
 
-fn prompt(transcript: &str, here: &str, reference: &str, slot: &str, draft: &Path) -> String {
-    let draft = draft.to_string_lossy();
-    format!(
-        "You are writing a handoff for a Claude Code session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
-
-The one source of truth is the session's transcript, a JSONL file at:
-{transcript}
-Explore it with Bash (count its lines, grep it, tail it, use jq if present). Never read it whole.
-
-The target: checkout {here}, branch {reference}, slot {slot}. Trust these values; do not investigate the environment or configuration.
-
-The format:
-# Handoff — <task>
-status: <one line: where the task stands>
-
-## Do not re-derive
-
-### Decisions
-- <what was decided, and what it beat>
-
-### Dead ends
-- <what was tried and failed, and why>
-
-### Traps
-- <what will bite the next session>
-
-## Next
-1. <1 to 5 concrete steps>
-
-## Pointers
-```text
-path/to/file.ext:12 | a fragment of that line
-```
-
-Rules: write status: only; branch:, checkout:, progress: and head: are filled in by the tool. Every decision says what it beat. Write None. where the transcript supports no real claim; never fabricate. Pointers hold one citation per line, path:line | fragment, inside the fence. Never write path:symbol. Every path:line in the prose must also be listed in Pointers. Check that each cited file and line exists in {here}. Aim for under 4,000 tokens; cut Pointers, never decisions.
-
-Write the document with the Write tool to {draft}, then run:
-{} write --checkout {} --from {}
-On exit 0 you are done. On exit 1, fix or drop the failing citations and run it again. On exit 2, fix the structure and run it again. Run it at most 3 times. Never pass --force or --no-gate.
-
-Reply with exactly one line: RESULT handoff={slot} write_exit=<last exit code>
-",
-        self_command(),
-        shell_quote(here),
-        shell_quote(&draft)
-    )
-}
-
 /// Run the hook on parsed stdin, writing the compaction instructions to `out`. Declines are
 /// silent (logged once past the dedup step); the slot is never changed here.
 pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
@@ -193,7 +145,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     job.slot = target.name.clone();
     job.started = now();
     let draft = runs::runs_dir(&store).join(&id).join("draft.md");
-    let text = prompt(
+    let text = texts::writer_prompt(
         transcript,
         &here,
         &target.facts.reference,

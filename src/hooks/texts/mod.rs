@@ -2,6 +2,12 @@
 //! instructions PreCompact prints, and the one-line notes about a background write. Kept in one
 //! place so that wording changes do not hunt through the decision code.
 
+pub mod injection;
+pub mod truncate;
+
+use std::path::Path;
+
+use super::{self_command, shell_quote};
 use crate::store::gap;
 use crate::store::runs::RunState;
 
@@ -50,4 +56,60 @@ pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<Stri
                 .unwrap_or_default()
         )),
     }
+}
+
+/// The background writer's prompt (hooks.md §3.2): self-contained, naming this binary by its
+/// absolute path; the transcript path travels only here, never on a command line.
+pub fn writer_prompt(
+    transcript: &str,
+    here: &str,
+    reference: &str,
+    slot: &str,
+    draft: &Path,
+) -> String {
+    let draft = draft.to_string_lossy();
+    format!(
+        "You are writing a handoff for a Claude Code session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
+
+The one source of truth is the session's transcript, a JSONL file at:
+{transcript}
+Explore it with Bash (count its lines, grep it, tail it, use jq if present). Never read it whole.
+
+The target: checkout {here}, branch {reference}, slot {slot}. Trust these values; do not investigate the environment or configuration.
+
+The format:
+# Handoff — <task>
+status: <one line: where the task stands>
+
+## Do not re-derive
+
+### Decisions
+- <what was decided, and what it beat>
+
+### Dead ends
+- <what was tried and failed, and why>
+
+### Traps
+- <what will bite the next session>
+
+## Next
+1. <1 to 5 concrete steps>
+
+## Pointers
+```text
+path/to/file.ext:12 | a fragment of that line
+```
+
+Rules: write status: only; branch:, checkout:, progress: and head: are filled in by the tool. Every decision says what it beat. Write None. where the transcript supports no real claim; never fabricate. Pointers hold one citation per line, path:line | fragment, inside the fence. Never write path:symbol. Every path:line in the prose must also be listed in Pointers. Check that each cited file and line exists in {here}. Aim for under 4,000 tokens; cut Pointers, never decisions.
+
+Write the document with the Write tool to {draft}, then run:
+{} write --checkout {} --from {}
+On exit 0 you are done. On exit 1, fix or drop the failing citations and run it again. On exit 2, fix the structure and run it again. Run it at most 3 times. Never pass --force or --no-gate.
+
+Reply with exactly one line: RESULT handoff={slot} write_exit=<last exit code>
+",
+        self_command(),
+        shell_quote(here),
+        shell_quote(&draft)
+    )
 }

@@ -1,0 +1,113 @@
+//! The reduced composition when the injection is over 9,500 UTF-16 units (hooks.md §2.7): the
+//! verdict, the truncation line, the short rules and an excerpt of `## Do not re-derive` and
+//! `## Next`, cut on whole lines until it fits.
+
+use super::injection::{SHORT_RULES, utf16_len};
+use crate::document::Document;
+use crate::document::envelope::store_envelope;
+use crate::hooks::session_start::CAP;
+
+/// The section of `doc` under the level-2 heading `name`, up to the next level-1/2 heading.
+fn section_lines(doc: &Document, name: &str) -> Vec<String> {
+    let Some(h) = doc.headings_named(2, name).next() else {
+        return Vec::new();
+    };
+    let end = doc
+        .headings
+        .iter()
+        .find(|o| o.index > h.index && o.level <= 2)
+        .map_or(doc.lines.len(), |o| o.index);
+    doc.lines[h.index..end].to_vec()
+}
+
+fn cut_line(k: usize) -> String {
+    format!("[… cut: {k} more line(s) of this section are in the file]")
+}
+
+/// The reduced composition (hooks.md §2.7).
+pub fn reduce(
+    head: &[String],
+    intro: &str,
+    status: &str,
+    drift: Option<&str>,
+    document: &str,
+    path: &str,
+    n: usize,
+) -> String {
+    let truncation = format!(
+        "**TRUNCATED:** this handoff and its gate output are too long to show in full here ({n} characters; the limit is 9,500). Only the verdict, ## Do not re-derive and ## Next are reproduced below. Read the whole file before acting: `{path}`"
+    );
+    let clean = document.replace('\r', "");
+    let doc = Document::parse(&clean);
+    let envelope: Vec<String> = store_envelope(&clean)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let dnr = section_lines(&doc, "Do not re-derive");
+    let next = section_lines(&doc, "Next");
+    let mut top: Vec<String> = head.to_vec();
+    top.push(intro.to_string());
+    top.push(status.to_string());
+    top.extend(drift.map(str::to_string));
+    top.push(truncation.clone());
+    top.push(SHORT_RULES.to_string());
+    let build = |dnr: &[String], next: &[String]| -> String {
+        let mut excerpt = vec!["---".to_string(), "## The handoff (excerpt)".to_string()];
+        excerpt.extend(envelope.iter().cloned());
+        excerpt.extend(dnr.iter().cloned());
+        excerpt.extend(next.iter().cloned());
+        let mut parts = top.clone();
+        parts.push(excerpt.join("\n"));
+        parts.join("\n\n")
+    };
+    let fits = |s: &String| utf16_len(s) <= CAP;
+    let whole = build(&dnr, &next);
+    if fits(&whole) {
+        return whole;
+    }
+    for keep in (0..dnr.len()).rev() {
+        let mut cut = dnr[..keep].to_vec();
+        cut.push(cut_line(dnr.len() - keep));
+        let s = build(&cut, &next);
+        if fits(&s) {
+            return s;
+        }
+    }
+    let dnr_gone = vec![cut_line(dnr.len())];
+    for keep in (0..next.len()).rev() {
+        let mut cut = next[..keep].to_vec();
+        cut.push(cut_line(next.len() - keep));
+        let s = build(&dnr_gone, &cut);
+        if fits(&s) {
+            return s;
+        }
+    }
+    // Last resort: title, intro, status and drift, cut at a line boundary so that the
+    // truncation line fits as the final line.
+    let mut lines: Vec<String> = Vec::new();
+    for part in [
+        head.first().cloned(),
+        Some(intro.to_string()),
+        Some(status.to_string()),
+        drift.map(str::to_string),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        lines.extend(part.lines().map(str::to_string));
+        lines.push(String::new());
+    }
+    let budget = CAP.saturating_sub(utf16_len(&truncation) + 1);
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for l in lines {
+        let cost = utf16_len(&l) + 1;
+        if used + cost > budget {
+            break;
+        }
+        used += cost;
+        kept.push(l);
+    }
+    kept.push(truncation);
+    kept.join("\n")
+}
