@@ -3,6 +3,7 @@
 //! says, treats stdin strings as data (never a shell word, never a path without the safe-id
 //! rule), and changes the store only through `store::slot`.
 
+pub mod claude;
 pub mod git_hook;
 pub mod marker;
 pub mod post_checkout;

@@ -145,7 +145,8 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             }
         }
         Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
-            let (state, transcript) = placeholder_state(&info, now);
+            let (state, transcript) =
+                placeholder_state(&info, now, super::claude::writer_transcript(&info));
             Subject::Placeholder {
                 info,
                 state,

@@ -16,7 +16,7 @@ pub mod verdict;
 pub use crate::env::{home, u64_var as env_u64};
 pub use info::{HandoffInfo, PickKind, pick};
 pub use naming::{path_bytes, slot_name, slugify};
-pub use placeholder::{PlaceholderState, placeholder_state, writer_transcript};
+pub use placeholder::{PlaceholderState, placeholder_state};
 pub use target::{Target, TargetFailure, TargetSource};
 pub use time::{days_ago, epoch, gap, iso, now};
 

@@ -138,7 +138,8 @@ pub fn read(
 
     if info.is_placeholder() {
         let started = Instant::now();
-        let mut state = placeholder_state(&info, now()).0;
+        let mut state =
+            placeholder_state(&info, now(), crate::hooks::claude::writer_transcript(&info)).0;
         while info.is_placeholder()
             && state != PlaceholderState::Abandoned
             && started.elapsed() < Duration::from_secs(wait)
@@ -146,7 +147,8 @@ pub fn read(
             std::thread::sleep(Duration::from_secs(1));
             info = HandoffInfo::read(&store, &info.name)
                 .ok_or_else(|| Error::NoHandoff(store.shown()))?;
-            state = placeholder_state(&info, now()).0;
+            state =
+                placeholder_state(&info, now(), crate::hooks::claude::writer_transcript(&info)).0;
         }
         if info.is_placeholder() {
             let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
