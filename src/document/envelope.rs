@@ -56,13 +56,32 @@ pub fn find_field<S: AsRef<str>>(lines: &[S], first: usize, name: &str) -> Optio
     })
 }
 
+/// How many of `lines` (each without its `\n`; a trailing `\r` is ignored) form the store's
+/// envelope (store.md §4.1): at most 20, ending before the first `## ` line. Every reader and
+/// writer of the 20-line header — `read`, the hooks, `write`'s normaliser, the `progress:`
+/// rewrite — counts it here.
+pub fn envelope_len<L: AsRef<[u8]>>(lines: impl IntoIterator<Item = L>) -> usize {
+    lines
+        .into_iter()
+        .take(ENVELOPE_LINES)
+        .take_while(|l| {
+            let l = l.as_ref();
+            !l.strip_suffix(b"\r").unwrap_or(l).starts_with(b"## ")
+        })
+        .count()
+}
+
 /// The store's 20-line view (store.md §4.1): lines 1–20, stopping at the first `## ` line.
 pub fn store_envelope(text: &str) -> Vec<&str> {
-    text.split('\n')
-        .take(ENVELOPE_LINES)
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .take_while(|l| !l.starts_with("## "))
-        .collect()
+    let lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let n = envelope_len(lines.clone());
+    lines.take(n).collect()
+}
+
+/// The value bytes of `name:` on a raw line (a trailing `\r` ignored), for byte-exact rewrites.
+pub fn field_value_bytes<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(name.as_bytes())?.strip_prefix(b":")
 }
 
 /// A field as store readers see it: spaces and tabs trimmed; empty counts as absent.

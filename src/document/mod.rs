@@ -4,6 +4,7 @@
 
 pub mod envelope;
 pub mod markdown;
+pub mod normalise;
 
 use crate::input::split_lines;
 use crate::secrets::{self, Secret};

@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::document::Document;
-use crate::document::envelope::ENVELOPE_LINES;
 use crate::error::Error;
 use crate::gate;
 use crate::input;
@@ -92,109 +91,6 @@ fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
             other.gate_message("stdin")
         )),
     })
-}
-
-/// The title line: `#`, one or more spaces or tabs, then `Handoff`.
-fn is_title(line: &str) -> bool {
-    line.strip_prefix('#').is_some_and(|rest| {
-        let after = rest.trim_start_matches([' ', '\t']);
-        after.len() < rest.len() && after.starts_with("Handoff")
-    })
-}
-
-fn content(line: &str) -> &str {
-    let l = line.strip_suffix('\n').unwrap_or(line);
-    l.strip_suffix('\r').unwrap_or(l)
-}
-
-fn envelope_end(lines: &[String]) -> usize {
-    lines
-        .iter()
-        .take(ENVELOPE_LINES)
-        .position(|l| content(l).starts_with("## "))
-        .unwrap_or(lines.len().min(ENVELOPE_LINES))
-}
-
-fn find_field(lines: &[String], name: &str) -> Option<usize> {
-    let end = envelope_end(lines);
-    lines[..end]
-        .iter()
-        .position(|l| crate::document::envelope::field_value(content(l), name).is_some())
-}
-
-/// Force the envelope fields (store.md §9.3 normalisation). `Err` when a forced line would
-/// land below line 20.
-pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
-    let end = envelope_end(&lines);
-    let mut seen: Vec<&str> = Vec::new();
-    let mut keep = vec![true; lines.len()];
-    for (i, line) in lines.iter_mut().enumerate().take(end) {
-        let c = content(line).to_string();
-        if crate::document::envelope::field_value(&c, "write_session").is_some() {
-            keep[i] = false;
-            continue;
-        }
-        for (name, value) in fields {
-            if crate::document::envelope::field_value(&c, name).is_some() {
-                if seen.contains(name) {
-                    keep[i] = false;
-                } else {
-                    seen.push(name);
-                    let ending = &line[c.len()..];
-                    *line = format!("{name}: {value}{ending}");
-                }
-            }
-        }
-    }
-    let mut lines: Vec<String> = lines
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(l, k)| k.then_some(l))
-        .collect();
-    let Some(title) = lines.iter().position(|l| is_title(content(l))) else {
-        return Ok(lines.concat());
-    };
-    let eol = if lines[title].ends_with("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let insert_after = |lines: &mut Vec<String>, at: usize, name: &str, value: &str| {
-        if !lines[at].ends_with('\n') {
-            lines[at].push_str(eol);
-        }
-        lines.insert(at + 1, format!("{name}: {value}{eol}"));
-    };
-    for (name, value) in fields {
-        if find_field(&lines, name).is_some() {
-            continue;
-        }
-        let after = match *name {
-            "branch" => Some(title),
-            "checkout" => find_field(&lines, "branch"),
-            "progress" => find_field(&lines, "status").or_else(|| find_field(&lines, "checkout")),
-            "head" => find_field(&lines, "progress"),
-            _ => None,
-        };
-        // A forced line that cannot be placed inside the envelope would be invisible.
-        let at = after.ok_or_else(title_too_low)?;
-        insert_after(&mut lines, at, name, value);
-    }
-    for (name, _) in fields {
-        if find_field(&lines, name).is_none_or(|i| i >= ENVELOPE_LINES) {
-            return Err(title_too_low());
-        }
-    }
-    Ok(lines.concat())
-}
-
-fn title_too_low() -> Error {
-    Error::Input(
-        "the title must be near the top: the envelope would end after line 20; nothing was stored"
-            .into(),
-    )
 }
 
 /// Store `bytes` in the target's slot under the CLI lock; returns the kept history file.
@@ -298,7 +194,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ("progress", "complete"),
         ("head", target.facts.head.as_str()),
     ];
-    let text = normalise(&draft, &fields)?;
+    let text = crate::document::normalise::normalise(&draft, &fields)?;
     let doc = Document::parse(&text.replace('\r', ""));
 
     if opts.no_gate {
@@ -426,54 +322,4 @@ fn finish(
         }
     }
     Ok(result.exit)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FIELDS: [(&str, &str); 4] = [
-        ("branch", "main"),
-        ("checkout", "/r"),
-        ("progress", "complete"),
-        ("head", "abc"),
-    ];
-
-    #[test]
-    fn inserts_missing_fields_in_their_places() {
-        let out = normalise("\u{feff}# Handoff — x\nstatus: s\n\n## Next\n", &FIELDS).expect("ok");
-        assert_eq!(
-            out,
-            "# Handoff — x\nbranch: main\ncheckout: /r\nstatus: s\nprogress: complete\nhead: abc\n\n## Next\n"
-        );
-    }
-
-    #[test]
-    fn replaces_the_first_and_deletes_the_rest() {
-        let out = normalise(
-            "# Handoff\r\nbranch: old\r\nbranch: older\r\ncheckout: /x\r\nstatus: s\r\nwrite_session: w\r\n## N\r\nbranch: body\r\n",
-            &FIELDS,
-        )
-        .expect("ok");
-        assert_eq!(
-            out,
-            "# Handoff\r\nbranch: main\r\ncheckout: /r\r\nstatus: s\r\nprogress: complete\r\nhead: abc\r\n## N\r\nbranch: body\r\n"
-        );
-    }
-
-    #[test]
-    fn the_title_needs_a_blank_after_the_hash() {
-        assert!(is_title("# Handoff — x") && is_title("#\t Handoff"));
-        assert!(!is_title("#Handoff") && !is_title("## Handoff") && !is_title(" # Handoff"));
-    }
-
-    #[test]
-    fn a_title_too_low_is_refused() {
-        let text = format!("{}# Handoff\nstatus: s\n", "\n".repeat(18));
-        assert!(normalise(&text, &FIELDS).is_err());
-        assert_eq!(
-            normalise("no title\n", &FIELDS).expect("unchanged"),
-            "no title\n"
-        );
-    }
 }

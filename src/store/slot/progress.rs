@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::document::envelope::ENVELOPE_LINES;
+use crate::document::envelope::{ENVELOPE_LINES, envelope_len, field_value_bytes};
 use crate::error::Error;
 
 use super::atomic::{mode_of, replace};
@@ -16,21 +16,16 @@ fn envelope_lines(bytes: &[u8]) -> Vec<(usize, usize, bool)> {
     let mut start = 0;
     while start < bytes.len() && out.len() < ENVELOPE_LINES {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-        let line = &bytes[start..end];
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.starts_with(b"## ") {
-            break;
-        }
         out.push((start, end, end < bytes.len()));
         start = end + 1;
     }
+    let n = envelope_len(out.iter().map(|&(s, e, _)| &bytes[s..e]));
+    out.truncate(n);
     out
 }
 
 fn field_of<'a>(bytes: &'a [u8], start: usize, end: usize, name: &str) -> Option<&'a [u8]> {
-    let line = &bytes[start..end];
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    line.strip_prefix(name.as_bytes())?.strip_prefix(b":")
+    field_value_bytes(&bytes[start..end], name)
 }
 
 /// The `progress:` value a store reader sees (trimmed; empty counts as absent).
