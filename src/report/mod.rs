@@ -117,6 +117,24 @@ impl Report {
 
     /// The text rendering, line by line, each with its stream.
     pub fn text_lines(&self) -> Vec<(Stream, String)> {
+        self.lines_where(|_| true)
+    }
+
+    /// The report as its reader sees it (store.md §7 step 6): every line except the WARN
+    /// findings, which address the handoff's author; and how many lines were left out.
+    pub fn reader_lines(&self) -> (Vec<String>, usize) {
+        let all = self.text_lines().len();
+        let kept: Vec<String> = self
+            .lines_where(|f| f.severity != Severity::Warn)
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        let omitted = all - kept.len();
+        (kept, omitted)
+    }
+
+    /// The text lines, with only the findings `keep` accepts.
+    fn lines_where(&self, keep: impl Fn(&Finding) -> bool) -> Vec<(Stream, String)> {
         let mut out = Vec::new();
         if let Some(err) = &self.input_error {
             let shown = if self.input == "-" {
@@ -131,6 +149,9 @@ impl Report {
             return out;
         }
         let emit = |out: &mut Vec<(Stream, String)>, f: &Finding| {
+            if !keep(f) {
+                return;
+            }
             let stream = if f.severity == Severity::Error {
                 Stream::Err
             } else {

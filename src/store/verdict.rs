@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::HandoffInfo;
 use super::drift::checkout_path;
 use crate::git;
+use crate::report::Report;
 
 /// How long a gate may take.
 const GATE_BUDGET: Duration = Duration::from_secs(30);
@@ -49,7 +50,32 @@ impl Verdict {
         }
     }
 
-    fn from_exit(code: i32, lines: Vec<String>, report: Option<serde_json::Value>) -> Verdict {
+    /// The verdict of the in-process gate: the reader's lines come from the report itself
+    /// (its WARN findings left out), never from re-reading the rendered text.
+    fn from_report(report: &Report) -> Verdict {
+        let lines: Vec<String> = report.text_lines().into_iter().map(|(_, l)| l).collect();
+        let (reader, omitted) = report.reader_lines();
+        Verdict::build(report.exit_code, &lines, reader, omitted, Some(report.json()))
+    }
+
+    /// The verdict of an external gate, which only gives text: its `WARN` lines are dropped.
+    fn from_text(code: i32, lines: Vec<String>) -> Verdict {
+        let reader: Vec<String> = lines
+            .iter()
+            .filter(|l| !l.starts_with("WARN"))
+            .cloned()
+            .collect();
+        let omitted = lines.len() - reader.len();
+        Verdict::build(code, &lines, reader, omitted, None)
+    }
+
+    fn build(
+        code: i32,
+        lines: &[String],
+        mut reader: Vec<String>,
+        omitted: usize,
+        report: Option<serde_json::Value>,
+    ) -> Verdict {
         let (status, line) = match code {
             0 => ("ok", "GATE: OK — every citation resolved against this checkout.".to_string()),
             1 => (
@@ -62,12 +88,6 @@ impl Verdict {
             ),
             n => ("unexpected", format!("GATE: unexpected exit status {n}; treat every pointer below as unverified.")),
         };
-        let mut reader: Vec<String> = lines
-            .iter()
-            .filter(|l| !l.starts_with("WARN"))
-            .cloned()
-            .collect();
-        let omitted = lines.len() - reader.len();
         if omitted > 0 {
             reader.push(String::new());
             reader.push(format!(
@@ -128,10 +148,7 @@ pub fn gate_stored(
         let _ = tx.send(report);
     });
     match rx.recv_timeout(GATE_BUDGET) {
-        Ok(report) => {
-            let lines = report.text_lines().into_iter().map(|(_, l)| l).collect();
-            Verdict::from_exit(report.exit_code, lines, Some(report.json()))
-        }
+        Ok(report) => Verdict::from_report(&report),
         Err(_) => Verdict::not_run("the gate did not finish within 30 s".into()),
     }
 }
@@ -186,7 +203,7 @@ fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> Verdict {
         Some(status) => {
             let text = String::from_utf8_lossy(&output);
             let lines = text.lines().map(str::to_string).collect();
-            Verdict::from_exit(status.code().unwrap_or(-1), lines, None)
+            Verdict::from_text(status.code().unwrap_or(-1), lines)
         }
     }
 }
