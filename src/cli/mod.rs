@@ -7,7 +7,16 @@ pub mod verify;
 
 use std::io::{self, Write};
 
+use clap::ValueEnum;
+
 use crate::report::Stream;
+
+/// Output form, for every command that has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
 
 /// Write `lines` to their streams. A broken stdout pipe stops the writing quietly.
 pub fn emit(

@@ -6,17 +6,12 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use clap::builder::NonEmptyStringValueParser;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{CommandFactory, Parser};
 
 use crate::report::Report;
 use crate::report::check::{citations, gate_file};
 
-/// Output form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
+pub use super::Format;
 
 /// Check a handoff file against the format contract, then verify its citations.
 #[derive(Debug, Parser)]

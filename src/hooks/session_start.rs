@@ -225,7 +225,9 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
                 ),
                 Err(e) => (
                     format!("(not loaded: {e})"),
-                    verdict::Verdict::not_run(format!("the stored handoff was not loaded ({e})")),
+                    verdict::GateVerdict::not_run(format!(
+                        "the stored handoff was not loaded ({e})"
+                    )),
                 ),
             };
             let drift = drift::signals(info, Some(&target.facts), now);

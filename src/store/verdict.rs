@@ -18,11 +18,23 @@ use crate::report::Report;
 /// How long a gate may take.
 const GATE_BUDGET: Duration = Duration::from_secs(30);
 
-/// The outcome of gating one stored handoff.
+/// What the gate said of a stored handoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateStatus {
+    Ok,
+    Failed,
+    Malformed,
+    /// An external gate exited with another code.
+    Unexpected,
+    NotRun,
+}
+
+/// The outcome of gating one stored handoff (the resolver's per-citation verdict is
+/// `resolve::Verdict`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
-    /// `ok`, `failed`, `malformed`, `unexpected` or `not_run`.
-    pub status: &'static str,
+pub struct GateVerdict {
+    pub status: GateStatus,
     pub exit: Option<i32>,
     /// The exact status line.
     pub line: String,
@@ -35,10 +47,10 @@ pub struct Verdict {
     pub reader_report: Vec<String>,
 }
 
-impl Verdict {
-    pub fn not_run(reason: String) -> Verdict {
-        Verdict {
-            status: "not_run",
+impl GateVerdict {
+    pub fn not_run(reason: String) -> GateVerdict {
+        GateVerdict {
+            status: GateStatus::NotRun,
             exit: None,
             line: format!(
                 "GATE: NOT RUN — {reason}. Every pointer below is UNVERIFIED; none of them has been checked against the tree."
@@ -52,21 +64,27 @@ impl Verdict {
 
     /// The verdict of the in-process gate: the reader's lines come from the report itself
     /// (its WARN findings left out), never from re-reading the rendered text.
-    fn from_report(report: &Report) -> Verdict {
+    fn from_report(report: &Report) -> GateVerdict {
         let lines: Vec<String> = report.text_lines().into_iter().map(|(_, l)| l).collect();
         let (reader, omitted) = report.reader_lines();
-        Verdict::build(report.exit_code, &lines, reader, omitted, Some(report.json()))
+        GateVerdict::build(
+            report.exit_code,
+            &lines,
+            reader,
+            omitted,
+            Some(report.json()),
+        )
     }
 
     /// The verdict of an external gate, which only gives text: its `WARN` lines are dropped.
-    fn from_text(code: i32, lines: Vec<String>) -> Verdict {
+    fn from_text(code: i32, lines: Vec<String>) -> GateVerdict {
         let reader: Vec<String> = lines
             .iter()
             .filter(|l| !l.starts_with("WARN"))
             .cloned()
             .collect();
         let omitted = lines.len() - reader.len();
-        Verdict::build(code, &lines, reader, omitted, None)
+        GateVerdict::build(code, &lines, reader, omitted, None)
     }
 
     fn build(
@@ -75,18 +93,18 @@ impl Verdict {
         mut reader: Vec<String>,
         omitted: usize,
         report: Option<serde_json::Value>,
-    ) -> Verdict {
+    ) -> GateVerdict {
         let (status, line) = match code {
-            0 => ("ok", "GATE: OK — every citation resolved against this checkout.".to_string()),
+            0 => (GateStatus::Ok, "GATE: OK — every citation resolved against this checkout.".to_string()),
             1 => (
-                "failed",
+                GateStatus::Failed,
                 "GATE: FAILED (exit 1) — at least one citation is MISSING or CHANGED, or a claim cites a path:line absent from ## Pointers.".to_string(),
             ),
             2 => (
-                "malformed",
+                GateStatus::Malformed,
                 "GATE: MALFORMED (exit 2) — the document violates the format contract, so its citations were NOT checked at all. Treat every pointer below as unverified.".to_string(),
             ),
-            n => ("unexpected", format!("GATE: unexpected exit status {n}; treat every pointer below as unverified.")),
+            n => (GateStatus::Unexpected, format!("GATE: unexpected exit status {n}; treat every pointer below as unverified.")),
         };
         if omitted > 0 {
             reader.push(String::new());
@@ -95,7 +113,7 @@ impl Verdict {
             ));
         }
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        Verdict {
+        GateVerdict {
             status,
             exit: Some(code),
             line,
@@ -109,8 +127,8 @@ impl Verdict {
     /// The exit code a reader command returns for this verdict.
     pub fn reader_exit(&self) -> i32 {
         match self.status {
-            "ok" => 0,
-            "malformed" => 2,
+            GateStatus::Ok => 0,
+            GateStatus::Malformed => 2,
             _ => 1,
         }
     }
@@ -122,7 +140,7 @@ pub fn gate_stored(
     bytes: &[u8],
     info: &HandoffInfo,
     target_checkout: Option<&Path>,
-) -> Verdict {
+) -> GateVerdict {
     let checkout: Option<PathBuf> = if info.checkout.is_some() {
         checkout_path(info).or_else(|| info.checkout.as_ref().map(PathBuf::from))
     } else {
@@ -131,7 +149,7 @@ pub fn gate_stored(
     if let Some(c) = &checkout
         && git::open_work_tree(c, false).is_err()
     {
-        return Verdict::not_run(format!(
+        return GateVerdict::not_run(format!(
             "the handoff's checkout {} is not a git checkout on this machine",
             c.display()
         ));
@@ -148,15 +166,15 @@ pub fn gate_stored(
         let _ = tx.send(report);
     });
     match rx.recv_timeout(GATE_BUDGET) {
-        Ok(report) => Verdict::from_report(&report),
-        Err(_) => Verdict::not_run("the gate did not finish within 30 s".into()),
+        Ok(report) => GateVerdict::from_report(&report),
+        Err(_) => GateVerdict::not_run("the gate did not finish within 30 s".into()),
     }
 }
 
 /// Run the external gate `[program, file, checkout]` with stdout and stderr on one pipe.
-fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> Verdict {
+fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> GateVerdict {
     let cannot = || {
-        Verdict::not_run(format!(
+        GateVerdict::not_run(format!(
             "VERIFY_HANDOFF_GATE names {}, which could not be started",
             program.display()
         ))
@@ -199,11 +217,11 @@ fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> Verdict {
     };
     let output = collector.join().unwrap_or_default();
     match status {
-        None => Verdict::not_run("the gate did not finish within 30 s".into()),
+        None => GateVerdict::not_run("the gate did not finish within 30 s".into()),
         Some(status) => {
             let text = String::from_utf8_lossy(&output);
             let lines = text.lines().map(str::to_string).collect();
-            Verdict::from_text(status.code().unwrap_or(-1), lines)
+            GateVerdict::from_text(status.code().unwrap_or(-1), lines)
         }
     }
 }

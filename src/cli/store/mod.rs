@@ -19,12 +19,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::error::Error;
 use crate::hooks;
 
-/// Output form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
+pub use super::Format;
 
 /// The lifecycle values `set-progress` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -15,7 +15,7 @@ use crate::hooks::{self_command, shell_quote, texts};
 use crate::store::drift::{self, Drift};
 use crate::store::runs::{self, RunState};
 use crate::store::slot::{self, Flip};
-use crate::store::verdict::{self, Verdict};
+use crate::store::verdict::{self, GateVerdict};
 use crate::store::{
     HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, env_u64, gap,
     iso, now, placeholder_state,
@@ -35,7 +35,7 @@ struct ReadJson<'a> {
     state: &'static str,
     target: Option<TargetJson>,
     handoff: &'a HandoffInfo,
-    verdict: Option<&'a Verdict>,
+    verdict: Option<&'a GateVerdict>,
     drift: &'a [Drift],
     others: &'a [HandoffInfo],
     consumed: bool,
@@ -297,7 +297,7 @@ fn render_text(
     kind: PickKind,
     target: Option<&Target>,
     no_target_reason: Option<&str>,
-    verdict: &Verdict,
+    verdict: &GateVerdict,
     drift: &[Drift],
     others: &[HandoffInfo],
     document: &str,

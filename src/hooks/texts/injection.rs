@@ -10,7 +10,7 @@ use super::super::session_start::{CAP, FRESH, Subject};
 use super::super::{self_command, shell_quote};
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
-use crate::store::verdict::Verdict;
+use crate::store::verdict::GateVerdict;
 use crate::store::{
     HandoffInfo, PickKind, PlaceholderState, Target, days_ago, env_u64, epoch, gap,
 };
@@ -233,7 +233,7 @@ pub fn compose_document(
     info: &HandoffInfo,
     kind: PickKind,
     others: &[HandoffInfo],
-    verdict: &Verdict,
+    verdict: &GateVerdict,
     drift: &[Drift],
     document: &str,
     reference: &str,
