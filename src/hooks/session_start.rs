@@ -248,7 +248,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     }
 
     if let Some((info, PickKind::Exact, Some(version))) = shown
-        && matches!(info.progress.as_deref(), None | Some("complete"))
+        && info.is_unread()
         && let Some(store) = super::store()
         && let Ok(_lock) = slot::lock(&store, &info.name, Duration::from_secs(2))
     {

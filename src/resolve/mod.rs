@@ -77,7 +77,8 @@ impl Resolution {
     }
 }
 
-enum Target {
+/// Where a cited path led.
+enum PathMatch {
     Match {
         candidate: String,
         real: PathBuf,
@@ -151,9 +152,9 @@ impl<'w> Resolver<'w> {
         }
     }
 
-    fn find_target(&self, citation: &str) -> Target {
+    fn find_target(&self, citation: &str) -> PathMatch {
         if citation.starts_with(['/', '\\']) || is_drive_path(citation) {
-            return Target::Refused;
+            return PathMatch::Refused;
         }
         let root = &self.work_tree.root;
         let mut refused = false;
@@ -181,13 +182,13 @@ impl<'w> Resolver<'w> {
             }
         }
         match first {
-            Some((candidate, real)) => Target::Match {
+            Some((candidate, real)) => PathMatch::Match {
                 candidate,
                 real,
                 also,
             },
-            None if refused => Target::Refused,
-            None => Target::NoMatch,
+            None if refused => PathMatch::Refused,
+            None => PathMatch::NoMatch,
         }
     }
 
@@ -213,22 +214,22 @@ impl<'w> Resolver<'w> {
             message: String::new(),
         };
         let (candidate, real, also) = match self.find_target(&c.citation) {
-            Target::Refused => {
+            PathMatch::Refused => {
                 e.reason = "outside_checkout";
                 e.message = "outside the checkout; not followed".into();
                 return e;
             }
-            Target::NoMatch if crate::text::is_path_shaped(&c.citation) => {
+            PathMatch::NoMatch if crate::text::is_path_shaped(&c.citation) => {
                 e.message = "no such file or directory".into();
                 return e;
             }
-            Target::NoMatch => {
+            PathMatch::NoMatch => {
                 e.symbol = true;
                 e.reason = "symbol_not_found";
                 e.message = "symbol not found in source".into();
                 return e;
             }
-            Target::Match {
+            PathMatch::Match {
                 candidate,
                 real,
                 also,

@@ -65,8 +65,23 @@ impl HandoffInfo {
         self.branch.as_deref().and_then(envelope::declared_branch)
     }
 
+    /// The `progress:` value as a lifecycle state (`None` when absent or not one of the three;
+    /// the raw value stays in `progress` for display).
+    pub fn lifecycle(&self) -> Option<Progress> {
+        self.progress.as_deref().and_then(Progress::parse)
+    }
+
     pub fn is_placeholder(&self) -> bool {
-        self.progress.as_deref() == Some(Progress::Writing.as_str())
+        self.lifecycle() == Some(Progress::Writing)
+    }
+
+    /// Not yet delivered: `complete`, or no `progress:` at all (a legacy document).
+    pub fn is_unread(&self) -> bool {
+        self.progress.is_none() || self.lifecycle() == Some(Progress::Complete)
+    }
+
+    pub fn is_consumed(&self) -> bool {
+        self.lifecycle() == Some(Progress::Consumed)
     }
 
     /// The progress as shown: the raw value, or `complete` when absent.

@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::{Format, print, print_json};
+use crate::document::envelope::Progress;
 use crate::error::Error;
 use crate::git;
 use crate::store::drift::checkout_path;
@@ -59,9 +60,9 @@ fn item(
 
 /// Why an old handoff may go, if it may.
 fn handoff_reason(info: &HandoffInfo) -> Option<&'static str> {
-    match info.progress.as_deref() {
-        Some("consumed") => return Some("consumed"),
-        Some("writing") => return Some("abandoned placeholder"),
+    match info.lifecycle() {
+        Some(Progress::Consumed) => return Some("consumed"),
+        Some(Progress::Writing) => return Some("abandoned placeholder"),
         _ => {}
     }
     let Some(checkout) = checkout_path(info).filter(|c| git::repo_facts(c, false).is_ok()) else {

@@ -208,9 +208,7 @@ pub fn read(
     );
     let now = now();
     let drift = drift::signals(&info, target.as_ref().map(|t| &t.facts), now);
-    let consumable = kind == PickKind::Exact
-        && !no_consume
-        && matches!(info.progress.as_deref(), None | Some("complete"));
+    let consumable = kind == PickKind::Exact && !no_consume && info.is_unread();
     let code = verdict.reader_exit();
 
     let written = match format {
@@ -359,7 +357,7 @@ fn render_text(
     if let Some(note) = background {
         t.push_str(&format!("note     {note}\n"));
     }
-    if info.progress.as_deref() == Some("consumed") {
+    if info.is_consumed() {
         t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
     }
     t.push('\n');

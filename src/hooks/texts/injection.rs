@@ -189,7 +189,7 @@ pub fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> S
                 info.path,
                 days_ago(info.mtime, now)
             );
-            if info.progress.as_deref() == Some("consumed") {
+            if info.is_consumed() {
                 s.push_str(" It was already delivered at an earlier reset (`progress: consumed`), so you may have acted on it since.");
             }
             s
