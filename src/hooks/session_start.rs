@@ -4,7 +4,6 @@
 //! pick is marked consumed, after the output was delivered.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -16,10 +15,8 @@ use super::texts::injection::{
 use super::{
     claim, dedup_lock, safe_session_id, self_command, shell_quote, string_field, target, texts,
 };
-use crate::store::drift::{self};
+use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
-use crate::store::slot::{self, Flip};
-use crate::store::verdict::{self};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, env_u64, now, placeholder_state};
 
 /// The most `additionalContext` may hold, in UTF-16 code units.
@@ -215,26 +212,24 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             (head.join("\n\n"), None)
         }
         Subject::Document { info, kind, others } => {
-            let path = Path::new(&info.path);
-            let meta = std::fs::symlink_metadata(path).ok();
-            let version = meta.as_ref().map(|m| (m.modified().ok(), m.len()));
-            let (document, verdict) = match slot::read_capped(path) {
-                Ok(bytes) => (
-                    String::from_utf8_lossy(&bytes).into_owned(),
-                    verdict::gate_stored(path, &bytes, info, Some(&target.facts.checkout)),
-                ),
-                Err(e) => (
-                    format!("(not loaded: {e})"),
-                    verdict::GateVerdict::not_run(format!(
-                        "the stored handoff was not loaded ({e})"
-                    )),
-                ),
+            let delivery =
+                Delivery::prepare(info.clone(), *kind, others.clone(), Some(&target), now);
+            let document = match &delivery.document {
+                Ok(d) => d.clone(),
+                Err(e) => format!("(not loaded: {e})"),
             };
-            let drift = drift::signals(info, Some(&target.facts), now);
             let text = compose_document(
-                &head, info, *kind, others, &verdict, &drift, &document, reference, now,
+                &head,
+                &delivery.info,
+                delivery.kind,
+                &delivery.others,
+                &delivery.verdict,
+                &delivery.drift,
+                &document,
+                reference,
+                now,
             );
-            (text, Some((info.clone(), *kind, version)))
+            (text, Some(delivery))
         }
     };
 
@@ -247,13 +242,11 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         return;
     }
 
-    if let Some((info, PickKind::Exact, Some(version))) = shown
-        && info.is_unread()
+    if let Some(delivery) = shown
+        && delivery.consumes()
         && let Some(store) = super::store()
-        && let Ok(_lock) = slot::lock(&store, &info.name, Duration::from_secs(2))
     {
-        let _: Result<Flip, _> =
-            slot::flip_progress(Path::new(&info.path), "consumed", Some(version));
+        let _ = delivery.consume(&store, Some(Duration::from_secs(2)));
     }
     if marker.is_some()
         && let Some(p) = marker_file

@@ -2,6 +2,7 @@
 //! slot is named (byte-compatible with the bash store), and which file a reader picks.
 //! Changing a slot is `slot.rs`'s job; this module only locates and enumerates.
 
+pub mod deliver;
 pub mod drift;
 pub mod info;
 pub mod naming;

@@ -4,18 +4,19 @@
 //! output was delivered, and only if the file is still the version shown.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::error::Error;
 use crate::hooks::{self_command, shell_quote, texts};
-use crate::store::drift::{self, Drift};
+use crate::store::deliver::Delivery;
+use crate::store::drift::Drift;
 use crate::store::runs::{self, RunState};
-use crate::store::slot::{self, Flip};
-use crate::store::verdict::{self, GateVerdict};
+use crate::store::slot::Flip;
+use crate::store::verdict::GateVerdict;
 use crate::store::{
     HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, env_u64, gap,
     iso, now, placeholder_state,
@@ -195,20 +196,17 @@ pub fn read(
         }
     }
 
-    let path = PathBuf::from(&info.path);
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
-    let shown_version = (meta.modified().ok(), meta.len());
-    let bytes = slot::read_capped(&path)?;
-    let document = String::from_utf8_lossy(&bytes).into_owned();
-    let verdict = verdict::gate_stored(
-        &path,
-        &bytes,
-        &info,
-        target.as_ref().map(|t| t.facts.checkout.as_path()),
-    );
     let now = now();
-    let drift = drift::signals(&info, target.as_ref().map(|t| &t.facts), now);
-    let consumable = kind == PickKind::Exact && !no_consume && info.is_unread();
+    let mut delivery = Delivery::prepare(info, kind, others, target.as_ref(), now);
+    let document = std::mem::replace(&mut delivery.document, Ok(String::new()))?;
+    let consumable = delivery.consumes() && !no_consume;
+    let (info, kind, others, verdict, drift) = (
+        &delivery.info,
+        delivery.kind,
+        &delivery.others,
+        &delivery.verdict,
+        &delivery.drift,
+    );
     let code = verdict.reader_exit();
 
     let written = match format {
@@ -223,10 +221,10 @@ pub fn read(
                 },
                 state: "ready",
                 target: target_json(),
-                handoff: &info,
-                verdict: Some(&verdict),
-                drift: &drift,
-                others: &others,
+                handoff: info,
+                verdict: Some(verdict),
+                drift,
+                others,
                 consumed: consumable,
                 document: Some(document),
                 background: background.as_ref().map(|b| &b.0),
@@ -234,13 +232,13 @@ pub fn read(
         ),
         Format::Text => {
             let text = render_text(
-                &info,
+                info,
                 kind,
                 target.as_ref(),
                 no_target_reason.as_deref(),
-                &verdict,
-                &drift,
-                &others,
+                verdict,
+                drift,
+                others,
                 &document,
                 background.as_ref().and_then(|b| b.1.as_deref()),
                 now,
@@ -255,35 +253,26 @@ pub fn read(
         Err(e) => return Err(e),
     }
     if consumable {
-        consume(&store, &info.name, &path, shown_version, err);
+        consume(&store, &delivery, err);
     }
     Ok(code)
 }
 
 /// Mark the shown version consumed, keeping its mtime; a failure is a note, not an error.
-fn consume(
-    store: &Store,
-    name: &str,
-    path: &Path,
-    shown: (Option<SystemTime>, u64),
-    err: &mut dyn Write,
-) {
-    let result = slot::lock_cli(store, name)
-        .and_then(|_lock| slot::flip_progress(path, "consumed", Some(shown)));
-    match result {
+fn consume(store: &Store, delivery: &Delivery, err: &mut dyn Write) {
+    let path = &delivery.info.path;
+    match delivery.consume(store, None) {
         Ok(Flip::Changed { .. } | Flip::Same | Flip::Replaced) => {}
         Ok(Flip::NoField) => {
             let _ = writeln!(
                 err,
-                "handoff-store: note: could not mark {} consumed: no progress: or status: line in the first 20 lines",
-                path.display()
+                "handoff-store: note: could not mark {path} consumed: no progress: or status: line in the first 20 lines"
             );
         }
         Err(e) => {
             let _ = writeln!(
                 err,
-                "handoff-store: note: could not mark {} consumed: {e}",
-                path.display()
+                "handoff-store: note: could not mark {path} consumed: {e}"
             );
         }
     }

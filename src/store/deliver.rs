@@ -1,0 +1,88 @@
+//! The delivery procedure `read` and the SessionStart hook share (store.md §7–§8): the picked
+//! file is read once (capped), gated on those very bytes, its drift computed; after the caller
+//! has delivered it, an exact unread pick is marked consumed — only if the file is still the
+//! version that was shown. The callers only render.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use super::drift::{self, Drift};
+use super::slot::{self, Flip};
+use super::verdict::{self, GateVerdict};
+use super::{HandoffInfo, PickKind, Store, Target};
+use crate::error::Error;
+
+/// A handoff ready to be shown.
+#[derive(Debug)]
+pub struct Delivery {
+    pub info: HandoffInfo,
+    pub kind: PickKind,
+    pub others: Vec<HandoffInfo>,
+    /// The document's text (invalid UTF-8 shown as U+FFFD), or why it could not be read.
+    pub document: Result<String, Error>,
+    pub verdict: GateVerdict,
+    pub drift: Vec<Drift>,
+    /// (mtime, size) of the file as read, for the consume flip.
+    version: Option<(Option<SystemTime>, u64)>,
+}
+
+impl Delivery {
+    /// Read, gate and measure drift for a pick, from the point of view of `target`.
+    pub fn prepare(
+        info: HandoffInfo,
+        kind: PickKind,
+        others: Vec<HandoffInfo>,
+        target: Option<&Target>,
+        now: i64,
+    ) -> Delivery {
+        let path = Path::new(&info.path);
+        let version = std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| (m.modified().ok(), m.len()));
+        let (document, verdict) = match slot::read_capped(path) {
+            Ok(bytes) => {
+                let verdict = verdict::gate_stored(
+                    path,
+                    &bytes,
+                    &info,
+                    target.map(|t| t.facts.checkout.as_path()),
+                );
+                (Ok(String::from_utf8_lossy(&bytes).into_owned()), verdict)
+            }
+            Err(e) => {
+                let why = format!("the stored handoff was not loaded ({e})");
+                (Err(e), GateVerdict::not_run(why))
+            }
+        };
+        let drift = drift::signals(&info, target.map(|t| &t.facts), now);
+        Delivery {
+            info,
+            kind,
+            others,
+            document,
+            verdict,
+            drift,
+            version,
+        }
+    }
+
+    /// Whether delivering it consumes it: an exact pick that was unread.
+    pub fn consumes(&self) -> bool {
+        self.kind == PickKind::Exact && self.info.is_unread() && self.document.is_ok()
+    }
+
+    /// After delivery: flip `progress:` to `consumed` under the slot lock, keeping the mtime,
+    /// only if the file is unchanged since it was read. `wait`: how long a hook waits for the
+    /// lock; `None` is the CLI's wait and error.
+    pub fn consume(&self, store: &Store, wait: Option<Duration>) -> Result<Flip, Error> {
+        let Some(version) = self.version else {
+            return Ok(Flip::Replaced);
+        };
+        let _lock = match wait {
+            None => slot::lock_cli(store, &self.info.name)?,
+            Some(w) => slot::lock(store, &self.info.name, w)
+                .map_err(|_| Error::Locked(self.info.path.clone()))?,
+        };
+        slot::flip_progress(Path::new(&self.info.path), "consumed", Some(version))
+    }
+}
