@@ -2,7 +2,9 @@
 //! integer knobs. Everything above asks here, so that `HOME` and `~` mean the same thing to
 //! the gate, the store and the hooks.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// The home directory: `$HOME` if non-empty, else the user database.
 pub fn home() -> Option<PathBuf> {
@@ -52,6 +54,77 @@ pub fn u64_var(name: &str, default: u64) -> u64 {
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// A non-empty environment value.
+pub fn non_empty(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+fn non_empty_string(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The knobs of the store and the hooks (README "Configuration"), read from the environment once
+/// per process, at first use. The gate's own knobs (thresholds, prefixes) stay with the gate.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `CONTEXT_ECONOMY_CHECKOUT`: the target when no directory is given.
+    pub checkout: Option<String>,
+    /// `CTX_FORK_TIMEOUT_SECONDS`: the background writer's time limit.
+    pub fork_timeout: u64,
+    /// `CTX_FORK_LIVENESS_WINDOW_SECONDS`: a writer transcript this fresh means alive.
+    pub liveness_window: u64,
+    /// `CTX_FORK_DEDUP_WINDOW_SECONDS`: PreCompact fires once per session in this window.
+    pub dedup_window: u64,
+    /// `HANDOFF_CLAIM_WINDOW_SECONDS`: a second SessionStart for one session stays silent.
+    pub claim_window: u64,
+    /// `HANDOFF_STALE_HOURS`: the STALE drift threshold.
+    pub stale_hours: u64,
+    /// `HANDOFF_WRITER`: the background writer program.
+    pub writer: Option<OsString>,
+    /// `CTX_FORK_ALLOWED_TOOLS`.
+    pub allowed_tools: String,
+    /// `CTX_FORK_AUTHOR_MODEL`.
+    pub author_model: Option<String>,
+    /// `HANDOFF_WRITER_CHILD`: set for the writer; the agent hooks stay inert.
+    pub writer_child: bool,
+    /// `HANDOFF_WRITE_SESSION`: the writer's run id.
+    pub write_session: Option<String>,
+    /// `LAST_CLEAR_STATE_DIR`.
+    pub last_clear_dir: Option<OsString>,
+    /// `VERIFY_HANDOFF_GATE`: an external gate program.
+    pub external_gate: Option<OsString>,
+    /// `HANDOFF_STORE_BIN`.
+    pub store_bin: Option<String>,
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        Settings {
+            checkout: non_empty_string("CONTEXT_ECONOMY_CHECKOUT"),
+            fork_timeout: u64_var("CTX_FORK_TIMEOUT_SECONDS", 600),
+            liveness_window: u64_var("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90),
+            dedup_window: u64_var("CTX_FORK_DEDUP_WINDOW_SECONDS", 90),
+            claim_window: u64_var("HANDOFF_CLAIM_WINDOW_SECONDS", 30),
+            stale_hours: u64_var("HANDOFF_STALE_HOURS", 24),
+            writer: non_empty("HANDOFF_WRITER"),
+            allowed_tools: non_empty_string("CTX_FORK_ALLOWED_TOOLS")
+                .unwrap_or_else(|| "Bash Write".into()),
+            author_model: non_empty_string("CTX_FORK_AUTHOR_MODEL"),
+            writer_child: non_empty("HANDOFF_WRITER_CHILD").is_some(),
+            write_session: non_empty_string("HANDOFF_WRITE_SESSION"),
+            last_clear_dir: non_empty("LAST_CLEAR_STATE_DIR"),
+            external_gate: non_empty("VERIFY_HANDOFF_GATE"),
+            store_bin: non_empty_string("HANDOFF_STORE_BIN"),
+        }
+    }
+}
+
+/// The settings of this process.
+pub fn settings() -> &'static Settings {
+    static SETTINGS: OnceLock<Settings> = OnceLock::new();
+    SETTINGS.get_or_init(Settings::from_env)
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub struct Marker {
 
 /// The `/clear` marker of a target: `<dir>/<md5(main)>-<branch slug>.json`.
 pub fn marker_path(target: &Target) -> Option<PathBuf> {
-    let dir = match std::env::var_os("LAST_CLEAR_STATE_DIR").filter(|v| !v.is_empty()) {
+    let dir = match crate::env::settings().last_clear_dir.clone() {
         Some(d) => PathBuf::from(d),
         None => home()?.join(".claude/state/last-clear"),
     };

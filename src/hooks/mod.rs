@@ -67,13 +67,13 @@ pub fn md5_hex(bytes: &[u8]) -> String {
 
 /// Whether the recursion guard is on (the background writer's own hooks stay inert).
 pub fn is_writer_child() -> bool {
-    std::env::var_os("HANDOFF_WRITER_CHILD").is_some_and(|v| !v.is_empty())
+    crate::env::settings().writer_child
 }
 
 /// The hook's target (hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else stdin `cwd`, else the
 /// process cwd. An unusable choice never falls through to the next source.
 pub fn target(input: &Map<String, Value>) -> Option<Target> {
-    if std::env::var_os("CONTEXT_ECONOMY_CHECKOUT").is_some_and(|v| !v.is_empty()) {
+    if crate::env::settings().checkout.is_some() {
         return Target::resolve(None).ok();
     }
     match string_field(input, "cwd") {
@@ -119,11 +119,7 @@ pub fn self_command() -> String {
         .ok()
         .filter(|p| p.is_absolute())
         .map(|p| p.to_string_lossy().into_owned())
-        .or_else(|| {
-            std::env::var("HANDOFF_STORE_BIN")
-                .ok()
-                .filter(|v| !v.is_empty())
-        })
+        .or_else(|| crate::env::settings().store_bin.clone())
         .unwrap_or_else(|| "handoff-store".into());
     shell_word(&exe)
 }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::{safe_session_id, state_dir, string_field, target, texts};
 use crate::store::runs::{self, Job, Run};
 use crate::store::slot::{self, create_private_dir};
-use crate::store::{Store, env_u64, iso, now};
+use crate::store::{Store, iso, now};
 
 /// The writer log rotates above this size.
 const LOG_CAP: u64 = 1024 * 1024;
@@ -40,8 +40,9 @@ fn log(path: &Path, line: &str) {
 
 /// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
 fn writer_program() -> Option<PathBuf> {
-    let name = std::env::var_os("HANDOFF_WRITER")
-        .filter(|v| !v.is_empty())
+    let name = crate::env::settings()
+        .writer
+        .clone()
         .unwrap_or_else(|| "claude".into());
     let path = PathBuf::from(&name);
     let found = if path.components().count() > 1 || path.is_absolute() {
@@ -140,7 +141,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     }
     let id = uuid_v4();
     let here = target.checkout();
-    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
+    let timeout = crate::env::settings().fork_timeout;
     let mut job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
     job.slot = target.name.clone();
     job.started = now();
@@ -179,10 +180,7 @@ fn job(
     log_path: &Path,
     timeout: u64,
 ) -> Job {
-    let tools = std::env::var("CTX_FORK_ALLOWED_TOOLS")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "Bash Write".into());
+    let tools = crate::env::settings().allowed_tools.clone();
     let mut argv: Vec<String> = vec![
         writer.to_string_lossy().into_owned(),
         "-p".into(),
@@ -194,10 +192,7 @@ fn job(
         tools,
         "--strict-mcp-config".into(),
     ];
-    if let Some(model) = std::env::var("CTX_FORK_AUTHOR_MODEL")
-        .ok()
-        .filter(|v| !v.is_empty())
-    {
+    if let Some(model) = crate::env::settings().author_model.clone() {
         argv.extend(["--model".to_string(), model]);
     }
     let store_dir = std::path::absolute(&store.dir).unwrap_or_else(|_| store.dir.clone());
@@ -243,7 +238,7 @@ fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let window = env_u64("CTX_FORK_DEDUP_WINDOW_SECONDS", 90);
+    let window = crate::env::settings().dedup_window;
     let young = existed
         .and_then(|m| m.modified().ok())
         .and_then(|t| SystemTime::now().duration_since(t).ok())

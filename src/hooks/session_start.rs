@@ -17,16 +17,12 @@ use super::{
 };
 use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
-use crate::store::{HandoffInfo, PickKind, PlaceholderState, env_u64, now, placeholder_state};
+use crate::store::{HandoffInfo, PickKind, PlaceholderState, now, placeholder_state};
 
 /// The most `additionalContext` may hold, in UTF-16 code units.
 pub const CAP: usize = 9_500;
 /// How old a marker may be and still turn `startup` into `clear`, and corroborate a guess.
 pub const FRESH: i64 = 600;
-
-/// How long a claim on a SessionStart delivery holds off a parallel firing of the same event
-/// (`HANDOFF_CLAIM_WINDOW_SECONDS`, default 30; 0 turns the hold-off off).
-const CLAIM_WINDOW: u64 = 30;
 
 /// The sources a SessionStart claim is named after (anything else counts as `other`).
 pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"];
@@ -62,7 +58,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
     // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
     let source = string_field(input, "source");
-    let window = env_u64("HANDOFF_CLAIM_WINDOW_SECONDS", CLAIM_WINDOW);
+    let window = crate::env::settings().claim_window;
     if let Some(session) = string_field(input, "session_id")
         && !claim(
             &safe_session_id(session),

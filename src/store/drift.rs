@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{HandoffInfo, env_u64, gap};
+use super::{HandoffInfo, gap};
 use crate::gate::{HeaderCheckout, expand_checkout};
 use crate::git::{self, HeadRelation, RepoFacts};
 
@@ -126,7 +126,7 @@ pub fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) -> Vec<
             }
         }
     }
-    let hours = env_u64("HANDOFF_STALE_HOURS", 24);
+    let hours = crate::env::settings().stale_hours;
     if hours > 0
         && let Some(m) = info.mtime
     {

@@ -14,14 +14,13 @@ pub mod target;
 pub mod time;
 pub mod verdict;
 
-pub use crate::env::{home, u64_var as env_u64};
+pub use crate::env::home;
 pub use info::{HandoffInfo, PickKind, pick};
 pub use naming::{path_bytes, slot_name, slugify};
 pub use placeholder::{PlaceholderState, placeholder_state};
 pub use target::{Target, TargetFailure, TargetSource};
 pub use time::{days_ago, epoch, gap, iso, now};
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::error::Error;
@@ -33,16 +32,12 @@ pub struct Store {
     pub dir: PathBuf,
 }
 
-fn non_empty_var(name: &str) -> Option<OsString> {
-    std::env::var_os(name).filter(|v| !v.is_empty())
-}
-
 impl Store {
     /// Resolve the store directory (store.md §1). Does not touch the filesystem.
     pub fn locate() -> Result<Store, Error> {
-        let dir = if let Some(d) = non_empty_var("HANDOFF_STORE_DIR") {
+        let dir = if let Some(d) = crate::env::non_empty("HANDOFF_STORE_DIR") {
             PathBuf::from(d)
-        } else if let Some(x) = non_empty_var("XDG_DATA_HOME") {
+        } else if let Some(x) = crate::env::non_empty("XDG_DATA_HOME") {
             PathBuf::from(x).join("context-economy/handoffs")
         } else {
             home()

@@ -7,7 +7,6 @@ use std::time::SystemTime;
 
 use super::HandoffInfo;
 use super::time::epoch;
-use crate::env::u64_var as env_u64;
 
 /// What a placeholder (`progress: writing`) means right now (hooks.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,8 +25,8 @@ pub fn placeholder_state(
     now: i64,
     transcript: Option<(PathBuf, SystemTime)>,
 ) -> (PlaceholderState, Option<(PathBuf, SystemTime)>) {
-    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
-    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let timeout = crate::env::settings().fork_timeout;
+    let window = crate::env::settings().liveness_window;
     let state = match info.mtime {
         None => PlaceholderState::Active,
         Some(m) if (now - m).max(0) as u64 <= timeout => PlaceholderState::Active,

@@ -34,10 +34,7 @@ impl Target {
     pub fn resolve(arg: Option<&str>) -> Result<Target, TargetFailure> {
         let (dir, shown, source) = match arg.filter(|a| !a.is_empty()) {
             Some(a) => (PathBuf::from(a), a.to_string(), TargetSource::Argument),
-            None => match std::env::var("CONTEXT_ECONOMY_CHECKOUT")
-                .ok()
-                .filter(|v| !v.is_empty())
-            {
+            None => match crate::env::settings().checkout.clone() {
                 Some(v) => (
                     PathBuf::from(&v),
                     format!("CONTEXT_ECONOMY_CHECKOUT={v}"),

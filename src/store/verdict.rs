@@ -154,7 +154,7 @@ pub fn gate_stored(
             c.display()
         ));
     }
-    if let Some(program) = std::env::var_os("VERIFY_HANDOFF_GATE").filter(|p| !p.is_empty()) {
+    if let Some(program) = crate::env::settings().external_gate.clone() {
         return external(Path::new(&program), file, checkout.as_deref());
     }
     let (tx, rx) = mpsc::channel();

@@ -18,8 +18,8 @@ use crate::store::runs::{self, RunState};
 use crate::store::slot::Flip;
 use crate::store::verdict::GateVerdict;
 use crate::store::{
-    HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, env_u64, gap,
-    iso, now, placeholder_state,
+    HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, gap, iso, now,
+    placeholder_state,
 };
 
 #[derive(Serialize)]
@@ -180,7 +180,7 @@ pub fn read(
                             "PENDING  {} is still being written (started {} ago; abandoned after {} s)\n",
                             info.path,
                             gap(age),
-                            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600)
+                            crate::env::settings().fork_timeout
                         ),
                         PlaceholderState::Abandoned => format!(
                             "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",

@@ -14,12 +14,12 @@ use crate::input;
 use crate::report::Stream;
 use crate::store::runs::{Run, RunState};
 use crate::store::skeleton;
-use crate::store::{Store, Target, env_u64, slot};
+use crate::store::{Store, Target, slot};
 
 /// The background write this process belongs to: the supervisor gives the writer its run id in
 /// `HANDOFF_WRITE_SESSION`. Its document becomes the run's candidate, never the slot directly.
 fn background_run(store: &Store) -> Option<Run> {
-    let id = std::env::var("HANDOFF_WRITE_SESSION").ok()?;
+    let id = crate::env::settings().write_session.clone()?;
     Run::find(store, &id)
 }
 
@@ -177,13 +177,13 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
 
     let Some(draft) = draft else {
-        let session = std::env::var("HANDOFF_WRITE_SESSION").ok();
+        let session = crate::env::settings().write_session.clone();
         let text = skeleton::placeholder(
             &target.facts.reference,
             &checkout,
             &target.facts.head,
             session.as_deref(),
-            env_u64("CTX_FORK_TIMEOUT_SECONDS", 600),
+            crate::env::settings().fork_timeout,
         );
         return ungated(&text, true, out);
     };

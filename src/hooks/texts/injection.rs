@@ -11,9 +11,7 @@ use super::super::{self_command, shell_quote};
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
 use crate::store::verdict::GateVerdict;
-use crate::store::{
-    HandoffInfo, PickKind, PlaceholderState, Target, days_ago, env_u64, epoch, gap,
-};
+use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, days_ago, epoch, gap};
 
 pub const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
 pub const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
@@ -100,8 +98,8 @@ pub fn placeholder_section(
     target: &Target,
     now: i64,
 ) -> String {
-    let timeout = env_u64("CTX_FORK_TIMEOUT_SECONDS", 600);
-    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let timeout = crate::env::settings().fork_timeout;
+    let window = crate::env::settings().liveness_window;
     let age = info.mtime.map(|m| (now - m).max(0) as u64);
     let here = target.checkout();
     let transcript_gap = transcript.map(|(_, t)| gap((now - epoch(*t)).max(0) as u64));
@@ -162,7 +160,7 @@ pub fn placeholder_section(
 /// previous handoff (or nothing), so the model waits for the new one through `read --wait`.
 pub fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> String {
     let timeout = run.job.timeout;
-    let window = env_u64("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90);
+    let window = crate::env::settings().liveness_window;
     let age = run.age(now);
     let wait = (timeout.saturating_sub(age).max(10) + window).min(570);
     let millis = (wait + 30) * 1000;
