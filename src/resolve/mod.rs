@@ -2,13 +2,14 @@
 //! confined to the checkout (absolute, `..`-escaping and symlink-escaping targets are never
 //! opened); each cited file is read at most once; symbols go to one batched scan.
 
+pub mod guard;
 pub mod layout;
 pub mod scan;
 pub mod symbols;
 
 use crate::citation::{Citation, CitationLine, LineRef};
-use crate::finding::{Finding, GuardDetails, Severity};
 use crate::git::WorkTree;
+pub use guard::{GuardRefusal, input_guard};
 pub use layout::Layout;
 use scan::FileText;
 use std::collections::HashMap;
@@ -400,43 +401,6 @@ fn escapes(candidate: &str) -> bool {
     false
 }
 
-/// A refusal by the input guard (gate.md §3.2).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuardRefusal {
-    pub details: GuardDetails,
-}
-
-impl GuardRefusal {
-    pub fn finding(&self) -> Finding {
-        let mut f = Finding::new(
-            Severity::Error,
-            "not_a_citation_list",
-            GuardDetails::HEADLINE.into(),
-            None,
-            None,
-        );
-        f.details = Some(self.details.clone());
-        f
-    }
-}
-
-/// Refuse input that is mostly prose: ≥ 5 candidates and a majority with whitespace.
-pub fn input_guard(citations: &[CitationLine]) -> Option<GuardRefusal> {
-    let with_ws: Vec<&Citation> = citations
-        .iter()
-        .map(|l| &l.citation)
-        .filter(|c| crate::text::has_ws(&c.citation))
-        .collect();
-    let n = citations.len();
-    (n >= 5 && 2 * with_ws.len() > n).then(|| GuardRefusal {
-        details: GuardDetails {
-            candidates: n,
-            with_whitespace: with_ws.len(),
-            examples: with_ws.iter().take(3).map(|c| c.display()).collect(),
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,13 +411,5 @@ mod tests {
         assert!(escapes("a/../../x"));
         assert!(!escapes("a/../x"));
         assert!(!escapes("./a//b"));
-    }
-
-    #[test]
-    fn guard_needs_five_and_a_majority() {
-        let parse = |xs: &[&str]| crate::citation::parse_lines(xs.iter().copied().enumerate());
-        assert!(input_guard(&parse(&["a b", "c d", "e f", "g h"])).is_none());
-        assert!(input_guard(&parse(&["a b", "c d", "e f", "x.php", "y.php"])).is_some());
-        assert!(input_guard(&parse(&["a b", "c d", "e.php", "x.php", "y.php"])).is_none());
     }
 }
