@@ -129,20 +129,34 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
             Err(e) => return Err(Error::io(&self.dir, e)),
         };
-        let mut out = Vec::new();
-        let mut skipped = 0;
-        for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !name.ends_with(".md") || name.starts_with('.') {
-                continue;
-            }
-            match HandoffInfo::read(self, &name) {
-                Some(info) => out.push(info),
-                None => skipped += 1,
-            }
-        }
+        let names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| name.ends_with(".md") && !name.starts_with('.'))
+            .collect();
+        // Reading the heads is all system calls; two threads halve a large store's wait.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let chunk = names.len().div_ceil(threads).max(256);
+        let dir = std::fs::File::open(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        let dir = &dir;
+        let read: Vec<Option<HandoffInfo>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = names
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|name| HandoffInfo::read_in(self, dir, name))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        let skipped = read.iter().filter(|i| i.is_none()).count();
+        let mut out: Vec<HandoffInfo> = read.into_iter().flatten().collect();
         sort_newest_first(&mut out);
         Ok((out, skipped))
     }
