@@ -83,15 +83,26 @@ enum PathMatch {
     Match {
         candidate: String,
         real: PathBuf,
+        /// The target's metadata (symlinks followed), taken when it was found.
+        meta: Box<std::fs::Metadata>,
         also: Vec<String>,
     },
     Refused,
     NoMatch,
 }
 
+/// Where a lexically confined candidate path leads once symlinks are followed.
+enum Confined {
+    Inside(PathBuf, std::fs::Metadata),
+    Outside,
+    Absent,
+}
+
 /// Resolves citations against one work tree.
 pub struct Resolver<'w> {
     work_tree: &'w WorkTree,
+    /// The work tree's root, opened once, for confined lookups relative to it.
+    root_dir: Option<std::fs::File>,
     layout: Layout,
     files: HashMap<PathBuf, Option<Rc<FileText>>>,
     /// How many more bytes of cited files may be kept in memory.
@@ -109,6 +120,7 @@ impl<'w> Resolver<'w> {
         let layout = Layout::derive(&work_tree.root, &work_tree.top_level);
         Resolver {
             work_tree,
+            root_dir: std::fs::File::open(&work_tree.root).ok(),
             layout,
             files: HashMap::new(),
             budget: scan::CACHE_BUDGET,
@@ -157,9 +169,8 @@ impl<'w> Resolver<'w> {
         if citation.starts_with(['/', '\\']) || is_drive_path(citation) {
             return PathMatch::Refused;
         }
-        let root = &self.work_tree.root;
         let mut refused = false;
-        let mut first: Option<(String, PathBuf)> = None;
+        let mut first: Option<(String, PathBuf, std::fs::Metadata)> = None;
         let mut also = Vec::new();
         for prefix in &self.layout.prefixes {
             let candidate = format!("{prefix}{citation}");
@@ -167,25 +178,23 @@ impl<'w> Resolver<'w> {
                 refused = true;
                 continue;
             }
-            let joined = root.join(&candidate);
-            if std::fs::metadata(&joined).is_err() {
-                continue;
-            }
-            match std::fs::canonicalize(&joined) {
-                Ok(real) if real.starts_with(root) => {
+            match self.confine(&candidate) {
+                Confined::Inside(real, meta) => {
                     if first.is_none() {
-                        first = Some((candidate, real));
+                        first = Some((candidate, real, meta));
                     } else {
                         also.push(candidate);
                     }
                 }
-                _ => refused = true,
+                Confined::Outside => refused = true,
+                Confined::Absent => {}
             }
         }
         match first {
-            Some((candidate, real)) => PathMatch::Match {
+            Some((candidate, real, meta)) => PathMatch::Match {
                 candidate,
                 real,
+                meta: Box::new(meta),
                 also,
             },
             None if refused => PathMatch::Refused,
@@ -193,11 +202,70 @@ impl<'w> Resolver<'w> {
         }
     }
 
-    fn file(&mut self, real: &Path) -> Option<Rc<FileText>> {
-        self.files
-            .entry(real.to_path_buf())
-            .or_insert_with(|| FileText::read(real, &mut self.budget).map(Rc::new))
-            .clone()
+    /// Whether the lexically confined `candidate` stays inside the work tree once symlinks are
+    /// followed. On Linux one `openat2(RESOLVE_BENEATH)` relative to the opened root answers the
+    /// common case (plus an `fstat` on that descriptor) — no per-component `readlink` of a
+    /// canonicalisation; the rare path it refuses, and systems without it, are canonicalised.
+    fn confine(&self, candidate: &str) -> Confined {
+        let joined = self.work_tree.root.join(candidate);
+        #[cfg(target_os = "linux")]
+        if let Some(root) = &self.root_dir {
+            use nix::errno::Errno;
+            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+            let how = OpenHow::new()
+                .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+            match openat2(root, candidate, how) {
+                Ok(fd) => {
+                    return match std::fs::File::from(fd).metadata() {
+                        Ok(meta) => Confined::Inside(joined, meta),
+                        Err(_) => Confined::Absent,
+                    };
+                }
+                // EXDEV: it left the tree on the way, or met an absolute symlink (which may
+                // still land inside): the canonical path decides, as it always did.
+                Err(
+                    Errno::EXDEV | Errno::ENOSYS | Errno::EPERM | Errno::EINVAL | Errno::EAGAIN,
+                ) => {}
+                Err(_) => return Confined::Absent,
+            }
+        }
+        let Ok(meta) = std::fs::metadata(&joined) else {
+            return Confined::Absent;
+        };
+        match std::fs::canonicalize(&joined) {
+            Ok(real) if real.starts_with(&self.work_tree.root) => Confined::Inside(real, meta),
+            _ => Confined::Outside,
+        }
+    }
+
+    /// The text of the regular file `candidate` (at `real`, `size` bytes), read once per run.
+    fn file(&mut self, real: &Path, candidate: &str, size: u64) -> Option<Rc<FileText>> {
+        if let Some(known) = self.files.get(real) {
+            return known.clone();
+        }
+        let text = match self.open_beneath(candidate) {
+            Some(file) => FileText::read_from(real, file, size, &mut self.budget),
+            None => FileText::read(real, &mut self.budget),
+        }
+        .map(Rc::new);
+        self.files.insert(real.to_path_buf(), text.clone());
+        text
+    }
+
+    /// Open `candidate` for reading relative to the root, confined beneath it (Linux), so the
+    /// path is not walked again from `/`.
+    fn open_beneath(&self, candidate: &str) -> Option<std::fs::File> {
+        #[cfg(target_os = "linux")]
+        if let Some(root) = &self.root_dir {
+            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+            let how = OpenHow::new()
+                .flags(OFlag::O_RDONLY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
+                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+            return openat2(root, candidate, how).ok().map(std::fs::File::from);
+        }
+        let _ = candidate;
+        None
     }
 
     fn resolve_one(&mut self, line: usize, raw: &str, c: &Citation) -> Entry {
@@ -214,7 +282,7 @@ impl<'w> Resolver<'w> {
             found_at_line: None,
             message: String::new(),
         };
-        let (candidate, real, also) = match self.find_target(&c.citation) {
+        let (candidate, real, meta, also) = match self.find_target(&c.citation) {
             PathMatch::Refused => {
                 e.reason = "outside_checkout";
                 e.message = "outside the checkout; not followed".into();
@@ -233,12 +301,13 @@ impl<'w> Resolver<'w> {
             PathMatch::Match {
                 candidate,
                 real,
+                meta,
                 also,
-            } => (candidate, real, also),
+            } => (candidate, real, meta, also),
         };
         e.resolved = Some(candidate.clone());
         e.also_resolves_to = also;
-        let (verdict, reason, message) = self.judge(&candidate, &real, c, &mut e);
+        let (verdict, reason, message) = self.judge(&candidate, &real, &meta, c, &mut e);
         e.verdict = verdict;
         e.reason = reason;
         e.message = message;
@@ -250,16 +319,10 @@ impl<'w> Resolver<'w> {
         &mut self,
         resolved: &str,
         real: &Path,
+        meta: &std::fs::Metadata,
         c: &Citation,
         e: &mut Entry,
     ) -> (Verdict, &'static str, String) {
-        let Ok(meta) = std::fs::metadata(real) else {
-            return (
-                Verdict::Missing,
-                "no_such_path",
-                "no such file or directory".into(),
-            );
-        };
         if meta.is_dir() {
             return (Verdict::Ok, "directory", resolved.to_string());
         }
@@ -270,7 +333,7 @@ impl<'w> Resolver<'w> {
                 format!("{resolved} (not a regular file; nothing read)"),
             );
         }
-        let Some(file) = self.file(real) else {
+        let Some(file) = self.file(real, resolved, meta.len()) else {
             // It exists but cannot be read, so nothing it claims can be confirmed.
             return (
                 Verdict::Missing,

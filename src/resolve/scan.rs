@@ -56,8 +56,14 @@ impl Facts {
 impl FileText {
     /// Read `path`'s facts; its bytes are kept when it fits in `budget` (which shrinks).
     pub fn read(path: &Path, budget: &mut u64) -> Option<FileText> {
-        let mut file = File::open(path).ok()?;
+        let file = File::open(path).ok()?;
         let size = file.metadata().ok()?.len();
+        FileText::read_from(path, file, size, budget)
+    }
+
+    /// [`FileText::read`] on `path` already open as `file`, whose size the caller knows (a
+    /// streamed file is opened again by `path` when it is searched).
+    pub fn read_from(path: &Path, mut file: File, size: u64, budget: &mut u64) -> Option<FileText> {
         let mut facts = Facts::default();
         if size <= CACHE_FILE && size <= *budget {
             let mut bytes = Vec::with_capacity(size as usize);
