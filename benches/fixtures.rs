@@ -24,6 +24,7 @@ pub struct Fixtures {
     pub big_repo: PathBuf,
     pub lines_200: PathBuf,
     pub lines_1000: PathBuf,
+    pub lines_20000: PathBuf,
     pub symbols_50: PathBuf,
     pub store: PathBuf,
     /// The small repository's slot name in `store`.
@@ -107,11 +108,17 @@ fn line_handoff(repo: &Path, n: usize) -> String {
     )
 }
 
-fn symbol_handoff(repo: &Path) -> String {
-    // 48 symbols that exist (spread over the tree) and 2 that do not, which forces a full scan.
+/// The 50 symbol citations: 48 that exist (spread over the tree) and 2 that do not, which
+/// forces a full scan.
+pub fn symbols() -> Vec<String> {
     let mut pointers: Vec<String> = (0..48).map(|i| format!("SymbolKey{}", i)).collect();
     pointers.push("MissingSymbolOne".into());
     pointers.push("MissingSymbolTwo".into());
+    pointers
+}
+
+fn symbol_handoff(repo: &Path) -> String {
+    let pointers = symbols();
     handoff(
         repo,
         &pointers,
@@ -198,6 +205,10 @@ pub fn ensure() -> Fixtures {
         write(&base.join("symbols50.md"), &symbol_handoff(&big_repo));
         write(&stamp, VERSION);
     }
+    // Added after the first fixtures were built: made on its own when missing.
+    if !base.join("lines20000.md").exists() {
+        write(&base.join("lines20000.md"), &line_handoff(&big_repo, 20_000));
+    }
     let small_main = std::fs::canonicalize(&small_repo).expect("small repo");
     let slot = handoff_store::store::slot_name(small_main.to_string_lossy().as_bytes(), "main");
     // The small repository's own handoff sits among the 10,000 (re-copied: benches consume it).
@@ -209,6 +220,7 @@ pub fn ensure() -> Fixtures {
         big_repo,
         lines_200: base.join("lines200.md"),
         lines_1000: base.join("lines1000.md"),
+        lines_20000: base.join("lines20000.md"),
         symbols_50: base.join("symbols50.md"),
         store: base.join("store"),
         small_slot: slot,

@@ -133,8 +133,34 @@ impl<'w> Resolver<'w> {
         // Distinct symbol keys in first-seen order, with their index in the one batched scan.
         let mut symbol_keys: Vec<String> = Vec::new();
         let mut key_index: HashMap<String, usize> = HashMap::new();
-        for l in citations {
-            let entry = self.resolve_one(l.line, &l.raw, &l.citation);
+        // Where every citation leads, first: then a cited file can be let go as soon as its
+        // last citation is judged, so memory holds the files still to be cited, not all of them.
+        let targets: Vec<PathMatch> = citations
+            .iter()
+            .map(|l| self.find_target(&l.citation.citation))
+            .collect();
+        let mut remaining: HashMap<PathBuf, usize> = HashMap::new();
+        for t in &targets {
+            if let PathMatch::Match { real, .. } = t {
+                *remaining.entry(real.clone()).or_default() += 1;
+            }
+        }
+        for (l, target) in citations.iter().zip(targets) {
+            let real = match &target {
+                PathMatch::Match { real, .. } => Some(real.clone()),
+                _ => None,
+            };
+            let entry = self.resolve_one(l.line, &l.raw, &l.citation, target);
+            if let Some(real) = real
+                && let Some(left) = remaining.get_mut(&real)
+            {
+                *left -= 1;
+                if *left == 0
+                    && let Some(Some(text)) = self.files.remove(&real)
+                {
+                    self.budget += text.kept_bytes();
+                }
+            }
             if entry.symbol && !key_index.contains_key(&l.citation.citation) {
                 key_index.insert(l.citation.citation.clone(), symbol_keys.len());
                 symbol_keys.push(l.citation.citation.clone());
@@ -268,7 +294,7 @@ impl<'w> Resolver<'w> {
         None
     }
 
-    fn resolve_one(&mut self, line: usize, raw: &str, c: &Citation) -> Entry {
+    fn resolve_one(&mut self, line: usize, raw: &str, c: &Citation, target: PathMatch) -> Entry {
         let mut e = Entry {
             line,
             raw: raw.to_string(),
@@ -282,7 +308,7 @@ impl<'w> Resolver<'w> {
             found_at_line: None,
             message: String::new(),
         };
-        let (candidate, real, meta, also) = match self.find_target(&c.citation) {
+        let (candidate, real, meta, also) = match target {
             PathMatch::Refused => {
                 e.reason = "outside_checkout";
                 e.message = "outside the checkout; not followed".into();

@@ -61,6 +61,14 @@ impl FileText {
         FileText::read_from(path, file, size, budget)
     }
 
+    /// How many bytes of it are held in memory (counted against the reader's budget).
+    pub fn kept_bytes(&self) -> u64 {
+        match &self.source {
+            Source::Kept(b) => b.len() as u64,
+            Source::OnDisk(_) => 0,
+        }
+    }
+
     /// [`FileText::read`] on `path` already open as `file`, whose size the caller knows (a
     /// streamed file is opened again by `path` when it is searched).
     pub fn read_from(path: &Path, mut file: File, size: u64, budget: &mut u64) -> Option<FileText> {
