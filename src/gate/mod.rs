@@ -1,6 +1,6 @@
-//! The gate (gate.md §2): pure checks over the parsed `Document`, then the checkout, then the
-//! resolver when the document is well-formed. `run` computes a `Report`; rendering is
-//! `report.rs`'s job, so text and JSON come from the same result.
+//! The gate's checks (gate.md §2): pure functions over the parsed `Document` — contract,
+//! coverage, size — plus the `checkout:` header's expansion and the checkout errors. Running
+//! them in order with the checkout and the resolver is `report::check`'s job, one layer up.
 
 pub mod contract;
 pub mod coverage;

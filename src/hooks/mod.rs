@@ -1,5 +1,5 @@
-//! The hooks (hooks.md): Claude Code SessionStart / PreCompact / SessionEnd and git
-//! post-checkout. Every hook exits 0 on every input, never prints except where its contract
+//! The hooks (hooks.md, issue 9): Claude Code SessionStart / UserPromptSubmit / PreCompact /
+//! PostCompact / SessionEnd and git post-checkout. Every hook exits 0 on every input, never prints except where its contract
 //! says, treats stdin strings as data (never a shell word, never a path without the safe-id
 //! rule), and changes the store only through `store::slot`.
 

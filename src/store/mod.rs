@@ -1,6 +1,6 @@
-//! The central store (store.md §1–§5): where it is, which checkout a command is about, how a
-//! slot is named (byte-compatible with the bash store), and which file a reader picks.
-//! Changing a slot is `slot.rs`'s job; this module only locates and enumerates.
+//! The central store (store.md §1–§5): where it is (`Store::locate`), the collision check, and
+//! enumerating and picking handoffs. Targets, slot names, what a reader knows of a file, times,
+//! changing a slot (`slot/`), background writes (`runs`) and delivery live in their own files.
 
 pub mod deliver;
 pub mod drift;
