@@ -207,7 +207,10 @@ pub fn ensure() -> Fixtures {
     }
     // Added after the first fixtures were built: made on its own when missing.
     if !base.join("lines20000.md").exists() {
-        write(&base.join("lines20000.md"), &line_handoff(&big_repo, 20_000));
+        write(
+            &base.join("lines20000.md"),
+            &line_handoff(&big_repo, 20_000),
+        );
     }
     let small_main = std::fs::canonicalize(&small_repo).expect("small repo");
     let slot = handoff_store::store::slot_name(small_main.to_string_lossy().as_bytes(), "main");

@@ -68,7 +68,11 @@ impl HandoffInfo {
         // Only the envelope's bytes are decoded: the rest of the head is never looked at.
         let lines = head.split(|&b| b == b'\n');
         let n = envelope::envelope_len(lines.clone());
-        let end = lines.take(n).map(|l| l.len() + 1).sum::<usize>().min(head.len());
+        let end = lines
+            .take(n)
+            .map(|l| l.len() + 1)
+            .sum::<usize>()
+            .min(head.len());
         let text = String::from_utf8_lossy(&head[..end]);
         let env = envelope::store_envelope(&text);
         let field = |n: &str| envelope::store_field(&env, n).map(str::to_string);

@@ -1077,6 +1077,20 @@ fn a_symlinked_or_relative_store_keeps_its_configured_spelling() {
         ),
         "relative XDG_DATA_HOME is used as given"
     );
+    let o = run(env
+        .cmd("handoff-store")
+        .env("XDG_DATA_HOME", "")
+        .arg("path")
+        .arg(&repo));
+    assert_eq!(
+        o.stdout,
+        format!(
+            "{}/.local/share/context-economy/handoffs/{}\n",
+            env.home().display(),
+            env.slot_name(&repo, "main")
+        ),
+        "an empty XDG_DATA_HOME counts as unset"
+    );
 }
 
 #[test]
