@@ -131,12 +131,28 @@ pub fn gate_file(file: &str, checkout: Option<&str>) -> Report {
 /// Gate a handoff already read from `file` (the store passes the bytes it shows, so the file
 /// is not read again).
 pub fn gate_bytes(file: &str, bytes: Vec<u8>, checkout: Option<&str>) -> Report {
+    gate_bytes_parsed(file, bytes, checkout).0
+}
+
+/// [`gate_bytes`], also handing back the parsed document (when the bytes were text), so a
+/// caller that shows an excerpt does not parse it a second time.
+pub fn gate_bytes_parsed(
+    file: &str,
+    bytes: Vec<u8>,
+    checkout: Option<&str>,
+) -> (Report, Option<Document>) {
     if bytes.len() as u64 > input::MAX_BYTES {
-        return Report::from_input_error(Mode::Gate, file, InputError::TooLarge);
+        return (
+            Report::from_input_error(Mode::Gate, file, InputError::TooLarge),
+            None,
+        );
     }
     match input::to_text(bytes, false) {
-        Ok(text) => document(&Document::parse(&text), file, checkout),
-        Err(e) => Report::from_input_error(Mode::Gate, file, e),
+        Ok(text) => {
+            let doc = Document::parse(&text);
+            (document(&doc, file, checkout), Some(doc))
+        }
+        Err(e) => (Report::from_input_error(Mode::Gate, file, e), None),
     }
 }
 

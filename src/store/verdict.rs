@@ -45,6 +45,10 @@ pub struct GateVerdict {
     /// The report as a reader sees it (WARN lines removed and counted).
     #[serde(skip)]
     pub reader_report: Vec<String>,
+    /// The document as the in-process gate parsed it (CR removed, credential lines blanked),
+    /// for a reader that shows an excerpt.
+    #[serde(skip)]
+    pub document: Option<std::sync::Arc<crate::document::Document>>,
 }
 
 impl GateVerdict {
@@ -59,6 +63,7 @@ impl GateVerdict {
             report: None,
             report_text: None,
             reader_report: Vec::new(),
+            document: None,
         }
     }
 
@@ -121,6 +126,7 @@ impl GateVerdict {
             report,
             report_text: Some(text),
             reader_report: reader,
+            document: None,
         }
     }
 
@@ -162,11 +168,16 @@ pub fn gate_stored(
     let checkout_arg = checkout.map(|c| c.to_string_lossy().into_owned());
     let bytes = bytes.to_vec();
     std::thread::spawn(move || {
-        let report = crate::report::check::gate_bytes(&file_arg, bytes, checkout_arg.as_deref());
-        let _ = tx.send(report);
+        let parsed =
+            crate::report::check::gate_bytes_parsed(&file_arg, bytes, checkout_arg.as_deref());
+        let _ = tx.send(parsed);
     });
     match rx.recv_timeout(GATE_BUDGET) {
-        Ok(report) => GateVerdict::from_report(&report),
+        Ok((report, doc)) => {
+            let mut verdict = GateVerdict::from_report(&report);
+            verdict.document = doc.map(std::sync::Arc::new);
+            verdict
+        }
         Err(_) => GateVerdict::not_run("the gate did not finish within 30 s".into()),
     }
 }

@@ -280,6 +280,7 @@ pub fn compose_document(
         &verdict.line,
         drift_text.as_deref(),
         document,
+        verdict.document.as_deref(),
         &info.path,
         n,
     )

@@ -25,12 +25,14 @@ fn cut_line(k: usize) -> String {
 }
 
 /// The reduced composition (hooks.md §2.7).
+#[allow(clippy::too_many_arguments)]
 pub fn reduce(
     head: &[String],
     intro: &str,
     status: &str,
     drift: Option<&str>,
     document: &str,
+    parsed: Option<&Document>,
     path: &str,
     n: usize,
 ) -> String {
@@ -38,13 +40,22 @@ pub fn reduce(
         "**TRUNCATED:** this handoff and its gate output are too long to show in full here ({n} characters; the limit is 9,500). Only the verdict, ## Do not re-derive and ## Next are reproduced below. Read the whole file before acting: `{path}`"
     );
     let clean = document.replace('\r', "");
-    let doc = Document::parse(&clean);
+    // The gate's parse of these very bytes, when there was one; a document the gate could not
+    // read as text (shown with U+FFFD) is parsed here.
+    let own;
+    let doc = match parsed {
+        Some(d) => d,
+        None => {
+            own = Document::parse(&clean);
+            &own
+        }
+    };
     let envelope: Vec<String> = store_envelope(&clean)
         .iter()
         .map(|l| l.to_string())
         .collect();
-    let dnr = section_lines(&doc, "Do not re-derive");
-    let next = section_lines(&doc, "Next");
+    let dnr = section_lines(doc, "Do not re-derive");
+    let next = section_lines(doc, "Next");
     let mut top: Vec<String> = head.to_vec();
     top.push(intro.to_string());
     top.push(status.to_string());
