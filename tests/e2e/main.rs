@@ -68,7 +68,7 @@ fn main() {
     let mock = mock::Mock::start();
     let suite = Suite { claude, mock };
     let started = Instant::now();
-    let scenarios: [Scenario; 8] = [
+    let scenarios: [Scenario; 9] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -97,6 +97,10 @@ fn main() {
         (
             "the UserPromptSubmit fallback stays quiet after SessionStart",
             Suite::prompt_fallback_quiet,
+        ),
+        (
+            "without SessionStart, the first prompt after /clear delivers the handoff",
+            Suite::prompt_fallback_delivers,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -240,6 +244,15 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// The manual install: every wrapper in `hooks/`, by event.
+const MANUAL: [(&str, &str); 5] = [
+    ("SessionStart", "session-start.sh"),
+    ("UserPromptSubmit", "user-prompt-submit.sh"),
+    ("PreCompact", "pre-compact.sh"),
+    ("PostCompact", "post-compact.sh"),
+    ("SessionEnd", "session-end.sh"),
+];
+
 /// A handoff that passes the gate in any checkout (it cites nothing), told apart by `tag`.
 fn handoff(tag: &str) -> String {
     format!(
@@ -270,6 +283,12 @@ None.
 
 impl Suite {
     fn scene(&self, plugin: bool, manual: bool) -> Result<Scene, String> {
+        let events: &[(&str, &str)] = if manual { &MANUAL } else { &[] };
+        self.scene_with(plugin, events)
+    }
+
+    /// A scene whose `settings.json` registers the wrappers in `hooks/` for `events` only.
+    fn scene_with(&self, plugin: bool, events: &[(&str, &str)]) -> Result<Scene, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let home = dir.path().join("home");
         let repo = dir.path().join("repo");
@@ -296,23 +315,17 @@ impl Suite {
                 &["plugin", "install", "handoff-store@handoff-store"],
             )?;
         }
-        if manual {
+        if !events.is_empty() {
             let settings_path = scene.home.join(".claude/settings.json");
             let mut settings: Value = std::fs::read(&settings_path)
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok())
                 .unwrap_or_else(|| serde_json::json!({}));
             let mut hooks = serde_json::Map::new();
-            for (event, file) in [
-                ("SessionStart", "session-start.sh"),
-                ("UserPromptSubmit", "user-prompt-submit.sh"),
-                ("PreCompact", "pre-compact.sh"),
-                ("PostCompact", "post-compact.sh"),
-                ("SessionEnd", "session-end.sh"),
-            ] {
+            for (event, file) in events {
                 let command = format!("sh {}/hooks/{file}", ROOT);
                 hooks.insert(
-                    event.into(),
+                    (*event).into(),
                     serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": command}]}]),
                 );
             }
@@ -634,6 +647,36 @@ impl Suite {
         let sent = self.mock.since(mark);
         ensure(sent.iter().all(|r| !r.contains("tag-quiet")), || {
             "a startup session received the handoff from the prompt hook".into()
+        })
+    }
+
+    /// A client release that skips SessionStart after `/clear` is simulated by leaving
+    /// SessionStart unregistered: the first prompt of the new session must still carry the
+    /// handoff, through UserPromptSubmit's additionalContext, once.
+    fn prompt_fallback_delivers(&self) -> Check {
+        let scene = self.scene_with(
+            false,
+            &[
+                ("UserPromptSubmit", "user-prompt-submit.sh"),
+                ("SessionEnd", "session-end.sh"),
+            ],
+        )?;
+        self.stored(&scene, "tag-fallback")?;
+        let mark = self.mock.mark();
+        self.session(&scene, &["first", "/clear", "after the clear", "and again"])?;
+        let sent = self.mock.since(mark);
+        let after = sent
+            .iter()
+            .find(|r| r.contains("after the clear"))
+            .ok_or("no request after /clear")?;
+        ensure(after.contains("tag-fallback is where"), || {
+            "the handoff did not reach the first prompt after /clear".into()
+        })?;
+        ensure(after.contains("SessionStart did not run"), || {
+            "not delivered by the fallback".into()
+        })?;
+        ensure(after.matches("tag-fallback is where").count() == 1, || {
+            "delivered more than once".into()
         })
     }
 }
