@@ -15,6 +15,8 @@ use crate::error::Error;
 
 /// How many run directories are kept.
 const RUNS_KEPT: usize = 10;
+/// How long past its time limit a run without a recorded end still counts as writing.
+const OVERDUE_GRACE: u64 = 60;
 /// How long a hook waits for the slot lock when it promotes a candidate.
 const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
 
@@ -206,11 +208,15 @@ impl Run {
             _ => {}
         }
         let exit = self.exit();
-        if exit.is_none() {
+        // The supervisor ends its writer at the time limit (and KILLs it 5 s later), so a run
+        // past the limit and a grace minute cannot still be writing — even if its supervisor's
+        // pid has been reused by another process since.
+        let overdue = self.age(now) > self.job.timeout + OVERDUE_GRACE;
+        if exit.is_none() && !overdue {
             let alive = match self.supervisor_pid() {
                 Some(pid) => slot::pid_alive(pid),
                 // Not started yet: give the spawn its budget.
-                None => self.age(now) <= self.job.timeout,
+                None => true,
             };
             if alive {
                 return RunState::Writing;
@@ -223,8 +229,13 @@ impl Run {
                 kept: outcome.and_then(|o| o.kept),
             };
         }
+        let gone = if overdue {
+            "overdue"
+        } else {
+            "supervisor-gone"
+        };
         RunState::Failed {
-            rc: exit.unwrap_or_else(|| "supervisor-gone".into()),
+            rc: exit.unwrap_or_else(|| gone.into()),
         }
     }
 
@@ -364,5 +375,46 @@ pub fn prune(store: &Store) {
         if run.state(now) != RunState::Writing {
             let _ = std::fs::remove_dir_all(&run.dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(started: i64, timeout: u64) -> Job {
+        Job {
+            argv: Vec::new(),
+            env: Vec::new(),
+            cwd: String::new(),
+            timeout,
+            session: "s".into(),
+            write_session: "w".into(),
+            log: String::new(),
+            slot: "x.md".into(),
+            started,
+        }
+    }
+
+    #[test]
+    fn a_run_is_writing_only_while_its_supervisor_lives_and_its_time_is_not_long_past() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let run = Run {
+            dir: dir.path().to_path_buf(),
+            job: job(1_000, 600),
+        };
+        // Our own pid is alive: within the limit, it is writing.
+        run.record_supervisor(std::process::id());
+        assert_eq!(run.state(1_000 + 600), RunState::Writing);
+        // Long past the limit with no recorded end: failed, whatever the pid now names.
+        assert_eq!(
+            run.state(1_000 + 600 + OVERDUE_GRACE as i64 + 1),
+            RunState::Failed {
+                rc: "overdue".into()
+            }
+        );
+        // A recorded end wins at once.
+        let _ = write_small(&dir.path().join(EXIT), b"3");
+        assert_eq!(run.state(1_001), RunState::Failed { rc: "3".into() });
     }
 }
