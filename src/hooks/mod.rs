@@ -124,18 +124,23 @@ pub fn self_command() -> String {
     shell_word(&exe)
 }
 
-/// Claim the delivery for one hook firing, so that the plugin and manual hooks, both installed,
-/// inject once: `<state>/claims/<safe-sid>.<what>`, created or re-stamped under an exclusive
-/// lock. `false` when another firing stamped it less than `window` ago. With `window` zero the
-/// claim is once per session.
-pub fn claim(safe_sid: &str, what: &str, window: std::time::Duration) -> bool {
-    let Some(dir) = state_dir().map(|d| d.join("claims")) else {
-        return true;
-    };
-    if crate::store::slot::create_private_dir(&dir).is_err() {
-        return true;
-    }
-    let path = dir.join(format!("{safe_sid}.{what}"));
+/// What [`stamp`] found.
+pub enum Stamp {
+    /// Stamped now; the file stays locked while this is held.
+    Fresh(std::fs::File),
+    /// Another firing stamped it within the window.
+    Taken,
+    /// It could not be opened or locked within 2 s.
+    Unavailable,
+}
+
+/// Stamp the file at `path` (created 0600) unless another firing did so less than `window` ago
+/// (`None`: ever). Decided under an exclusive lock from the file's own content and mtime, so
+/// two firings started together cannot both see "not yet": one stamps, the other is `Taken`.
+/// Used for PreCompact's dedup lock and for the delivery claims.
+pub fn stamp(path: &Path, window: Option<std::time::Duration>) -> Stamp {
+    use std::io::Write;
+    use std::time::{Duration, Instant, SystemTime};
     let mut options = std::fs::OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
@@ -143,28 +148,47 @@ pub fn claim(safe_sid: &str, what: &str, window: std::time::Duration) -> bool {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let Ok(file) = options.open(&path) else {
-        return true;
+    let Ok(file) = options.open(path) else {
+        return Stamp::Unavailable;
     };
-    if file.lock().is_err() {
-        return true;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while file.try_lock().is_err() {
+        if Instant::now() >= deadline {
+            return Stamp::Unavailable;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
-    // Under the lock: a stamped (non-empty) claim younger than the window is another firing's.
-    let now = std::time::SystemTime::now();
+    let now = SystemTime::now();
     let taken = file.metadata().is_ok_and(|m| {
         m.len() > 0
             && m.modified()
                 .ok()
                 .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| window.is_zero() || age < window)
+                .is_some_and(|age| window.is_none_or(|w| age < w))
     });
     if taken {
-        return false;
+        return Stamp::Taken;
     }
-    use std::io::Write;
-    let _ = (&file).write_all(b"1");
-    let _ = file.set_modified(now);
-    true
+    if (&file).write_all(b"1").is_err() || file.set_modified(now).is_err() {
+        return Stamp::Unavailable;
+    }
+    Stamp::Fresh(file)
+}
+
+/// Claim the delivery for one hook firing, so that the plugin and manual hooks, both installed,
+/// inject once: [`stamp`] on `<state>/claims/<safe-sid>.<what>`. `false` only when another
+/// firing holds the claim; anything that stops the claim from being recorded delivers anyway.
+pub fn claim(safe_sid: &str, what: &str, window: Option<std::time::Duration>) -> bool {
+    let Some(dir) = state_dir().map(|d| d.join("claims")) else {
+        return true;
+    };
+    if crate::store::slot::create_private_dir(&dir).is_err() {
+        return true;
+    }
+    !matches!(
+        stamp(&dir.join(format!("{safe_sid}.{what}")), window),
+        Stamp::Taken
+    )
 }
 
 /// Delete the files in `dir` whose names end in `suffix` and that are older than 30 days

@@ -145,7 +145,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let mut job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
     job.slot = target.name.clone();
     job.started = now();
-    let draft = runs::runs_dir(&store).join(&id).join("draft.md");
+    let draft = runs::run_dir(&store, &id).join(runs::DRAFT);
     let text = texts::writer_prompt(
         transcript,
         &here,
@@ -217,37 +217,14 @@ fn job(
     }
 }
 
-/// The dedup step: lock `<state>/<sid>.lock`; decline when it existed and is younger than the
-/// window (its mtime left alone), else stamp it now. The file stays as the "write attempted"
-/// signal.
+/// The dedup step (hooks.md §3.1 step 6): stamp `<state>/<sid>.lock` unless it was stamped
+/// within the window (0 disables dedup). The file stays as the "write attempted" signal.
 fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
-    let path = state.join(format!("{sid}.lock"));
-    let existed = std::fs::symlink_metadata(&path).ok();
-    let mut options = OpenOptions::new();
-    options.create(true).truncate(false).write(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
+    let window = Duration::from_secs(crate::env::settings().dedup_window);
+    match super::stamp(&state.join(format!("{sid}.lock")), Some(window)) {
+        super::Stamp::Fresh(file) => Some(file),
+        super::Stamp::Taken | super::Stamp::Unavailable => None,
     }
-    let file = options.open(&path).ok()?;
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while file.try_lock().is_err() {
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let window = crate::env::settings().dedup_window;
-    let young = existed
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| SystemTime::now().duration_since(t).ok())
-        .is_some_and(|age| age.as_secs() < window);
-    if window > 0 && young {
-        return None;
-    }
-    file.set_modified(SystemTime::now()).ok()?;
-    Some(file)
 }
 
 /// Put the writer in a process group of its own, so the time limit can end all of it.
@@ -280,7 +257,7 @@ pub fn supervise(run_dir: &Path) {
         return;
     };
     run.record_supervisor(std::process::id());
-    let rc = run_writer(&run.job, run_dir);
+    let rc = run_writer(&run);
     let store = Store {
         dir: run_dir
             .parent()
@@ -312,11 +289,12 @@ fn state_word(state: &runs::RunState) -> &'static str {
     }
 }
 
-fn run_writer(job: &Job, run_dir: &Path) -> String {
-    let open = |name: &str| std::fs::File::create(run_dir.join(name));
+fn run_writer(run: &Run) -> String {
+    let job = &run.job;
+    let open = |name: &str| std::fs::File::create(run.dir.join(name));
     let (Some(program), Ok(stdin), Ok(stdout), Ok(stderr)) = (
         job.argv.first(),
-        std::fs::File::open(run_dir.join("prompt.txt")),
+        std::fs::File::open(run.prompt_path()),
         open("writer.out.json"),
         open("writer.err.log"),
     ) else {

@@ -58,14 +58,9 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
     // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
     let source = string_field(input, "source");
-    let window = crate::env::settings().claim_window;
+    let window = Duration::from_secs(crate::env::settings().claim_window);
     if let Some(session) = string_field(input, "session_id")
-        && !claim(
-            &safe_session_id(session),
-            &claim_name(source),
-            Duration::from_secs(window),
-        )
-        && window > 0
+        && !claim(&safe_session_id(session), &claim_name(source), Some(window))
     {
         return;
     }
@@ -105,21 +100,22 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         // SessionStart(compact) is the client's word that the compaction happened.
         runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)");
     }
+    // The exact slot's background write, with its state read once.
     let background = store
         .as_ref()
-        .and_then(|s| runs::latest_for(s, &target.name).map(|r| (s.path_of(&target.name), r)));
-    let mut background_note = None;
-    if let Some((_, run)) = &background {
-        background_note = texts::background_note(
-            &run.state(now),
+        .and_then(|s| runs::latest_for(s, &target.name))
+        .map(|r| (r.state(now), r));
+    let background_note = background.as_ref().and_then(|(state, run)| {
+        texts::background_note(
+            state,
             run.age(now),
             &format!(
                 "{} restore {}",
                 self_command(),
                 shell_quote(&target.checkout())
             ),
-        );
-    }
+        )
+    });
 
     let picked = store
         .as_ref()
@@ -127,14 +123,13 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     let subject = match picked {
         _ if background
             .as_ref()
-            .is_some_and(|(_, r)| r.state(now) == RunState::Writing) =>
+            .is_some_and(|(state, _)| *state == RunState::Writing)
+            && let Some((_, run)) = background
+            && let Some(store) = &store =>
         {
-            let Some((path, run)) = background else {
-                return;
-            };
             Subject::Background {
                 run,
-                path: path.to_string_lossy().into_owned(),
+                path: store.path_of(&target.name).to_string_lossy().into_owned(),
             }
         }
         Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
@@ -240,9 +235,9 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
 
     if let Some(delivery) = shown
         && delivery.consumes()
-        && let Some(store) = super::store()
+        && let Some(store) = &store
     {
-        let _ = delivery.consume(&store, Some(Duration::from_secs(2)));
+        let _ = delivery.consume(store, Some(Duration::from_secs(2)));
     }
     if marker.is_some()
         && let Some(p) = marker_file

@@ -4,7 +4,6 @@
 //! costs one `stat`.
 
 use std::io::Write;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -19,7 +18,8 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let started = session_start::SOURCES
         .iter()
         .any(|s| claimed(&sid, &session_start::claim_name(Some(s))));
-    if started || !claim(&sid, "prompt", Duration::ZERO) {
+    // Once per session: this claim never expires.
+    if started || !claim(&sid, "prompt", None) {
         return;
     }
     session_start::deliver(input, Some("clear"), "UserPromptSubmit", out);

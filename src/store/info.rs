@@ -27,18 +27,17 @@ pub struct HandoffInfo {
 impl HandoffInfo {
     /// Read a candidate: a non-empty, readable regular file (never a symlink).
     pub fn read(store: &Store, name: &str) -> Option<HandoffInfo> {
-        let path = store.path_of(name);
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        if !meta.file_type().is_file() || meta.len() == 0 {
-            return None;
-        }
-        let head = slot::read_head_of(&path, Some(meta.len())).ok()?;
-        Some(HandoffInfo::from_parts(store, name, &head, &meta))
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+            .open(store.path_of(name))
+            .ok()?;
+        HandoffInfo::from_open(store, name, file)
     }
 
-    /// [`HandoffInfo::read`] for an entry of the open store directory `dir`: one `openat` that
-    /// refuses a symlink, one `fstat` on the descriptor, one read — no path walked twice, which
-    /// is most of what listing a large store costs.
+    /// [`HandoffInfo::read`] for an entry of the open store directory `dir`: one `openat`
+    /// relative to it, so a large store's listing walks no path twice.
     pub fn read_in(store: &Store, dir: &std::fs::File, name: &str) -> Option<HandoffInfo> {
         use nix::fcntl::{OFlag, openat};
         use nix::sys::stat::Mode;
@@ -49,7 +48,11 @@ impl HandoffInfo {
             Mode::empty(),
         )
         .ok()?;
-        let file = std::fs::File::from(fd);
+        HandoffInfo::from_open(store, name, std::fs::File::from(fd))
+    }
+
+    /// From a file opened without following a symlink: one `fstat` on the descriptor, one read.
+    fn from_open(store: &Store, name: &str, file: std::fs::File) -> Option<HandoffInfo> {
         let meta = file.metadata().ok()?;
         if !meta.file_type().is_file() || meta.len() == 0 {
             return None;

@@ -21,6 +21,9 @@ const OVERDUE_GRACE: u64 = 60;
 const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 const JOB: &str = "job.json";
+const PROMPT: &str = "prompt.txt";
+/// Where the writer drafts its document, inside the run directory.
+pub const DRAFT: &str = "draft.md";
 const PID: &str = "supervisor.pid";
 const EXIT: &str = "exit";
 const CANDIDATE: &str = "candidate.md";
@@ -88,6 +91,11 @@ pub fn runs_dir(store: &Store) -> PathBuf {
     store.dir.join(".runs")
 }
 
+/// `<store>/.runs/<id>/`: the directory of the run with writer id `id`.
+pub fn run_dir(store: &Store, id: &str) -> PathBuf {
+    runs_dir(store).join(id)
+}
+
 fn write_small(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     slot::replace(path, bytes, None, None)
 }
@@ -103,9 +111,9 @@ fn mtime_epoch(path: &Path) -> Option<i64> {
 impl Run {
     /// Record a new run: its directory, `prompt.txt` and `job.json`.
     pub fn create(store: &Store, job: Job, prompt: &str) -> Result<Run, Error> {
-        let dir = runs_dir(store).join(&job.write_session);
+        let dir = run_dir(store, &job.write_session);
         create_private_dir(&dir)?;
-        write_small(&dir.join("prompt.txt"), prompt.as_bytes())?;
+        write_small(&dir.join(PROMPT), prompt.as_bytes())?;
         let bytes = serde_json::to_vec(&job).map_err(|e| Error::Input(e.to_string()))?;
         write_small(&dir.join(JOB), &bytes)?;
         Ok(Run { dir, job })
@@ -126,20 +134,11 @@ impl Run {
         if !super::skeleton::is_safe_id(id) {
             return None;
         }
-        Run::load(&runs_dir(store).join(id))
-    }
-
-    pub fn id(&self) -> &str {
-        &self.job.write_session
+        Run::load(&run_dir(store, id))
     }
 
     pub fn prompt_path(&self) -> PathBuf {
-        self.dir.join("prompt.txt")
-    }
-
-    /// Where the writer drafts its document.
-    pub fn draft_path(&self) -> PathBuf {
-        self.dir.join("draft.md")
+        self.dir.join(PROMPT)
     }
 
     pub fn candidate_path(&self) -> PathBuf {

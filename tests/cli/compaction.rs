@@ -516,6 +516,18 @@ fn plugin_and_manual_hooks_together_inject_once() {
     assert!(o.stdout.contains("additionalContext"));
 }
 
+/// A real `git` run as the user would, with the binary off PATH, so the hook must find it.
+fn git_checkout(env: &TestEnv, repo: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .env("HOME", env.home())
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("git")
+}
+
 fn git_hooks_dir(env: &TestEnv, repo: &Path) -> PathBuf {
     let dir = env.git(repo, &["rev-parse", "--git-path", "hooks"]);
     repo.join(dir.trim())
@@ -536,23 +548,9 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
         o.stdout
             .starts_with(&format!("installed {}", hook.display()))
     );
-    let out = std::process::Command::new("git")
-        .args(["checkout", "-q", "feature/x"])
-        .current_dir(&repo)
-        .env("HOME", env.home())
-        .env("HANDOFF_STORE_DIR", env.store_dir())
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .expect("git");
+    let out = git_checkout(&env, &repo, &["checkout", "-q", "feature/x"]);
     assert!(out.status.success());
-    let out = std::process::Command::new("git")
-        .args(["checkout", "-q", "main"])
-        .current_dir(&repo)
-        .env("HOME", env.home())
-        .env("HANDOFF_STORE_DIR", env.store_dir())
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .expect("git");
+    let out = git_checkout(&env, &repo, &["checkout", "-q", "main"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("handoff"),
         "the hook ran off PATH: {}",
@@ -576,13 +574,7 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
         std::fs::read_to_string(&chained).expect("chained"),
         original
     );
-    let out = std::process::Command::new("git")
-        .args(["checkout", "-q", "-b", "side"])
-        .current_dir(&repo)
-        .env("HOME", env.home())
-        .env("HANDOFF_STORE_DIR", env.store_dir())
-        .output()
-        .expect("git");
+    let out = git_checkout(&env, &repo, &["checkout", "-q", "-b", "side"]);
     assert!(repo.join("ran").is_file(), "the original hook still runs");
     assert!(!out.status.success(), "and its failure is kept");
     let again = run(env.store().args(["install", "git-hook"]).arg(&repo));

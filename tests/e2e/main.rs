@@ -432,6 +432,24 @@ impl Suite {
         Ok(results)
     }
 
+    /// Run `messages` (one of them "after the clear") in one session: every request the model
+    /// was sent, and the one for the prompt after the `/clear`.
+    fn around_clear(
+        &self,
+        scene: &Scene,
+        messages: &[&str],
+    ) -> Result<(Vec<String>, String), String> {
+        let mark = self.mock.mark();
+        self.session(scene, messages)?;
+        let sent = self.mock.since(mark);
+        let after = sent
+            .iter()
+            .find(|r| r.contains("after the clear"))
+            .cloned()
+            .ok_or("no request for the prompt after /clear")?;
+        Ok((sent, after))
+    }
+
     fn store_cmd(&self, scene: &Scene, args: &[&str], stdin: Option<&str>) -> (i32, String) {
         let mut cmd = Command::new(STORE_BIN);
         cmd.args(args)
@@ -505,17 +523,12 @@ impl Suite {
     fn clear(&self) -> Check {
         let scene = self.scene(true, false)?;
         let slot = self.stored(&scene, "tag-clear")?;
-        let mark = self.mock.mark();
-        self.session(&scene, &["first question", "/clear", "after the clear"])?;
-        let sent = self.mock.since(mark);
+        let (sent, after) =
+            self.around_clear(&scene, &["first question", "/clear", "after the clear"])?;
         ensure(sent.len() >= 2, || format!("{} requests", sent.len()))?;
         ensure(!sent[0].contains("tag-clear"), || {
             "startup injected the handoff (no /clear had happened)".into()
         })?;
-        let after = sent
-            .iter()
-            .find(|r| r.contains("after the clear"))
-            .ok_or("no request for the prompt after /clear")?;
         ensure(after.contains("tag-clear is where"), || {
             "the handoff text is not in the request after /clear".into()
         })?;
@@ -628,13 +641,7 @@ impl Suite {
     fn both_installed(&self) -> Check {
         let scene = self.scene(true, true)?;
         self.stored(&scene, "tag-once")?;
-        let mark = self.mock.mark();
-        self.session(&scene, &["first", "/clear", "after the clear"])?;
-        let sent = self.mock.since(mark);
-        let after = sent
-            .iter()
-            .find(|r| r.contains("after the clear"))
-            .ok_or("no request after /clear")?;
+        let (_, after) = self.around_clear(&scene, &["first", "/clear", "after the clear"])?;
         let copies = after.matches("tag-once is where").count();
         ensure(copies == 1, || format!("{copies} copies of the handoff"))
     }
@@ -662,13 +669,8 @@ impl Suite {
             ],
         )?;
         self.stored(&scene, "tag-fallback")?;
-        let mark = self.mock.mark();
-        self.session(&scene, &["first", "/clear", "after the clear", "and again"])?;
-        let sent = self.mock.since(mark);
-        let after = sent
-            .iter()
-            .find(|r| r.contains("after the clear"))
-            .ok_or("no request after /clear")?;
+        let (_, after) =
+            self.around_clear(&scene, &["first", "/clear", "after the clear", "and again"])?;
         ensure(after.contains("tag-fallback is where"), || {
             "the handoff did not reach the first prompt after /clear".into()
         })?;

@@ -40,16 +40,11 @@ pub fn create_private_dir(dir: &Path) -> Result<(), Error> {
 /// handoff's 20 header lines (a store of 10,000 is listed with one read per file); only when
 /// those bytes end before the envelope could does it read on, up to 64 KiB.
 pub fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
-    read_head_of(path, None)
+    read_head_from(File::open(path)?, None)
 }
 
-/// [`read_head`] for a file whose size the caller already knows: a file that fits is read with
+/// [`read_head`] on a file already open; with its `size` known, a file that fits is read with
 /// exactly one `read`, without a second one to see the end.
-pub fn read_head_of(path: &Path, size: Option<u64>) -> std::io::Result<Vec<u8>> {
-    read_head_from(File::open(path)?, size)
-}
-
-/// [`read_head_of`] on a file already open.
 pub fn read_head_from(mut file: File, size: Option<u64>) -> std::io::Result<Vec<u8>> {
     const FIRST: usize = 4096;
     let want = size.map_or(FIRST, |s| (s as usize).min(FIRST));
