@@ -45,6 +45,10 @@ pub enum Error {
     TooLarge(String),
     /// The gate found the document malformed; nothing was stored.
     NotStored(String),
+    /// Sync could not proceed (git failed, the remote refused or moved); nothing was lost.
+    Sync(String),
+    /// Sync found nothing to send.
+    NothingToSync(String),
 }
 
 impl Error {
@@ -67,8 +71,9 @@ impl Error {
             | Error::Locked(_)
             | Error::Io { .. }
             | Error::Collision(_)
-            | Error::NotRegular(_) => 3,
-            Error::NoHandoff(_) | Error::NoVersion { .. } => 4,
+            | Error::NotRegular(_)
+            | Error::Sync(_) => 3,
+            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToSync(_) => 4,
             Error::NoSlot(_) => 1,
         }
     }
@@ -82,7 +87,9 @@ impl fmt::Display for Error {
             | Error::NoSlot(m)
             | Error::Input(m)
             | Error::Collision(m)
-            | Error::NotStored(m) => {
+            | Error::NotStored(m)
+            | Error::Sync(m)
+            | Error::NothingToSync(m) => {
                 write!(f, "{m}")
             }
             Error::Output(e) => write!(f, "cannot write the output: {}", crate::input::os_text(e)),

@@ -19,4 +19,5 @@ pub mod report;
 pub mod resolve;
 pub mod secrets;
 pub mod store;
+pub mod sync;
 pub mod text;

@@ -9,6 +9,7 @@ mod orient;
 mod progress;
 mod prune;
 mod read;
+mod sync;
 mod write;
 
 use std::ffi::OsString;
@@ -107,6 +108,35 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
+    Push {
+        #[command(flatten)]
+        opts: sync::Options,
+        /// Every branch's handoff, not only the checked-out one.
+        #[arg(long)]
+        all: bool,
+        /// Also delete the remote's handoffs of branches that exist neither here nor there.
+        #[arg(long)]
+        prune: bool,
+        #[arg(long, hide = true)]
+        background: bool,
+    },
+    /// Fetch REMOTE's handoffs and merge them into the local chains and the store.
+    Pull {
+        #[command(flatten)]
+        opts: sync::Options,
+    },
+    /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
+    Sync {
+        #[command(flatten)]
+        opts: sync::Options,
+        /// Push every branch's handoff.
+        #[arg(long, conflicts_with = "setup")]
+        all: bool,
+        /// Add the handoff fetch refspec to the remote's config (no network).
+        #[arg(long)]
+        setup: bool,
+    },
     /// Install an integration: `git-hook` puts the post-checkout hook into the repository at
     /// DIR (default: the working directory), chaining any hook already there.
     Install {
@@ -202,6 +232,27 @@ pub fn run(
                 HookEvent::Supervise { run_dir } => hooks::Event::Supervise(run_dir),
             };
             Ok(hooks::run(event, out, err))
+        }
+        Command::Push {
+            opts,
+            all,
+            prune,
+            background,
+        } => sync::run(
+            &opts,
+            sync::Action::Push { all, prune },
+            background,
+            out,
+            err,
+        ),
+        Command::Pull { opts } => sync::run(&opts, sync::Action::Pull, false, out, err),
+        Command::Sync { opts, all, setup } => {
+            let action = if setup {
+                sync::Action::Setup
+            } else {
+                sync::Action::Sync { all }
+            };
+            sync::run(&opts, action, false, out, err)
         }
         Command::Install { what, dir } => install::install(what, dir.as_deref(), out),
         Command::Uninstall { what, dir } => install::uninstall(what, dir.as_deref(), out),

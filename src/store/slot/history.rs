@@ -135,6 +135,33 @@ pub fn keep_file(
     {
         return Ok(same.path);
     }
+    let path = fresh_version_path(store, name, mtime)?;
+    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
+    replace_from(&path, &mut file, Some(mtime), None)?;
+    Ok(path)
+}
+
+/// Add `bytes` with `mtime` as a history version (a version that arrived from elsewhere, e.g.
+/// the losing side of a sync merge), unless history already holds the same bytes.
+pub fn keep_bytes(
+    store: &Store,
+    name: &str,
+    bytes: &[u8],
+    mtime: SystemTime,
+) -> Result<PathBuf, Error> {
+    if let Some(same) = versions(store, name)
+        .into_iter()
+        .find(|v| holds(&v.path, bytes))
+    {
+        return Ok(same.path);
+    }
+    let path = fresh_version_path(store, name, mtime)?;
+    replace_from(&path, &mut &bytes[..], Some(mtime), None)?;
+    Ok(path)
+}
+
+/// A history file name for a version of `mtime` that no file has yet.
+fn fresh_version_path(store: &Store, name: &str, mtime: SystemTime) -> Result<PathBuf, Error> {
     let dir = history_dir(store, name);
     create_private_dir(&dir)?;
     let base = stamp(mtime);
@@ -144,8 +171,6 @@ pub fn keep_file(
         path = dir.join(format!("{base}-{n}.md"));
         n += 1;
     }
-    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
-    replace_from(&path, &mut file, Some(mtime), None)?;
     Ok(path)
 }
 

@@ -138,6 +138,17 @@ pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
 /// regular file, clean dead writers' temp files, keep the current version in history, replace,
 /// and only then apply retention.
 pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
+    replace_slot_at(store, name, bytes, None)
+}
+
+/// [`replace_slot`] with the new version's mtime given (an imported version keeps the time it
+/// was written).
+pub fn replace_slot_at(
+    store: &Store,
+    name: &str,
+    bytes: &[u8],
+    mtime: Option<SystemTime>,
+) -> Result<Option<PathBuf>, Error> {
     let path = store.path_of(name);
     if let Ok(meta) = std::fs::symlink_metadata(&path)
         && !meta.file_type().is_file()
@@ -146,7 +157,7 @@ pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<Pa
     }
     clean_temps(store, name);
     let kept = keep_current(store, name, Some(bytes))?;
-    replace(&path, bytes, None, None)?;
+    replace(&path, bytes, mtime, None)?;
     retain(store, name);
     Ok(kept)
 }

@@ -3,6 +3,8 @@
 //! The gate decides a checkout by its path alone (it ignores `GIT_DIR`/`GIT_WORK_TREE`, which
 //! git hooks point elsewhere); the repository is opened once and its index read at most once.
 
+pub mod chain;
+
 use std::path::{Path, PathBuf};
 
 /// What HEAD is.

@@ -1,0 +1,215 @@
+//! `push`, `pull` and `sync` (handoffs through the repository's own git remote): resolve the
+//! target and the remote, run `sync::ops`, render what it did. A push the remote rejected
+//! because its handoff moved, or refused, exits 3 after its result is printed.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{Format, print, print_json};
+use crate::error::Error;
+use crate::store::{Store, Target};
+use crate::sync::Merge;
+use crate::sync::ops::{self, PullReport, Pushed};
+use crate::sync::transport::PushStatus;
+
+/// The flags `push`, `pull` and `sync` share.
+#[derive(Debug, clap::Args)]
+pub struct Options {
+    /// The remote (default: the branch's upstream remote, else origin).
+    pub remote: Option<String>,
+    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub checkout: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// What to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Push { all: bool, prune: bool },
+    Pull,
+    Sync { all: bool },
+    Setup,
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    remote: &'a str,
+    setup: Option<bool>,
+    pull: Option<&'a PullReport>,
+    push: Option<&'a Pushed>,
+    exit: i32,
+}
+
+pub fn run(
+    opts: &Options,
+    action: Action,
+    background: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    if background {
+        // Detached from the writer's session, so nothing waits for it or prompts through it.
+        let _ = nix::unistd::setsid();
+    }
+    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
+    let store = Store::open()?;
+    let chains = ops::open(&target)?;
+    let remote = ops::remote_for(&chains, &target, opts.remote.as_deref())?;
+    let mut setup = None;
+    let mut pulled = None;
+    let mut pushed = None;
+    match action {
+        Action::Setup => setup = Some(ops::setup(&chains, &remote)?),
+        Action::Pull => pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?),
+        Action::Push { all, prune } => {
+            pushed = Some(ops::push(
+                &store, &target, &chains, &remote, all, prune, background,
+            )?);
+        }
+        Action::Sync { all } => {
+            pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?);
+            pushed = match ops::push(&store, &target, &chains, &remote, all, false, background) {
+                Ok(p) => Some(p),
+                Err(Error::NothingToSync(_)) => None,
+                Err(e) => return Err(e),
+            };
+        }
+    }
+    let failure = pushed.as_ref().and_then(push_failure);
+    let refused_import = pulled.as_ref().is_some_and(|p| {
+        p.branches
+            .iter()
+            .any(|b| matches!(b.merge, Merge::Refused(_)))
+    });
+    let exit = if failure.is_some() {
+        3
+    } else if refused_import {
+        1
+    } else {
+        0
+    };
+    match opts.format {
+        Format::Json => print_json(
+            out,
+            &Json {
+                remote: &remote,
+                setup,
+                pull: pulled.as_ref(),
+                push: pushed.as_ref(),
+                exit,
+            },
+        )?,
+        Format::Text => {
+            let mut text = String::new();
+            if let Some(changed) = setup {
+                text.push_str(&setup_text(&remote, changed));
+            }
+            if let Some(p) = &pulled {
+                text.push_str(&pull_text(p));
+            }
+            if let Some(p) = &pushed {
+                text.push_str(&push_text(p));
+            }
+            print(out, &text)?;
+        }
+    }
+    if let Some(message) = failure {
+        let _ = writeln!(err, "handoff-store: {message}");
+    }
+    Ok(exit)
+}
+
+/// The message for a push the remote did not take, if any.
+fn push_failure(p: &Pushed) -> Option<String> {
+    let names = |list: Vec<&crate::sync::transport::RefUpdate>| {
+        list.iter()
+            .map(|u| format!("{} {}", u.reference, u.summary))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !p.moved().is_empty() {
+        return Some(format!(
+            "the handoff on {} moved ({}): run `handoff-store pull`, then push again; nothing was lost",
+            p.remote,
+            names(p.moved())
+        ));
+    }
+    if !p.refused().is_empty() {
+        return Some(format!(
+            "{} refused the push ({}); nothing was lost",
+            p.remote,
+            names(p.refused())
+        ));
+    }
+    None
+}
+
+fn setup_text(remote: &str, changed: bool) -> String {
+    let refspec = crate::sync::fetch_refspec(remote);
+    if changed {
+        format!(
+            "added    remote.{remote}.fetch = {refspec} (a plain `git fetch` now brings handoffs too)\n"
+        )
+    } else {
+        format!("set up   remote.{remote}.fetch already holds {refspec}\n")
+    }
+}
+
+fn pull_text(p: &PullReport) -> String {
+    let mut text = String::new();
+    if p.branches.is_empty() && p.available.is_empty() {
+        text.push_str(&format!(
+            "pulled   nothing: {} holds no handoff\n",
+            p.remote
+        ));
+    }
+    for b in &p.branches {
+        let what = match &b.merge {
+            Merge::UpToDate => "up to date".to_string(),
+            Merge::LocalAhead => "yours is ahead (push to share it)".to_string(),
+            Merge::FastForward => format!("updated from {} (now in the slot)", p.remote),
+            Merge::Merged { remote_won: true } => format!(
+                "merged: the version from {} is newer and in the slot; yours is in history",
+                p.remote
+            ),
+            Merge::Merged { remote_won: false } => format!(
+                "merged: yours is newer and stays in the slot; the version from {} is in history",
+                p.remote
+            ),
+            Merge::Refused(why) => format!("not imported: {why}"),
+        };
+        text.push_str(&format!("pulled   {}: {what}\n", b.branch));
+    }
+    if !p.available.is_empty() {
+        text.push_str(&format!(
+            "on {}   handoffs for branches not here: {} (offered when you check one out)\n",
+            p.remote,
+            p.available.join(", ")
+        ));
+    }
+    text
+}
+
+fn push_text(p: &Pushed) -> String {
+    let mut text = String::new();
+    for u in &p.updates {
+        let what = match u.status {
+            PushStatus::Pushed => "pushed  ",
+            PushStatus::Deleted => "deleted ",
+            PushStatus::UpToDate => "pushed   (up to date)",
+            PushStatus::Moved => "rejected (the remote moved)",
+            PushStatus::Refused => "refused ",
+        };
+        text.push_str(&format!(
+            "{} {} → {} {}\n",
+            what.trim_end(),
+            u.reference,
+            p.remote,
+            u.summary
+        ));
+    }
+    text
+}

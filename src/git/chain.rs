@@ -1,0 +1,366 @@
+//! The handoff chains in a repository's own object database (sync): one commit per stored
+//! version on `refs/handoffs/<branch>`, whose tree holds `handoff.md` and a small `meta` file,
+//! and whose parent is the previous version. Objects and refs are written here with gix and
+//! nothing else: the work tree, the index, HEAD and the user's branches are never touched.
+//! Callers get ids as hex strings and documents as bytes, never a gix type.
+
+use std::path::{Path, PathBuf};
+
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+/// The document's file name in a version's tree.
+pub const DOCUMENT: &str = "handoff.md";
+/// The metadata's file name in a version's tree.
+pub const META: &str = "meta";
+
+/// One version read back from a chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    /// Full hex id of the commit.
+    pub id: String,
+    pub document: Vec<u8>,
+    /// The `meta` file's text (empty when the tree has none).
+    pub meta: String,
+    /// Full hex ids of the parents.
+    pub parents: Vec<String>,
+}
+
+/// Why a ref was not moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefError {
+    /// Another process moved the ref since it was read.
+    Moved,
+    Other(String),
+}
+
+/// A repository opened for its handoff chains (the path alone decides, as for the gate).
+pub struct Chains {
+    repo: gix::Repository,
+}
+
+fn other(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+fn same_id(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+fn oid(hex: &str) -> Result<gix::ObjectId, String> {
+    gix::ObjectId::from_hex(hex.as_bytes()).map_err(other)
+}
+
+impl Chains {
+    /// Open the repository containing `dir`; `None` when there is none.
+    pub fn open(dir: &Path) -> Option<Chains> {
+        let real = std::fs::canonicalize(dir).ok()?;
+        super::discover(&real, false).map(|repo| Chains { repo })
+    }
+
+    /// The main worktree's real path, as the store keys its slots (store.md §2.2).
+    pub fn main(&self) -> PathBuf {
+        super::main_worktree(&self.repo)
+    }
+
+    /// The git dir shared by every worktree (where `refs/handoffs/*` live).
+    pub fn common_dir(&self) -> PathBuf {
+        self.repo.common_dir().to_path_buf()
+    }
+
+    /// The id a ref points to (peeled to its object), if the ref exists.
+    pub fn tip(&self, name: &str) -> Option<String> {
+        let mut r = self.repo.try_find_reference(name).ok()??;
+        r.peel_to_id().ok().map(|id| id.to_string())
+    }
+
+    /// Every ref under `prefix` (e.g. `refs/handoffs/`): the name after the prefix, and the id.
+    pub fn list(&self, prefix: &str) -> Vec<(String, String)> {
+        let Ok(platform) = self.repo.references() else {
+            return Vec::new();
+        };
+        let Ok(iter) = platform.prefixed(prefix) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = iter
+            .flatten()
+            .filter_map(|mut r| {
+                let full = r.name().as_bstr().to_string();
+                let rest = full.strip_prefix(prefix)?.to_string();
+                let id = r.peel_to_id().ok()?.to_string();
+                Some((rest, id))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The short names of the local branches (`refs/heads/*`).
+    pub fn branches(&self) -> Vec<String> {
+        self.list("refs/heads/")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect()
+    }
+
+    /// Whether `refs/heads/<branch>` exists.
+    pub fn has_branch(&self, branch: &str) -> bool {
+        self.tip(&format!("refs/heads/{branch}")).is_some()
+    }
+
+    /// Read version `id`: its document, meta and parents. `None` when it is not a commit with
+    /// a `handoff.md` blob.
+    pub fn read(&self, id: &str) -> Option<Version> {
+        let commit = self.repo.find_commit(oid(id).ok()?).ok()?;
+        let parents = commit.parent_ids().map(|p| p.to_string()).collect();
+        let tree = commit.tree().ok()?;
+        let blob = |name: &str| -> Option<Vec<u8>> {
+            let entry = tree.find_entry(name)?;
+            let object = entry.object().ok()?;
+            (object.kind == gix::object::Kind::Blob).then(|| object.data.clone())
+        };
+        let document = blob(DOCUMENT)?;
+        let meta = blob(META)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        Some(Version {
+            id: id.to_string(),
+            document,
+            meta,
+            parents,
+        })
+    }
+
+    /// Whether commit `ancestor` is reachable from `of` (or is it).
+    pub fn is_ancestor(&self, ancestor: &str, of: &str) -> bool {
+        if ancestor.eq_ignore_ascii_case(of) {
+            return true;
+        }
+        let (Ok(a), Ok(o)) = (oid(ancestor), oid(of)) else {
+            return false;
+        };
+        let Ok(walk) = self.repo.rev_walk([o]).all() else {
+            return false;
+        };
+        walk.flatten().any(|info| info.id == a)
+    }
+
+    fn signature(&self, seconds: i64) -> gix::actor::Signature {
+        let (name, email) = match self.repo.committer() {
+            Some(Ok(sig)) => (sig.name.to_owned(), sig.email.to_owned()),
+            _ => ("handoff-store".into(), "handoff-store@localhost".into()),
+        };
+        gix::actor::Signature {
+            name,
+            email,
+            time: gix::date::Time { seconds, offset: 0 },
+        }
+    }
+
+    /// Write a version: a tree of `document` and `meta`, a commit with `parents` and
+    /// `message`, authored at `written_at` (epoch seconds) and committed at `now`. The ref is
+    /// not moved ([`Chains::set`] does that).
+    pub fn commit(
+        &self,
+        document: &[u8],
+        meta: &str,
+        parents: &[String],
+        message: &str,
+        written_at: i64,
+        now: i64,
+    ) -> Result<String, String> {
+        let doc = self.repo.write_blob(document).map_err(other)?.detach();
+        let meta = self
+            .repo
+            .write_blob(meta.as_bytes())
+            .map_err(other)?
+            .detach();
+        let blob = gix::object::tree::EntryKind::Blob;
+        let tree = gix::objs::Tree {
+            entries: vec![
+                gix::objs::tree::Entry {
+                    mode: blob.into(),
+                    filename: DOCUMENT.into(),
+                    oid: doc,
+                },
+                gix::objs::tree::Entry {
+                    mode: blob.into(),
+                    filename: META.into(),
+                    oid: meta,
+                },
+            ],
+        };
+        let tree = self.repo.write_object(&tree).map_err(other)?.detach();
+        self.commit_tree(tree, parents, message, written_at, now)
+    }
+
+    /// A commit with the tree of version `like` and the given parents (a merge keeps the
+    /// winner's tree as it is).
+    pub fn commit_like(
+        &self,
+        like: &str,
+        parents: &[String],
+        message: &str,
+        now: i64,
+    ) -> Result<String, String> {
+        let commit = self.repo.find_commit(oid(like)?).map_err(other)?;
+        let tree = commit.tree_id().map_err(other)?.detach();
+        let written = commit.author().map(|a| a.seconds()).unwrap_or(now);
+        self.commit_tree(tree, parents, message, written, now)
+    }
+
+    fn commit_tree(
+        &self,
+        tree: gix::ObjectId,
+        parents: &[String],
+        message: &str,
+        written_at: i64,
+        now: i64,
+    ) -> Result<String, String> {
+        let parents = parents
+            .iter()
+            .map(|p| oid(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parents.into(),
+            author: self.signature(written_at),
+            committer: self.signature(now),
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        Ok(self.repo.write_object(&commit).map_err(other)?.to_string())
+    }
+
+    /// Point ref `name` at `new`, only if it still points at `expected` (`None`: only if it
+    /// does not exist) — a compare-and-swap, so a concurrent writer is never overwritten.
+    pub fn set(&self, name: &str, new: &str, expected: Option<&str>) -> Result<(), RefError> {
+        let expected_hex = expected;
+        let new = oid(new).map_err(RefError::Other)?;
+        let expected = match expected {
+            Some(e) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
+                oid(e).map_err(RefError::Other)?,
+            )),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: "handoff-store".into(),
+                },
+                expected,
+                new: gix::refs::Target::Object(new),
+            },
+            name: name.try_into().map_err(|e| RefError::Other(other(e)))?,
+            deref: false,
+        };
+        self.apply(edit, expected_hex)
+    }
+
+    /// Delete ref `name` if it still points at `expected`.
+    pub fn delete(&self, name: &str, expected: &str) -> Result<(), RefError> {
+        let expected_hex = expected;
+        let edit = RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
+                    oid(expected).map_err(RefError::Other)?,
+                )),
+                log: RefLog::AndReference,
+            },
+            name: name.try_into().map_err(|e| RefError::Other(other(e)))?,
+            deref: false,
+        };
+        self.apply(edit, Some(expected_hex))
+    }
+
+    fn apply(&self, edit: RefEdit, expected: Option<&str>) -> Result<(), RefError> {
+        let name = edit.name.as_bstr().to_string();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let committer = self.signature(now);
+        let mut time = Default::default();
+        match self
+            .repo
+            .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
+        {
+            Ok(_) => Ok(()),
+            // The precondition failed when the ref no longer holds what the caller read.
+            Err(_) if !same_id(self.tip(&name).as_deref(), expected) => Err(RefError::Moved),
+            Err(e) => Err(RefError::Other(e.to_string())),
+        }
+    }
+
+    /// A string value of the repository's configuration.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_string())
+    }
+
+    /// A boolean value of the repository's configuration (`None` when unset or not a bool).
+    pub fn config_bool(&self, key: &str) -> Option<bool> {
+        self.repo.config_snapshot().boolean(key)
+    }
+
+    /// Every value of a multi-valued key.
+    pub fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    /// The names of the configured remotes.
+    pub fn remotes(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Append `key = value` to section `[section "sub"]` of the repository's own config file
+    /// (`<common dir>/config`), keeping every other byte; returns the file's new text for the
+    /// caller to write atomically. `None` when the value is already there.
+    pub fn config_with_added(
+        &self,
+        section: &str,
+        sub: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, String> {
+        let path = self.repo.common_dir().join("config");
+        let mut file =
+            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+                .map_err(other)?;
+        let full = format!("{section}.{sub}.{key}");
+        let present = file
+            .raw_values(full.as_str())
+            .map(|vs| vs.iter().any(|v| v.as_slice() == value.as_bytes()))
+            .unwrap_or(false);
+        if present {
+            return Ok(None);
+        }
+        file.section_mut_or_create_new(section, Some(sub.into()))
+            .map_err(other)?
+            .push(key, Some(value.into()))
+            .map_err(other)?;
+        let mut out = Vec::new();
+        file.write_to(&mut out).map_err(other)?;
+        Ok(Some((path, out)))
+    }
+}

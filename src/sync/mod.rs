@@ -1,0 +1,307 @@
+//! Handoffs that travel through the repository's own git remote. Every stored version of a
+//! branch's handoff becomes a commit on `refs/handoffs/<branch>` (`record`); `pull` fetches the
+//! remote's chains into `refs/remotes/<remote>/handoffs/*` and merges them per branch into the
+//! local chain and the local store (`merge`); `push` sends the local chains without ever
+//! forcing. The local store stays the source of truth for the hooks, which only read local refs
+//! (`offer`). Objects and refs go through `git::chain`; only `transport` spawns `git`.
+
+pub mod offer;
+pub mod ops;
+pub mod transport;
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::document::Document;
+use crate::error::Error;
+use crate::git::chain::{Chains, RefError, Version};
+use crate::store::{Store, path_bytes, slot, slot_name};
+
+/// The local chain of `branch`.
+pub fn handoff_ref(branch: &str) -> String {
+    format!("refs/handoffs/{branch}")
+}
+
+/// Where `pull` keeps `remote`'s chains.
+pub fn tracking_prefix(remote: &str) -> String {
+    format!("refs/remotes/{remote}/handoffs/")
+}
+
+/// The fetch refspec that brings `remote`'s chains (what `sync --setup` configures).
+pub fn fetch_refspec(remote: &str) -> String {
+    format!("+refs/handoffs/*:{}*", tracking_prefix(remote))
+}
+
+/// The store's slot for `branch` in the repository whose main worktree is `main`.
+pub fn slot_of(main: &Path, branch: &str) -> String {
+    slot_name(&path_bytes(main), branch)
+}
+
+/// The small metadata a version carries next to its document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Meta {
+    /// When the document was written (epoch seconds): the slot's mtime, which consuming keeps.
+    pub written_at: i64,
+    pub progress: Option<String>,
+    pub host: Option<String>,
+    pub branch: String,
+}
+
+impl Meta {
+    pub fn render(&self) -> String {
+        let mut out = format!("written-at: {}\nbranch: {}\n", self.written_at, self.branch);
+        if let Some(p) = &self.progress {
+            out.push_str(&format!("progress: {p}\n"));
+        }
+        if let Some(h) = &self.host {
+            out.push_str(&format!("host: {h}\n"));
+        }
+        out
+    }
+
+    /// Parse a version's `meta`; a version without a readable `written-at` counts as written
+    /// at its author time's absence: 0, the oldest.
+    pub fn parse(text: &str) -> Meta {
+        let field = |name: &str| {
+            text.lines().find_map(|l| {
+                l.strip_prefix(name)
+                    .and_then(|r| r.strip_prefix(": "))
+                    .map(str::to_string)
+            })
+        };
+        Meta {
+            written_at: field("written-at")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            progress: field("progress"),
+            host: field("host"),
+            branch: field("branch").unwrap_or_default(),
+        }
+    }
+}
+
+fn host() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+}
+
+fn epoch(t: SystemTime) -> i64 {
+    crate::store::epoch(t)
+}
+
+fn at(epoch: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(epoch.max(0) as u64)
+}
+
+/// The document with its machine-specific `checkout:` value replaced, so versions are compared
+/// on what travels.
+fn portable(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    crate::document::normalise::normalise(&text, &[("checkout", "-")])
+        .map(String::into_bytes)
+        .unwrap_or_else(|_| bytes.to_vec())
+}
+
+fn sync_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Sync(format!("{what}: {e}"))
+}
+
+/// Make the chain of `branch` hold the slot's current version (the caller holds the slot
+/// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
+/// another branch's handoff, or a document carrying a credential. Returns the chain's tip.
+pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
+    let name = slot_of(&chains.main(), branch);
+    let reference = handoff_ref(branch);
+    let tip = chains.tip(&reference);
+    let path = store.path_of(&name);
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        return Ok(tip);
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(tip);
+    }
+    let bytes = slot::read_capped(&path)?;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(tip);
+    };
+    let doc = Document::parse(&text.replace('\r', ""));
+    let progress = slot::progress_of(&bytes);
+    let declared = doc
+        .field("branch")
+        .map(|f| f.value.clone())
+        .and_then(|v| crate::document::envelope::declared_branch(&v).map(str::to_string));
+    if progress.as_deref() == Some("writing")
+        || declared.as_deref().is_some_and(|d| d != branch)
+        || !doc.secrets.is_empty()
+    {
+        return Ok(tip);
+    }
+    let written_at = meta.modified().map(epoch).unwrap_or(0);
+    if let Some(tip_id) = &tip
+        && let Some(v) = chains.read(tip_id)
+        && Meta::parse(&v.meta).written_at == written_at
+        && portable(&v.document) == portable(&bytes)
+    {
+        return Ok(tip);
+    }
+    let meta = Meta {
+        written_at,
+        progress: progress.clone(),
+        host: host(),
+        branch: branch.to_string(),
+    };
+    let message = format!(
+        "handoff: {branch} ({}, written {})\n",
+        progress.as_deref().unwrap_or("complete"),
+        crate::store::iso(written_at)
+    );
+    let parents: Vec<String> = tip.iter().cloned().collect();
+    let now = crate::store::now();
+    let id = chains
+        .commit(&bytes, &meta.render(), &parents, &message, written_at, now)
+        .map_err(|e| sync_error("cannot record the handoff in git", e))?;
+    match chains.set(&reference, &id, tip.as_deref()) {
+        Ok(()) => Ok(Some(id)),
+        Err(RefError::Moved) => Err(Error::Sync(format!(
+            "{reference} moved while this handoff was being recorded; run the command again"
+        ))),
+        Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),
+    }
+}
+
+/// What merging one branch's remote chain did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Merge {
+    /// Both sides hold the same version.
+    UpToDate,
+    /// The local chain already contains the remote's.
+    LocalAhead,
+    /// The local chain moved forward to the remote's; its handoff is in the slot.
+    FastForward,
+    /// Both moved: a merge commit joins them; the newer is in the slot, the other in history.
+    Merged { remote_won: bool },
+    /// Not imported, with the reason (nothing changed for this branch).
+    Refused(String),
+}
+
+/// Bring `version` into slot `name` (or, with `into_slot` false, into its history): the
+/// `checkout:` header is rewritten to `checkout`, and the gate runs on it here first — a
+/// document the gate calls malformed (a credential included) is refused, with the reason.
+pub fn import(
+    store: &Store,
+    name: &str,
+    checkout: &str,
+    version: &Version,
+    into_slot: bool,
+) -> Result<Result<(), String>, Error> {
+    let Ok(text) = std::str::from_utf8(&version.document) else {
+        return Ok(Err("the document is not valid UTF-8".into()));
+    };
+    if slot::progress_of(text.as_bytes()).as_deref() == Some("writing") {
+        return Ok(Err("it is a placeholder (progress: writing)".into()));
+    }
+    let text = match crate::document::normalise::normalise(text, &[("checkout", checkout)]) {
+        Ok(t) => t,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let doc = Document::parse(&text.replace('\r', ""));
+    let label = format!("version {}", &version.id[..version.id.len().min(12)]);
+    let report = crate::report::check::document(&doc, &label, Some(checkout));
+    if report.exit_code == 2 {
+        let first = report
+            .findings
+            .iter()
+            .find(|f| f.severity == crate::finding::Severity::Error)
+            .map(|f| format!(": {}", f.message))
+            .unwrap_or_default();
+        return Ok(Err(format!("the gate calls it malformed (exit 2){first}")));
+    }
+    let written = at(Meta::parse(&version.meta).written_at);
+    store.create()?;
+    if into_slot {
+        slot::replace_slot_at(store, name, text.as_bytes(), Some(written))?;
+    } else {
+        slot::keep_bytes(store, name, text.as_bytes(), written)?;
+        slot::retain(store, name);
+    }
+    Ok(Ok(()))
+}
+
+/// Merge the remote chain tip `remote_tip` into the local chain of `branch` and the store:
+/// fast-forward when one side is ahead; when both moved, the newer by written-at goes into the
+/// slot, the other into history, and a merge commit with both parents records it.
+pub fn merge(
+    store: &Store,
+    chains: &Chains,
+    branch: &str,
+    remote_tip: &str,
+    checkout: &str,
+) -> Result<Merge, Error> {
+    let name = slot_of(&chains.main(), branch);
+    store.create()?;
+    let _lock = slot::lock_cli(store, &name)?;
+    let local = record(store, chains, branch)?;
+    let Some(remote) = chains.read(remote_tip) else {
+        return Ok(Merge::Refused(format!(
+            "{remote_tip} is not a handoff version"
+        )));
+    };
+    let reference = handoff_ref(branch);
+    let placeholder_in_slot = slot::read_head(&store.path_of(&name))
+        .ok()
+        .and_then(|h| slot::progress_of(&h))
+        .as_deref()
+        == Some("writing");
+    let outcome = match &local {
+        Some(l) if l.eq_ignore_ascii_case(remote_tip) => return Ok(Merge::UpToDate),
+        Some(l) if chains.is_ancestor(remote_tip, l) => return Ok(Merge::LocalAhead),
+        Some(l) if !chains.is_ancestor(l, remote_tip) => {
+            let Some(mine) = chains.read(l) else {
+                return Ok(Merge::Refused(format!("{l} is not a handoff version")));
+            };
+            let remote_won =
+                Meta::parse(&remote.meta).written_at > Meta::parse(&mine.meta).written_at;
+            // The slot keeps the newer; the older lands in history (a replaced slot is kept
+            // there by the replacement itself).
+            if let Err(why) = import(
+                store,
+                &name,
+                checkout,
+                &remote,
+                remote_won && !placeholder_in_slot,
+            )? {
+                return Ok(Merge::Refused(why));
+            }
+            let winner = if remote_won { remote_tip } else { l.as_str() };
+            let message = format!("handoff: merge {branch}\n");
+            let id = chains
+                .commit_like(
+                    winner,
+                    &[l.clone(), remote_tip.to_string()],
+                    &message,
+                    crate::store::now(),
+                )
+                .map_err(|e| sync_error("cannot record the merge", e))?;
+            (Merge::Merged { remote_won }, id)
+        }
+        _ => {
+            if let Err(why) = import(store, &name, checkout, &remote, !placeholder_in_slot)? {
+                return Ok(Merge::Refused(why));
+            }
+            (Merge::FastForward, remote_tip.to_string())
+        }
+    };
+    match chains.set(&reference, &outcome.1, local.as_deref()) {
+        Ok(()) => Ok(outcome.0),
+        Err(RefError::Moved) => Err(Error::Sync(format!(
+            "{reference} moved during the pull; run it again (nothing was lost)"
+        ))),
+        Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),
+    }
+}

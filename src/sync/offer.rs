@@ -1,0 +1,73 @@
+//! The hooks' view of synced handoffs: local refs only, never the network. When a target's slot
+//! is empty but its branch's chain (`refs/handoffs/<branch>`) or a remote-tracking copy
+//! (`refs/remotes/<remote>/handoffs/<branch>`) holds a handoff — a fresh clone after `pull`, a
+//! teammate's branch just checked out — the newest of them is offered as a stored one is.
+
+use std::time::Duration;
+
+use super::{Meta, handoff_ref, import, tracking_prefix};
+use crate::git::chain::{Chains, Version};
+use crate::store::{Store, Target, slot};
+
+/// A handoff found in the refs for a target whose slot is empty.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The ref it was found on.
+    pub reference: String,
+    pub version: Version,
+    pub meta: Meta,
+}
+
+/// The newest handoff the refs hold for `target`'s branch, when its slot is empty. Costs one
+/// `lstat` when the slot exists (the common case); otherwise a few ref lookups.
+pub fn peek(store: &Store, target: &Target) -> Option<Found> {
+    if target.facts.detached || std::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
+        return None;
+    }
+    let chains = Chains::open(&target.facts.checkout)?;
+    newest(&chains, &target.facts.reference)
+}
+
+fn newest(chains: &Chains, branch: &str) -> Option<Found> {
+    let mut refs = vec![handoff_ref(branch)];
+    refs.extend(
+        chains
+            .remotes()
+            .iter()
+            .map(|r| format!("{}{branch}", tracking_prefix(r))),
+    );
+    refs.into_iter()
+        .filter_map(|reference| {
+            let version = chains.read(&chains.tip(&reference)?)?;
+            let meta = Meta::parse(&version.meta);
+            let progress = crate::store::slot::progress_of(&version.document);
+            (progress.as_deref() != Some("writing")).then_some(Found {
+                reference,
+                version,
+                meta,
+            })
+        })
+        .max_by_key(|f| f.meta.written_at)
+}
+
+/// Bring the newest handoff the refs hold into `target`'s empty slot (gated first, as `pull`
+/// does), so it is read, delivered and consumed like any stored one. Returns the ref it came
+/// from; `None` when the slot is not empty, nothing is found, the gate refuses it, or the slot
+/// is busy.
+pub fn materialise(store: &Store, target: &Target) -> Option<String> {
+    let found = peek(store, target)?;
+    let _lock = slot::lock(store, &target.name, Duration::from_millis(500)).ok()?;
+    if std::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
+        return None;
+    }
+    match import(
+        store,
+        &target.name,
+        &target.checkout(),
+        &found.version,
+        true,
+    ) {
+        Ok(Ok(())) => Some(found.reference),
+        _ => None,
+    }
+}

@@ -1,0 +1,273 @@
+//! The three sync commands as computations: `push` (record, then send the chains without
+//! forcing), `pull` (fetch into remote-tracking refs, then merge per branch) and `setup` (the
+//! fetch refspec in the remote's config). The CLI renders what these return.
+
+use serde::Serialize;
+
+use super::transport::{self, PushStatus, RefUpdate};
+use super::{Merge, fetch_refspec, handoff_ref, merge, record, slot_of, tracking_prefix};
+use crate::error::Error;
+use crate::git::chain::Chains;
+use crate::store::{Store, Target, slot};
+
+/// The target's repository, opened for its chains.
+pub fn open(target: &Target) -> Result<Chains, Error> {
+    Chains::open(&target.facts.checkout).ok_or_else(|| {
+        Error::Sync(format!(
+            "cannot open the repository of {}",
+            target.checkout()
+        ))
+    })
+}
+
+/// The remote to use: the one given (it must be configured), else the branch's upstream
+/// remote, else `origin`.
+pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Result<String, Error> {
+    let remotes = chains.remotes();
+    let configured = |r: &str| remotes.iter().any(|x| x == r);
+    let listed = || {
+        if remotes.is_empty() {
+            "this repository has no remote".to_string()
+        } else {
+            format!("configured: {}", remotes.join(", "))
+        }
+    };
+    if let Some(r) = given {
+        return if configured(r) {
+            Ok(r.to_string())
+        } else {
+            Err(Error::Usage(format!(
+                "no remote named {r:?} in this repository ({})",
+                listed()
+            )))
+        };
+    }
+    let upstream = (!target.facts.detached)
+        .then(|| chains.config_string(&format!("branch.{}.remote", target.facts.reference)))
+        .flatten()
+        .filter(|r| configured(r));
+    if let Some(r) = upstream {
+        return Ok(r);
+    }
+    if configured("origin") {
+        return Ok("origin".into());
+    }
+    Err(Error::Sync(format!(
+        "no remote to sync with: the branch has no upstream and there is no origin ({}); pass REMOTE",
+        listed()
+    )))
+}
+
+/// What `push` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pushed {
+    pub remote: String,
+    /// The branches whose chains were sent.
+    pub branches: Vec<String>,
+    pub updates: Vec<RefUpdate>,
+}
+
+impl Pushed {
+    pub fn moved(&self) -> Vec<&RefUpdate> {
+        self.with(PushStatus::Moved)
+    }
+
+    pub fn refused(&self) -> Vec<&RefUpdate> {
+        self.with(PushStatus::Refused)
+    }
+
+    fn with(&self, status: PushStatus) -> Vec<&RefUpdate> {
+        self.updates.iter().filter(|u| u.status == status).collect()
+    }
+}
+
+/// The branches `--all` covers: every local branch with a slot or a chain.
+fn all_branches(store: &Store, chains: &Chains) -> Vec<String> {
+    let main = chains.main();
+    let mut out: Vec<String> = chains
+        .branches()
+        .into_iter()
+        .filter(|b| {
+            std::fs::symlink_metadata(store.path_of(&slot_of(&main, b))).is_ok()
+                || chains.tip(&handoff_ref(b)).is_some()
+        })
+        .collect();
+    for (b, _) in chains.list("refs/handoffs/") {
+        if !out.contains(&b) {
+            out.push(b);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Record the slots, then push their chains to `remote` (never forcing). With `prune`, the
+/// remote's chains of branches that exist neither here nor on the remote are deleted, each
+/// under a lease on the id last fetched.
+pub fn push(
+    store: &Store,
+    target: &Target,
+    chains: &Chains,
+    remote: &str,
+    all: bool,
+    prune: bool,
+    background: bool,
+) -> Result<Pushed, Error> {
+    let branches = if all {
+        all_branches(store, chains)
+    } else if target.facts.detached {
+        return Err(Error::Usage(
+            "HEAD is detached: handoffs travel per branch; check out a branch or pass --all".into(),
+        ));
+    } else {
+        vec![target.facts.reference.clone()]
+    };
+    let mut sent = Vec::new();
+    for branch in &branches {
+        let name = slot_of(&chains.main(), branch);
+        let _lock = if std::fs::symlink_metadata(store.path_of(&name)).is_ok() {
+            Some(slot::lock_cli(store, &name)?)
+        } else {
+            None
+        };
+        if record(store, chains, branch)?.is_some() {
+            sent.push(branch.clone());
+        }
+    }
+    let mut refspecs: Vec<String> = sent
+        .iter()
+        .map(|b| format!("{0}:{0}", handoff_ref(b)))
+        .collect();
+    let mut leases = Vec::new();
+    if prune {
+        let remote_branch = |b: &str| chains.tip(&format!("refs/remotes/{remote}/{b}")).is_some();
+        for (b, id) in chains.list(&tracking_prefix(remote)) {
+            if !chains.has_branch(&b)
+                && chains.tip(&handoff_ref(&b)).is_none()
+                && !remote_branch(&b)
+            {
+                refspecs.push(format!(":{}", handoff_ref(&b)));
+                leases.push(format!("{}:{id}", handoff_ref(&b)));
+            }
+        }
+    }
+    if refspecs.is_empty() {
+        let what = if all {
+            "no branch of this repository has a handoff to push".to_string()
+        } else {
+            format!(
+                "{} has no handoff to push (its slot is empty or still being written)",
+                target.facts.reference
+            )
+        };
+        return Err(Error::NothingToSync(what));
+    }
+    let updates = transport::push(
+        &target.facts.checkout,
+        remote,
+        &refspecs,
+        &leases,
+        background,
+    )?;
+    // The remote-tracking copies follow what the remote now holds, so hooks and `--prune`
+    // see it without another fetch.
+    for u in &updates {
+        let Some(branch) = u.reference.strip_prefix("refs/handoffs/") else {
+            continue;
+        };
+        let tracking = format!("{}{branch}", tracking_prefix(remote));
+        let current = chains.tip(&tracking);
+        match u.status {
+            PushStatus::Pushed | PushStatus::UpToDate => {
+                if let Some(tip) = chains.tip(&u.reference) {
+                    let _ = chains.set(&tracking, &tip, current.as_deref());
+                }
+            }
+            PushStatus::Deleted => {
+                if let Some(c) = current {
+                    let _ = chains.delete(&tracking, &c);
+                }
+            }
+            PushStatus::Moved | PushStatus::Refused => {}
+        }
+    }
+    Ok(Pushed {
+        remote: remote.to_string(),
+        branches: sent,
+        updates,
+    })
+}
+
+/// One branch's result of `pull`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pulled {
+    pub branch: String,
+    #[serde(flatten)]
+    pub merge: Merge,
+}
+
+/// What `pull` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct PullReport {
+    pub remote: String,
+    pub branches: Vec<Pulled>,
+    /// Branches the remote has handoffs for but this repository has no branch of: kept as
+    /// remote-tracking refs, offered when such a branch is checked out.
+    pub available: Vec<String>,
+}
+
+/// Fetch `remote`'s chains into `refs/remotes/<remote>/handoffs/*`, then merge every one whose
+/// branch exists here (or is checked out) into the local chain and the store.
+pub fn pull(
+    store: &Store,
+    target: &Target,
+    chains: &Chains,
+    remote: &str,
+    background: bool,
+) -> Result<PullReport, Error> {
+    transport::fetch(
+        &target.facts.checkout,
+        remote,
+        &fetch_refspec(remote),
+        background,
+    )?;
+    let current = (!target.facts.detached).then_some(target.facts.reference.as_str());
+    let main = chains.main().to_string_lossy().into_owned();
+    let mut report = PullReport {
+        remote: remote.to_string(),
+        branches: Vec::new(),
+        available: Vec::new(),
+    };
+    for (branch, id) in chains.list(&tracking_prefix(remote)) {
+        let here = current == Some(branch.as_str());
+        if !here && !chains.has_branch(&branch) {
+            report.available.push(branch);
+            continue;
+        }
+        let checkout = if here {
+            target.checkout()
+        } else {
+            main.clone()
+        };
+        let merge = merge(store, chains, &branch, &id, &checkout)?;
+        report.branches.push(Pulled { branch, merge });
+    }
+    Ok(report)
+}
+
+/// Add the fetch refspec for `remote`'s handoffs to its configuration, so a plain `git fetch`
+/// brings them too. Returns whether the file changed.
+pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
+    let refspec = fetch_refspec(remote);
+    let edited = chains
+        .config_with_added("remote", remote, "fetch", &refspec)
+        .map_err(|e| Error::Sync(format!("cannot edit the repository's config: {e}")))?;
+    let Some((path, bytes)) = edited else {
+        return Ok(false);
+    };
+    let mode = std::fs::metadata(&path)
+        .ok()
+        .and_then(|m| slot::mode_of(&m));
+    slot::replace(&path, &bytes, None, mode)?;
+    Ok(true)
+}

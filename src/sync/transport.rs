@@ -1,0 +1,199 @@
+//! The network half of sync, and the only place the product spawns `git`: `git push` and
+//! `git fetch` by argv (never a shell), because the user's own git carries their credentials,
+//! SSH configuration and URL rewrites. Push never forces; its per-ref result is read from
+//! `--porcelain`, so "the remote moved" and "the remote refused" are told apart.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// How the remote answered one pushed ref.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PushStatus {
+    /// Created or moved forward.
+    Pushed,
+    /// Deleted (`push --prune`).
+    Deleted,
+    UpToDate,
+    /// The remote's ref moved (not a fast-forward, or a lease no longer held): pull first.
+    Moved,
+    /// The remote refused the update (a hook, permissions, a full disk).
+    Refused,
+}
+
+/// One line of `git push --porcelain`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefUpdate {
+    /// The remote ref.
+    pub reference: String,
+    pub status: PushStatus,
+    /// git's summary (`[rejected] (fetch first)`, `abc..def`, ...).
+    pub summary: String,
+}
+
+/// Environment variables that would make git act on another repository than the target's.
+const REPOSITORY_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+];
+
+fn git(dir: &Path, background: bool) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir);
+    for var in REPOSITORY_VARS {
+        cmd.env_remove(var);
+    }
+    if background {
+        // Nobody is there to answer a prompt.
+        cmd.env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_ASKPASS", "true")
+            .env("SSH_ASKPASS", "true")
+            .stdin(Stdio::null());
+    }
+    cmd
+}
+
+fn spawn_error(e: std::io::Error) -> Error {
+    Error::Sync(format!(
+        "cannot run git ({}); sync needs the git command on PATH",
+        crate::input::os_text(&e)
+    ))
+}
+
+/// The last few lines git printed on stderr, for an error message.
+fn tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(3)..].join(" / ")
+}
+
+/// `git fetch <remote> +refs/handoffs/*:refs/remotes/<remote>/handoffs/*` in `dir`.
+pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Result<(), Error> {
+    let output = git(dir, background)
+        .args([
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--",
+        ])
+        .arg(remote)
+        .arg(refspec)
+        .stdout(Stdio::null())
+        .output()
+        .map_err(spawn_error)?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(Error::Sync(format!(
+        "git fetch from {remote} failed: {}",
+        tail(&output.stderr)
+    )))
+}
+
+/// `git push --porcelain <remote> <refspecs>` in `dir`, with a lease per deleted ref. Never
+/// forces. Returns the remote's answer per ref; an error only when git reported no ref at all
+/// (the remote could not be reached or read).
+pub fn push(
+    dir: &Path,
+    remote: &str,
+    refspecs: &[String],
+    leases: &[String],
+    background: bool,
+) -> Result<Vec<RefUpdate>, Error> {
+    let mut cmd = git(dir, background);
+    cmd.args(["push", "--porcelain", "--no-verify"]);
+    for lease in leases {
+        cmd.arg(format!("--force-with-lease={lease}"));
+    }
+    let output = cmd
+        .arg("--")
+        .arg(remote)
+        .args(refspecs)
+        .output()
+        .map_err(spawn_error)?;
+    let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
+    if updates.is_empty() && !output.status.success() {
+        return Err(Error::Sync(format!(
+            "git push to {remote} failed: {}",
+            tail(&output.stderr)
+        )));
+    }
+    Ok(updates)
+}
+
+/// Read `git push --porcelain`'s ref lines: `<flag>\t<from>:<to>\t<summary>`.
+pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, '\t');
+            let flag = parts.next()?;
+            let refs = parts.next()?;
+            let summary = parts.next().unwrap_or("").to_string();
+            let reference = refs.rsplit_once(':').map_or(refs, |(_, to)| to).to_string();
+            let status = match flag {
+                " " | "*" | "+" => PushStatus::Pushed,
+                "-" => PushStatus::Deleted,
+                "=" => PushStatus::UpToDate,
+                "!" if summary.contains("remote rejected") => PushStatus::Refused,
+                "!" if summary.contains("fetch first")
+                    || summary.contains("non-fast-forward")
+                    || summary.contains("stale info") =>
+                {
+                    PushStatus::Moved
+                }
+                "!" => PushStatus::Refused,
+                _ => return None,
+            };
+            Some(RefUpdate {
+                reference,
+                status,
+                summary,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_lines_tell_moved_from_refused() {
+        let text = "To file:///r.git\n\
+                    *\trefs/handoffs/a:refs/handoffs/a\t[new reference]\n\
+                    !\trefs/handoffs/b:refs/handoffs/b\t[rejected] (fetch first)\n\
+                    !\trefs/handoffs/c:refs/handoffs/c\t[remote rejected] (pre-receive hook declined)\n\
+                    =\trefs/handoffs/d:refs/handoffs/d\t[up to date]\n\
+                    -\t:refs/handoffs/e\t[deleted]\n\
+                    Done\n";
+        let got: Vec<(String, PushStatus)> = parse_porcelain(text)
+            .into_iter()
+            .map(|u| (u.reference, u.status))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("refs/handoffs/a".into(), PushStatus::Pushed),
+                ("refs/handoffs/b".into(), PushStatus::Moved),
+                ("refs/handoffs/c".into(), PushStatus::Refused),
+                ("refs/handoffs/d".into(), PushStatus::UpToDate),
+                ("refs/handoffs/e".into(), PushStatus::Deleted),
+            ]
+        );
+    }
+}
