@@ -1,6 +1,7 @@
 //! `hook post-checkout <prev> <new> <flag>` (hooks.md §5): after a branch switch, one stderr
-//! line when the new branch has a handoff. It reads no stdin, writes no file, takes no lock
-//! and runs no gate, so it stays far under its 10 ms budget.
+//! line when the new branch has a handoff — in the store, or else in the synced refs
+//! (`refs/handoffs/<branch>`, `refs/remotes/*/handoffs/<branch>`; local refs only). It reads no
+//! stdin, writes no file, takes no lock and runs no gate, so it stays far under its 10 ms budget.
 
 use std::io::Write;
 
@@ -18,6 +19,18 @@ pub fn run(args: &[String], err: &mut dyn Write) {
     };
     let Some(store) = super::store() else { return };
     let Some(info) = HandoffInfo::read(&store, &target.name) else {
+        // Not in the store, but perhaps in the synced refs (local refs only, no network).
+        if let Some(found) = crate::sync::offer::peek(&store, &target) {
+            let age = (now() - found.meta.written_at).max(0) as u64;
+            let _ = writeln!(
+                err,
+                "handoff-store: {} has a handoff on {} ({}, last written {} ago) — show it with: handoff-store read",
+                target.facts.reference,
+                found.reference,
+                found.meta.progress.as_deref().unwrap_or("complete"),
+                gap(age)
+            );
+        }
         return;
     };
     let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);

@@ -117,6 +117,10 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         )
     });
 
+    // An empty slot takes the newest handoff the local refs hold (synced, never fetched here).
+    if let Some(s) = &store {
+        crate::sync::offer::materialise(s, &target);
+    }
     let picked = store
         .as_ref()
         .and_then(|s| s.pick(Some(&target.name)).ok().flatten());

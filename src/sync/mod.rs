@@ -39,6 +39,43 @@ pub fn slot_of(main: &Path, branch: &str) -> String {
     slot_name(&path_bytes(main), branch)
 }
 
+/// After `write` stored `target`'s handoff: when the repository's git config sets
+/// `handoff.autoPush = true`, push it in the background. Returns whether a push was started.
+pub fn auto_push(target: &crate::store::Target) -> bool {
+    if target.facts.detached {
+        return false;
+    }
+    let enabled = Chains::open(&target.facts.checkout)
+        .and_then(|c| c.config_bool("handoff.autoPush"))
+        .unwrap_or(false);
+    enabled && transport::spawn_background_push(&target.facts.checkout)
+}
+
+/// A local chain whose branch no longer exists in its repository (`prune` deletes these
+/// locally; the remote's copy goes only with `push --prune`).
+#[derive(Debug, Clone)]
+pub struct Orphan {
+    pub reference: String,
+    pub id: String,
+    pub written_at: i64,
+}
+
+/// The local chains of `chains`' repository whose branch is gone.
+pub fn orphans(chains: &Chains) -> Vec<Orphan> {
+    chains
+        .list("refs/handoffs/")
+        .into_iter()
+        .filter(|(branch, _)| !chains.has_branch(branch))
+        .map(|(branch, id)| Orphan {
+            reference: handoff_ref(&branch),
+            written_at: chains
+                .read(&id)
+                .map_or(0, |v| Meta::parse(&v.meta).written_at),
+            id,
+        })
+        .collect()
+}
+
 /// The small metadata a version carries next to its document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Meta {

@@ -136,6 +136,24 @@ pub fn push(
     Ok(updates)
 }
 
+/// `handoff.autoPush`: start `handoff-store push --background` for `checkout`, detached, and
+/// do not wait for it (a write is never blocked or failed by the network). Returns whether it
+/// was started.
+pub fn spawn_background_push(checkout: &Path) -> bool {
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    Command::new(exe)
+        .args(["push", "--background", "--checkout"])
+        .arg(checkout)
+        .current_dir(checkout)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
 /// Read `git push --porcelain`'s ref lines: `<flag>\t<from>:<to>\t<summary>`.
 pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
     text.lines()

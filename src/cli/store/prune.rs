@@ -28,6 +28,9 @@ struct Item {
     skipped: bool,
     #[serde(skip)]
     failed: bool,
+    /// For a `ref` item: the repository and the id the ref must still hold to be deleted.
+    #[serde(skip)]
+    chain: Option<(PathBuf, String, String)>,
 }
 
 /// A file's age at full precision: whole seconds would keep a file written a moment ago
@@ -55,6 +58,7 @@ fn item(
         slot: slot.map(str::to_string),
         skipped: false,
         failed: false,
+        chain: None,
     }
 }
 
@@ -90,6 +94,9 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         .collect();
     names.sort();
     let mut pruned_slots = Vec::new();
+    // The repositories the store knows (and the working directory's): their handoff chains
+    // of deleted branches are pruned locally.
+    let mut checkouts: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
     for name in &names {
         let path = store.path_of(name);
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -102,7 +109,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
             }
             continue;
         }
-        if !meta.is_file() || !name.ends_with(".md") || name.starts_with('.') || age <= cutoff {
+        if !meta.is_file() || !name.ends_with(".md") || name.starts_with('.') {
             continue;
         }
         let info = if meta.len() == 0 {
@@ -111,6 +118,12 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         } else {
             HandoffInfo::read(store, name)
         };
+        if let Some(c) = info.as_ref().and_then(checkout_path) {
+            checkouts.push(c);
+        }
+        if age <= cutoff {
+            continue;
+        }
         if let Some(reason) = info.as_ref().and_then(handoff_reason) {
             items.push(item(&path, "handoff", reason, age, Some(name)));
             pruned_slots.push(name.clone());
@@ -153,6 +166,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
             }
         }
     }
+    items.extend(orphaned_chains(&checkouts, cutoff, now));
     if let Ok(entries) = std::fs::read_dir(store.dir.join(".runs")) {
         let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         runs.sort();
@@ -161,6 +175,40 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
             if age > cutoff {
                 items.push(item(&run, "run", "old writer run", age, None));
             }
+        }
+    }
+    items
+}
+
+/// `ref` items: each repository's chains (`refs/handoffs/<branch>`) whose branch is gone and
+/// whose newest version is old. Only the local ref goes; a remote's copy stays.
+fn orphaned_chains(checkouts: &[PathBuf], cutoff: Duration, now: SystemTime) -> Vec<Item> {
+    let mut checkouts = checkouts.to_vec();
+    checkouts.sort();
+    checkouts.dedup();
+    let mut seen = Vec::new();
+    let mut items = Vec::new();
+    for checkout in &checkouts {
+        let Some(chains) = crate::git::chain::Chains::open(checkout) else {
+            continue;
+        };
+        let common = chains.common_dir();
+        if seen.contains(&common) {
+            continue;
+        }
+        seen.push(common);
+        let main = chains.main();
+        for orphan in crate::sync::orphans(&chains) {
+            let written =
+                SystemTime::UNIX_EPOCH + Duration::from_secs(orphan.written_at.max(0) as u64);
+            let age = now.duration_since(written).unwrap_or(Duration::ZERO);
+            if age <= cutoff {
+                continue;
+            }
+            let shown = PathBuf::from(format!("{}:{}", main.display(), orphan.reference));
+            let mut it = item(&shown, "ref", "branch gone", age, None);
+            it.chain = Some((main.clone(), orphan.reference, orphan.id));
+            items.push(it);
         }
     }
     items
@@ -181,6 +229,13 @@ fn stale_temps_in(dir: &Path, now: SystemTime) -> Vec<Item> {
 }
 
 fn delete(item: &mut Item, store: &Store) {
+    if let Some((main, reference, id)) = &item.chain {
+        let gone =
+            crate::git::chain::Chains::open(main).is_some_and(|c| c.delete(reference, id).is_ok());
+        item.deleted = gone;
+        item.failed = !gone;
+        return;
+    }
     let path = PathBuf::from(&item.path);
     let _lock = match &item.slot {
         Some(name) => match slot::lock(store, name, Duration::ZERO) {

@@ -133,6 +133,11 @@ pub fn read(
         background = Some((state, note));
     }
 
+    // An empty slot takes the newest handoff the local refs hold (after a pull, on a fresh
+    // clone, or a teammate's branch): it is then read like any stored one.
+    if let Some(t) = &target {
+        crate::sync::offer::materialise(&store, t);
+    }
     let (mut info, kind, others) = store
         .pick(exact_name.as_deref())?
         .ok_or_else(|| Error::NoHandoff(store.shown()))?;

@@ -123,6 +123,8 @@ struct WriteJson {
     history: Option<String>,
     placeholder: bool,
     gate: GateJson,
+    /// Whether a background push was started (`handoff.autoPush`).
+    auto_push: bool,
     exit: i32,
 }
 
@@ -151,6 +153,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
             history,
             placeholder,
             gate,
+            auto_push: !placeholder && crate::sync::auto_push(&target),
             exit: 0,
         };
         let note = if placeholder {
@@ -236,6 +239,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 history: None,
                 placeholder: false,
                 gate: gate_json(&report),
+                auto_push: false,
                 exit: 2,
             };
             print_json(out, &result)?;
@@ -254,6 +258,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         history,
         placeholder: false,
         gate: gate_json(&report),
+        auto_push: crate::sync::auto_push(&target),
         exit: code,
     };
     let note = if code == 0 {
@@ -291,6 +296,7 @@ fn write_candidate(
             exit: Some(code),
             report: None,
         },
+        auto_push: false,
         exit: code,
     };
     let note = match (code, promoted) {
@@ -317,6 +323,9 @@ fn finish(
             let mut text = format!("\nstored   {} {note}\n", result.path);
             if let Some(h) = &result.history {
                 text.push_str(&format!("history  {h}\n"));
+            }
+            if result.auto_push {
+                text.push_str("pushing  in the background (handoff.autoPush)\n");
             }
             print(out, &text)?;
         }
