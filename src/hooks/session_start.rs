@@ -17,6 +17,7 @@ use super::{
 };
 use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
+use crate::store::slot::Flip;
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, now, placeholder_state};
 
 /// The most `additionalContext` may hold, in UTF-16 code units.
@@ -240,8 +241,9 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     if let Some(delivery) = shown
         && delivery.consumes()
         && let Some(store) = &store
+        && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
     {
-        let _ = delivery.consume(store, Some(Duration::from_secs(2)));
+        crate::sync::record_consumed(store, &target);
     }
     if marker.is_some()
         && let Some(p) = marker_file

@@ -211,6 +211,30 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
     }
 }
 
+/// [`record`] for `target`'s branch (the caller holds its slot lock); nothing for a detached
+/// HEAD, whose slot is not a branch's.
+pub fn record_target(
+    store: &Store,
+    target: &crate::store::Target,
+) -> Result<Option<String>, Error> {
+    if target.facts.detached {
+        return Ok(None);
+    }
+    match Chains::open(&target.facts.checkout) {
+        Some(chains) => record(store, &chains, &target.facts.reference),
+        None => Ok(None),
+    }
+}
+
+/// After a delivery marked `target`'s handoff consumed: the chain records that too, so a
+/// consumed handoff is never offered again from the refs and the flip travels with `push`.
+/// Takes the slot lock with a short wait; best effort, never an error.
+pub fn record_consumed(store: &Store, target: &crate::store::Target) {
+    if let Ok(_lock) = slot::lock(store, &target.name, Duration::from_secs(2)) {
+        let _ = record_target(store, target);
+    }
+}
+
 /// What merging one branch's remote chain did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

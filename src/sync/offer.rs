@@ -1,7 +1,7 @@
 //! The hooks' view of synced handoffs: local refs only, never the network. When a target's slot
 //! is empty but its branch's chain (`refs/handoffs/<branch>`) or a remote-tracking copy
 //! (`refs/remotes/<remote>/handoffs/<branch>`) holds a handoff — a fresh clone after `pull`, a
-//! teammate's branch just checked out — the newest of them is offered as a stored one is.
+//! teammate's branch just checked out — the newest unread one is offered as a stored one is.
 
 use std::time::Duration;
 
@@ -40,8 +40,10 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
         .filter_map(|reference| {
             let version = chains.read(&chains.tip(&reference)?)?;
             let meta = Meta::parse(&version.meta);
+            // Only an unread handoff is offered: a placeholder never, and a consumed one was
+            // delivered already (the slot was pruned or deleted since).
             let progress = crate::store::slot::progress_of(&version.document);
-            (progress.as_deref() != Some("writing")).then_some(Found {
+            matches!(progress.as_deref(), None | Some("complete")).then_some(Found {
                 reference,
                 version,
                 meta,

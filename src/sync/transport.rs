@@ -167,10 +167,12 @@ pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
                 " " | "*" | "+" => PushStatus::Pushed,
                 "-" => PushStatus::Deleted,
                 "=" => PushStatus::UpToDate,
-                "!" if summary.contains("remote rejected") => PushStatus::Refused,
+                // A concurrent push holding the remote's ref lock reads "failed to update ref".
                 "!" if summary.contains("fetch first")
                     || summary.contains("non-fast-forward")
-                    || summary.contains("stale info") =>
+                    || summary.contains("stale info")
+                    || summary.contains("failed to update ref")
+                    || summary.contains("failed to lock") =>
                 {
                     PushStatus::Moved
                 }

@@ -9,4 +9,5 @@ mod layers;
 mod properties;
 mod read;
 mod store;
+mod sync;
 mod util;

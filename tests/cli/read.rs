@@ -133,11 +133,12 @@ fn a_guess_is_labelled_lists_others_and_is_never_consumed() {
     );
     let o = run(env.store().arg("read").arg(env.path("nowhere")));
     assert_eq!(o.code, 3, "a named target that is unusable never guesses");
+    // `c`, not `a`: a's own git refs carry its handoff (sync), which `read` would offer.
     let o = run(env
         .store()
         .env("HANDOFF_STORE_DIR", env.path("empty"))
         .arg("read")
-        .arg(&a));
+        .arg(&c));
     assert_eq!(
         o.stderr,
         format!(

@@ -259,6 +259,9 @@ pub fn read(
     }
     if consumable {
         consume(&store, &delivery, err);
+        if let Some(t) = &target {
+            crate::sync::record_consumed(&store, t);
+        }
     }
     Ok(code)
 }

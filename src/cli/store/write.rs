@@ -106,6 +106,8 @@ pub fn store_slot(
         store.check_collision(target)?;
     }
     let kept = slot::replace_slot(store, &target.name, bytes)?;
+    // Every stored version joins the branch's chain (local refs only; never fails the write).
+    let _ = crate::sync::record_target(store, target);
     Ok(kept.map(|p| p.to_string_lossy().into_owned()))
 }
 

@@ -1,0 +1,678 @@
+//! Sync through the repository's own git remote, with two "machines": two HOMEs and stores,
+//! two clones of one bare remote on disk (a `file://` URL), the real git CLI and the real
+//! binary. After every step the work tree, the index and `git status` are unchanged.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::*;
+
+/// One machine: its own HOME, store and clone.
+struct Machine {
+    home: PathBuf,
+    store: PathBuf,
+    repo: PathBuf,
+}
+
+fn remote(env: &TestEnv) -> PathBuf {
+    let seed = env.shop("seed", "main");
+    let bare = env.path("remote.git");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &seed.to_string_lossy(),
+            "remote.git",
+        ],
+    );
+    bare
+}
+
+fn url(bare: &Path) -> String {
+    format!("file://{}", bare.display())
+}
+
+fn machine(env: &TestEnv, name: &str, bare: &Path) -> Machine {
+    let home = env.path(&format!("{name}/home"));
+    std::fs::create_dir_all(&home).expect("home");
+    env.git(
+        &env.root(),
+        &["clone", "-q", &url(bare), &format!("{name}/repo")],
+    );
+    Machine {
+        home,
+        store: env.path(&format!("{name}/store")),
+        repo: env.path(&format!("{name}/repo")),
+    }
+}
+
+impl Machine {
+    fn hs(&self, env: &TestEnv, args: &[&str]) -> assert_cmd::Command {
+        let mut c = env.cmd("handoff-store");
+        c.args(args)
+            .current_dir(&self.repo)
+            .env("HOME", &self.home)
+            .env("HANDOFF_STORE_DIR", &self.store)
+            .env("HANDOFF_CLAIM_WINDOW_SECONDS", "0");
+        c
+    }
+
+    fn write(&self, env: &TestEnv, tag: &str) -> Outcome {
+        let doc = canonical(&self.repo.to_string_lossy(), "main")
+            .replace("status: ", &format!("status: {tag} "));
+        run(self.hs(env, &["write"]).write_stdin(doc))
+    }
+
+    fn slot(&self, env: &TestEnv, branch: &str) -> PathBuf {
+        self.store.join(env.slot_name(&self.repo, branch))
+    }
+
+    fn slot_text(&self, env: &TestEnv) -> String {
+        std::fs::read_to_string(self.slot(env, "main")).unwrap_or_default()
+    }
+
+    fn history_texts(&self, env: &TestEnv) -> Vec<String> {
+        let dir = self
+            .store
+            .join(".history")
+            .join(env.slot_name(&self.repo, "main"));
+        let mut out: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out
+    }
+}
+
+/// What must never change: HEAD, the branches, the index bytes and `git status`.
+fn tree_state(env: &TestEnv, repo: &Path) -> (String, String, Vec<u8>) {
+    let status = env.git(repo, &["status", "--porcelain=v1", "--ignored"]);
+    let refs = env.git(
+        repo,
+        &[
+            "for-each-ref",
+            "refs/heads",
+            "--format=%(refname) %(objectname)",
+        ],
+    ) + &env.git(repo, &["rev-parse", "HEAD"]);
+    let git_dir = env.git(repo, &["rev-parse", "--git-dir"]);
+    let index = std::fs::read(repo.join(git_dir).join("index")).unwrap_or_default();
+    (status, refs, index)
+}
+
+/// Every document on the chain of `reference` in `repo` (all commits reachable from it).
+fn chain_documents(env: &TestEnv, repo: &Path, reference: &str) -> Vec<String> {
+    let ids = env.git(repo, &["rev-list", reference]);
+    ids.lines()
+        .map(|id| env.git(repo, &["show", &format!("{id}:handoff.md")]))
+        .collect()
+}
+
+#[test]
+fn push_then_pull_brings_the_handoff_to_the_other_machine_and_nothing_else_changes() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    let (a_before, b_before) = (tree_state(&env, &a.repo), tree_state(&env, &b.repo));
+
+    assert_eq!(a.write(&env, "from-a").code, 0);
+    let pushed = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    assert!(
+        pushed.stdout.contains("refs/handoffs/main"),
+        "{}",
+        pushed.stdout
+    );
+    let on_remote = env.git(&bare, &["show", "refs/handoffs/main:handoff.md"]);
+    assert!(on_remote.contains("status: from-a"), "{on_remote}");
+
+    let pulled = run(&mut b.hs(&env, &["pull"]));
+    assert_eq!(pulled.code, 0, "{}{}", pulled.stdout, pulled.stderr);
+    let read = run(&mut b.hs(&env, &["read", "--no-consume"]));
+    assert_eq!(read.code, 0, "{}{}", read.stdout, read.stderr);
+    assert!(read.stdout.contains("status: from-a"), "{}", read.stdout);
+    // Imported under B's own slot, with B's checkout in its header and A's written time.
+    let text = b.slot_text(&env);
+    assert!(
+        text.contains(&format!("checkout: {}\n", b.repo.display())),
+        "{text}"
+    );
+    let secs = |p: &Path| {
+        mtime(p)
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs()
+    };
+    assert_eq!(
+        secs(&b.slot(&env, "main")),
+        secs(&a.slot(&env, "main")),
+        "the version keeps the time it was written"
+    );
+    // The remote-tracking copy, never the local ref, is where the fetch landed.
+    assert!(
+        !env.git(&b.repo, &["rev-parse", "refs/remotes/origin/handoffs/main"])
+            .is_empty()
+    );
+
+    assert_eq!(tree_state(&env, &a.repo), a_before);
+    assert_eq!(tree_state(&env, &b.repo), b_before);
+}
+
+#[test]
+fn both_sides_wrote_pull_merges_with_both_parents_and_the_older_in_history() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    let b_before = tree_state(&env, &b.repo);
+
+    assert_eq!(a.write(&env, "base").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0);
+
+    // B writes first, A one second later: A's is newer.
+    assert_eq!(b.write(&env, "from-b").code, 0);
+    env.age(&b.slot(&env, "main"), 60);
+    assert_eq!(a.write(&env, "from-a").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+
+    let rejected = run(&mut b.hs(&env, &["push"]));
+    assert_eq!(rejected.code, 3, "{}{}", rejected.stdout, rejected.stderr);
+    assert!(
+        rejected.stderr.contains("handoff-store pull"),
+        "{}",
+        rejected.stderr
+    );
+    assert!(
+        rejected.stderr.contains("nothing was lost"),
+        "{}",
+        rejected.stderr
+    );
+
+    let pulled = run(&mut b.hs(&env, &["pull", "--format", "json"]));
+    assert_eq!(pulled.code, 0, "{}{}", pulled.stdout, pulled.stderr);
+    let v: serde_json::Value = serde_json::from_str(&pulled.stdout).expect("json");
+    assert_eq!(v["pull"]["branches"][0]["branch"], "main");
+    assert_eq!(
+        v["pull"]["branches"][0]["merged"]["remote_won"], true,
+        "{v}"
+    );
+
+    assert!(
+        b.slot_text(&env).contains("status: from-a"),
+        "the newer is in the slot"
+    );
+    assert!(
+        b.history_texts(&env)
+            .iter()
+            .any(|t| t.contains("status: from-b")),
+        "the older is in history"
+    );
+    let parents = env.git(&b.repo, &["log", "-1", "--format=%P", "refs/handoffs/main"]);
+    assert_eq!(
+        parents.split_whitespace().count(),
+        2,
+        "a merge commit: {parents}"
+    );
+
+    let pushed = run(&mut b.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let docs = chain_documents(&env, &bare, "refs/handoffs/main");
+    for tag in ["base", "from-a", "from-b"] {
+        assert!(
+            docs.iter().any(|d| d.contains(&format!("status: {tag} "))),
+            "{tag} is on the remote chain"
+        );
+    }
+    assert_eq!(tree_state(&env, &b.repo), b_before);
+}
+
+#[test]
+fn when_the_local_version_is_newer_it_stays_and_the_remote_one_goes_to_history() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    assert_eq!(a.write(&env, "from-a").code, 0);
+    env.age(&a.slot(&env, "main"), 120);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert_eq!(b.write(&env, "from-b").code, 0);
+
+    let pulled = run(&mut b.hs(&env, &["pull"]));
+    assert_eq!(pulled.code, 0, "{}{}", pulled.stdout, pulled.stderr);
+    assert!(
+        pulled.stdout.contains("yours is newer"),
+        "{}",
+        pulled.stdout
+    );
+    assert!(b.slot_text(&env).contains("status: from-b"));
+    assert!(
+        b.history_texts(&env)
+            .iter()
+            .any(|t| t.contains("status: from-a")),
+        "the remote's version is kept in history"
+    );
+}
+
+#[test]
+fn consuming_on_one_machine_is_seen_on_the_other_after_sync() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    assert_eq!(a.write(&env, "to-consume").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0);
+    // Reading consumes it on B.
+    assert_eq!(run(&mut b.hs(&env, &["read"])).code, 0);
+    assert!(b.slot_text(&env).contains("progress: consumed"));
+    let synced = run(&mut b.hs(&env, &["sync"]));
+    assert_eq!(synced.code, 0, "{}{}", synced.stdout, synced.stderr);
+
+    assert!(a.slot_text(&env).contains("progress: complete"));
+    assert_eq!(run(&mut a.hs(&env, &["sync"])).code, 0);
+    assert!(
+        a.slot_text(&env).contains("progress: consumed"),
+        "{}",
+        a.slot_text(&env)
+    );
+}
+
+#[test]
+fn a_remote_that_refuses_writes_fails_the_push_and_loses_nothing() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let hook = env.write(
+        "remote.git/hooks/pre-receive",
+        "#!/bin/sh\necho 'read-only mirror' >&2\nexit 1\n",
+    );
+    chmod_x(&hook);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "kept").code, 0);
+    let pushed = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 3, "{}{}", pushed.stdout, pushed.stderr);
+    assert!(pushed.stderr.contains("refused"), "{}", pushed.stderr);
+    assert!(
+        !pushed.stderr.contains("pull"),
+        "not a moved remote: {}",
+        pushed.stderr
+    );
+    assert!(a.slot_text(&env).contains("status: kept"));
+    assert!(
+        !env.git(&a.repo, &["rev-parse", "refs/handoffs/main"])
+            .is_empty()
+    );
+    let remote_refs = env.git(&bare, &["for-each-ref", "refs/handoffs"]);
+    assert_eq!(remote_refs, "");
+}
+
+#[test]
+fn a_fresh_clone_finds_the_handoff_after_pull_and_its_hook_offers_the_remote_copy() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "for-the-clone").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+
+    // A clone made afterwards, set up so a plain `git fetch` brings the handoffs.
+    let b = machine(&env, "b", &bare);
+    let setup = run(&mut b.hs(&env, &["sync", "--setup"]));
+    assert_eq!(setup.code, 0, "{}{}", setup.stdout, setup.stderr);
+    let again = run(&mut b.hs(&env, &["sync", "--setup"]));
+    assert!(again.stdout.contains("already"), "{}", again.stdout);
+    let fetch = env.git(&b.repo, &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(
+        fetch,
+        "+refs/heads/*:refs/remotes/origin/*\n+refs/handoffs/*:refs/remotes/origin/handoffs/*"
+    );
+    env.git(&b.repo, &["fetch", "-q"]);
+    assert!(!b.slot(&env, "main").exists());
+
+    // The hook never touches the network: it finds the remote-tracking copy.
+    let input = serde_json::json!({"session_id": "s1", "cwd": b.repo, "source": "clear"});
+    let mut hook = b.hs(&env, &["hook", "session-start"]);
+    hook.env("LAST_CLEAR_STATE_DIR", env.path("markers"))
+        .write_stdin(input.to_string());
+    let started = run(&mut hook);
+    let ctx = context(&started);
+    assert!(ctx.contains("status: for-the-clone"), "{ctx}");
+    assert!(b.slot(&env, "main").exists());
+
+    // And `pull` on a third clone imports it directly.
+    let c = machine(&env, "c", &bare);
+    assert_eq!(run(&mut c.hs(&env, &["pull"])).code, 0);
+    let read = run(&mut c.hs(&env, &["read", "--no-consume"]));
+    assert!(
+        read.stdout.contains("status: for-the-clone"),
+        "{}",
+        read.stdout
+    );
+}
+
+#[test]
+fn post_checkout_names_a_handoff_that_only_the_refs_hold() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["checkout", "-q", "-b", "feature/x"]);
+    let doc = canonical(&a.repo.to_string_lossy(), "feature/x");
+    assert_eq!(run(a.hs(&env, &["write"]).write_stdin(doc)).code, 0);
+    env.git(&a.repo, &["push", "-q", "origin", "feature/x"]);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+
+    let b = machine(&env, "b", &bare);
+    assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0, "fetches the chain");
+    env.git(&b.repo, &["checkout", "-q", "feature/x"]);
+    let prev = env.git(&b.repo, &["rev-parse", "HEAD"]);
+    let mut hook = b.hs(&env, &["hook", "post-checkout", &prev, &prev, "1"]);
+    let o = run(&mut hook);
+    assert_eq!(o.code, 0);
+    assert!(
+        o.stderr
+            .contains("feature/x has a handoff on refs/remotes/origin/handoffs/feature/x"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !b.slot(&env, "feature/x").exists(),
+        "the git hook writes nothing"
+    );
+}
+
+#[test]
+fn worktrees_of_one_repository_share_the_chains() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let wt = env.path("a/wt");
+    env.git(
+        &a.repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "topic",
+            &wt.to_string_lossy(),
+        ],
+    );
+    let doc = canonical(&wt.to_string_lossy(), "topic");
+    let mut write = a.hs(&env, &["write"]);
+    write.current_dir(&wt).write_stdin(doc);
+    assert_eq!(run(&mut write).code, 0);
+    let mut push = a.hs(&env, &["push"]);
+    push.current_dir(&wt);
+    let pushed = run(&mut push);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    // The main worktree sees the same ref; `push --all` from there finds nothing new to send.
+    let from_main = env.git(&a.repo, &["rev-parse", "refs/handoffs/topic"]);
+    let from_wt = env.git(&wt, &["rev-parse", "refs/handoffs/topic"]);
+    assert_eq!(from_main, from_wt);
+    let all = run(&mut a.hs(&env, &["push", "--all"]));
+    assert_eq!(all.code, 0, "{}{}", all.stdout, all.stderr);
+    assert!(all.stdout.contains("up to date"), "{}", all.stdout);
+    assert_eq!(
+        env.git(&bare, &["rev-parse", "refs/handoffs/topic"]),
+        from_main
+    );
+}
+
+#[test]
+fn a_writing_placeholder_never_leaves_the_machine() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let placeholder = run(&mut a.hs(&env, &["write", "--placeholder"]));
+    assert_eq!(placeholder.code, 0, "{}", placeholder.stderr);
+    let pushed = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 4, "{}{}", pushed.stdout, pushed.stderr);
+    assert_eq!(env.git(&bare, &["for-each-ref", "refs/handoffs"]), "");
+
+    // A finished version goes; the placeholder written over it afterwards does not.
+    assert_eq!(a.write(&env, "finished").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["write", "--placeholder"])).code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    for doc in chain_documents(&env, &bare, "refs/handoffs/main") {
+        assert!(!doc.contains("progress: writing"), "{doc}");
+    }
+    assert!(
+        env.git(&bare, &["show", "refs/handoffs/main:handoff.md"])
+            .contains("status: finished")
+    );
+}
+
+#[test]
+fn a_credential_placed_in_the_slot_by_hand_is_never_committed() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let doc = canonical(&a.repo.to_string_lossy(), "main").replace(
+        "- None.",
+        "- the key is AKIAIOSFODNN7EXAMPLE in the deploy script",
+    );
+    std::fs::create_dir_all(&a.store).expect("store");
+    std::fs::write(a.slot(&env, "main"), doc).expect("slot by hand");
+    let pushed = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 4, "{}{}", pushed.stdout, pushed.stderr);
+    assert_eq!(env.git(&a.repo, &["for-each-ref", "refs/handoffs"]), "");
+    assert_eq!(env.git(&bare, &["for-each-ref", "refs/handoffs"]), "");
+}
+
+#[test]
+fn a_malformed_document_on_the_remote_is_not_imported_and_pull_says_so() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    assert_eq!(b.write(&env, "b-own").code, 0);
+    // A chain written by hand with git plumbing, holding a document with no contract at all.
+    let blob = {
+        let f = env.write("bad.md", "# Not a handoff\n\njust text\n");
+        env.git(&a.repo, &["hash-object", "-w", &f.to_string_lossy()])
+    };
+    let meta = {
+        let f = env.write("meta", "written-at: 4102444800\nbranch: main\n");
+        env.git(&a.repo, &["hash-object", "-w", &f.to_string_lossy()])
+    };
+    let tree_input = format!("100644 blob {blob}\thandoff.md\n100644 blob {meta}\tmeta\n");
+    let tree_file = env.write("tree.txt", tree_input);
+    let tree = {
+        let out = std::process::Command::new("git")
+            .args(["mktree"])
+            .current_dir(&a.repo)
+            .stdin(std::fs::File::open(&tree_file).expect("tree input"))
+            .output()
+            .expect("mktree");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let commit = env.git(&a.repo, &["commit-tree", &tree, "-m", "bad"]);
+    env.git(
+        &a.repo,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{commit}:refs/handoffs/main"),
+        ],
+    );
+
+    let before = b.slot_text(&env);
+    let pulled = run(&mut b.hs(&env, &["pull"]));
+    assert_eq!(pulled.code, 1, "{}{}", pulled.stdout, pulled.stderr);
+    assert!(pulled.stdout.contains("not imported"), "{}", pulled.stdout);
+    assert!(pulled.stdout.contains("malformed"), "{}", pulled.stdout);
+    assert_eq!(b.slot_text(&env), before, "the slot is unchanged");
+    let local = env.git(&b.repo, &["rev-parse", "refs/handoffs/main"]);
+    assert_ne!(local, commit, "the local chain did not take it");
+}
+
+#[test]
+fn a_branch_the_remote_does_not_have_is_pushable_and_prune_stays_local_unless_asked() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["checkout", "-q", "-b", "local-only"]);
+    let doc = canonical(&a.repo.to_string_lossy(), "local-only");
+    assert_eq!(run(a.hs(&env, &["write"]).write_stdin(doc)).code, 0);
+    let pushed = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    assert!(
+        !env.git(&bare, &["rev-parse", "refs/handoffs/local-only"])
+            .is_empty()
+    );
+
+    env.git(&a.repo, &["checkout", "-q", "main"]);
+    env.git(&a.repo, &["branch", "-q", "-D", "local-only"]);
+    let dry = run(&mut a.hs(&env, &["prune", "--older-than", "0"]));
+    assert!(
+        dry.stdout
+            .contains("refs/handoffs/local-only  (branch gone"),
+        "{}",
+        dry.stdout
+    );
+    let applied = run(&mut a.hs(&env, &["prune", "--older-than", "0", "--apply"]));
+    assert_eq!(applied.code, 0, "{}{}", applied.stdout, applied.stderr);
+    assert_eq!(env.git(&a.repo, &["for-each-ref", "refs/handoffs"]), "");
+    assert!(
+        !env.git(&bare, &["for-each-ref", "refs/handoffs/local-only"])
+            .is_empty(),
+        "prune never touches the remote"
+    );
+
+    assert_eq!(a.write(&env, "main-too").code, 0);
+    let pruned = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert_eq!(pruned.code, 0, "{}{}", pruned.stdout, pruned.stderr);
+    assert!(pruned.stdout.contains("deleted"), "{}", pruned.stdout);
+    assert_eq!(
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        ),
+        "refs/handoffs/main"
+    );
+}
+
+#[test]
+fn auto_push_sends_the_handoff_in_the_background_after_write() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
+    let written = a.write(&env, "auto");
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    assert!(
+        written.stdout.contains("pushing  in the background"),
+        "{}",
+        written.stdout
+    );
+    assert!(
+        eventually(20, || {
+            std::process::Command::new("git")
+                .args(["show", "refs/handoffs/main:handoff.md"])
+                .current_dir(&bare)
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("status: auto"))
+        }),
+        "the remote received the handoff"
+    );
+}
+
+#[test]
+fn two_pushes_racing_end_with_one_winner_and_both_versions_after_pull_and_push() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    assert_eq!(a.write(&env, "race-a").code, 0);
+    assert_eq!(b.write(&env, "race-b").code, 0);
+
+    let mut pa = a.hs(&env, &["push"]);
+    let mut pb = b.hs(&env, &["push"]);
+    let (ra, rb) = std::thread::scope(|s| {
+        let ta = s.spawn(move || run(&mut pa));
+        let tb = s.spawn(move || run(&mut pb));
+        (ta.join().expect("a"), tb.join().expect("b"))
+    });
+    let mut codes = [ra.code, rb.code];
+    codes.sort();
+    assert_eq!(
+        codes,
+        [0, 3],
+        "a: {} {} / b: {} {}",
+        ra.stdout,
+        ra.stderr,
+        rb.stdout,
+        rb.stderr
+    );
+    let (loser, out) = if ra.code == 3 { (&a, &ra) } else { (&b, &rb) };
+    assert!(out.stderr.contains("handoff-store pull"), "{}", out.stderr);
+
+    assert_eq!(run(&mut loser.hs(&env, &["pull"])).code, 0);
+    let pushed = run(&mut loser.hs(&env, &["push"]));
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let docs = chain_documents(&env, &bare, "refs/handoffs/main");
+    for tag in ["race-a", "race-b"] {
+        assert!(
+            docs.iter().any(|d| d.contains(&format!("status: {tag} "))),
+            "{tag} is on the chain"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_remote_is_a_usage_error_naming_the_configured_ones() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let o = run(&mut a.hs(&env, &["push", "--upload-pack=touch /tmp/x"]));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = run(&mut a.hs(&env, &["pull", "nowhere"]));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("configured: origin"), "{}", o.stderr);
+}
+
+#[test]
+fn an_emptied_store_is_offered_the_unread_handoff_from_the_local_chain_but_never_a_consumed_one() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "kept-in-git").code, 0);
+    std::fs::remove_file(a.slot(&env, "main")).expect("the store loses the slot");
+
+    let start = |session: &str| {
+        let input = serde_json::json!({"session_id": session, "cwd": a.repo, "source": "clear"});
+        let mut hook = a.hs(&env, &["hook", "session-start"]);
+        hook.env("LAST_CLEAR_STATE_DIR", env.path("markers"))
+            .write_stdin(input.to_string());
+        run(&mut hook)
+    };
+    assert!(
+        context(&start("s1")).contains("status: kept-in-git"),
+        "offered from refs/handoffs/main"
+    );
+    assert!(
+        a.slot_text(&env).contains("progress: consumed"),
+        "and consumed on delivery"
+    );
+    let tip = env.git(&a.repo, &["show", "refs/handoffs/main:handoff.md"]);
+    assert!(
+        tip.contains("progress: consumed"),
+        "the chain recorded the flip: {tip}"
+    );
+
+    std::fs::remove_file(a.slot(&env, "main")).expect("lost again");
+    let again = start("s2");
+    assert_eq!(again.code, 0);
+    assert!(
+        !again.stdout.contains("status: kept-in-git"),
+        "a consumed handoff is not brought back: {}",
+        again.stdout
+    );
+    assert!(!a.slot(&env, "main").exists());
+}
