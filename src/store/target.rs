@@ -1,5 +1,5 @@
 //! Which checkout a command is about (store.md §2): the argument, `CONTEXT_ECONOMY_CHECKOUT`,
-//! or the working directory, inspected through `git.rs`, with its slot name. A target that has no
+//! or the working directory, inspected through `git/`, with its slot name. A target that has no
 //! slot says why in the words store.md gives.
 
 use std::path::{Path, PathBuf};
