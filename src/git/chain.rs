@@ -36,6 +36,7 @@ pub enum RefError {
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
 pub struct Chains {
     repo: gix::Repository,
+    main: PathBuf,
 }
 
 fn other(e: impl std::fmt::Display) -> String {
@@ -58,12 +59,14 @@ impl Chains {
     /// Open the repository containing `dir`; `None` when there is none.
     pub fn open(dir: &Path) -> Option<Chains> {
         let real = std::fs::canonicalize(dir).ok()?;
-        super::discover(&real, false).map(|repo| Chains { repo })
+        let repo = super::discover(&real, false)?;
+        let main = super::main_worktree(&repo);
+        Some(Chains { repo, main })
     }
 
     /// The main worktree's real path, as the store keys its slots (store.md §2.2).
     pub fn main(&self) -> PathBuf {
-        super::main_worktree(&self.repo)
+        self.main.clone()
     }
 
     /// The git dir shared by every worktree (where `refs/handoffs/*` live).

@@ -134,10 +134,14 @@ pub fn push(
             sent.push(branch.clone());
         }
     }
-    let mut refspecs: Vec<String> = sent
-        .iter()
-        .map(|b| format!("{0}:{0}", handoff_ref(b)))
-        .collect();
+    // `--all` sends one non-forcing glob: git handles a thousand explicit refspecs slowly.
+    let mut refspecs: Vec<String> = if all && !sent.is_empty() {
+        vec!["refs/handoffs/*:refs/handoffs/*".to_string()]
+    } else {
+        sent.iter()
+            .map(|b| format!("{0}:{0}", handoff_ref(b)))
+            .collect()
+    };
     let mut leases = Vec::new();
     if prune {
         let remote_branch = |b: &str| chains.tip(&format!("refs/remotes/{remote}/{b}")).is_some();

@@ -1,0 +1,315 @@
+//! Sync timings of the release binary (issue 10), printed as a markdown table: `push` and
+//! `pull` with 1 and with 1,000 branches' handoffs against a bare remote on the local disk, and
+//! the hooks with 1,000 remote-tracking handoff refs present. Every measured run starts from the
+//! same state (a fresh bare remote, a fresh store, reset refs), rebuilt outside the timing.
+//! Run with `cargo bench --bench sync`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 5;
+const BRANCHES: usize = 1000;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "Bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn git_stdin(dir: &Path, args: &[&str], input: &str) {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("feed git");
+    assert!(child.wait().is_ok_and(|s| s.success()), "git {args:?}");
+}
+
+fn doc(repo: &Path, branch: &str) -> String {
+    format!(
+        "# Handoff — bench {branch}\nbranch: {branch}\ncheckout: {}\nstatus: benchmark\nprogress: complete\n\n## Do not re-derive\n\n### Decisions\n- keep `a.txt`\n\n### Dead ends\n- none\n\n### Traps\n- none\n\n## Next\n- nothing\n\n## Pointers\n```\na.txt:1 | hello\n```\n",
+        repo.display()
+    )
+}
+
+struct World {
+    root: PathBuf,
+    seed: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let root = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+            .join("bench-sync");
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("bench dir");
+        let root = std::fs::canonicalize(&root).expect("canonical");
+        let seed = root.join("seed");
+        std::fs::create_dir_all(&seed).expect("seed");
+        git(&seed, &["init", "-q", "-b", "main"]);
+        std::fs::write(seed.join("a.txt"), "hello\n").expect("a.txt");
+        git(&seed, &["add", "-A"]);
+        git(&seed, &["commit", "-q", "-m", "init"]);
+        let head = git(&seed, &["rev-parse", "HEAD"]);
+        let mut refs = String::new();
+        for i in 0..BRANCHES {
+            refs.push_str(&format!("create refs/heads/b{i:04} {head}\n"));
+        }
+        git_stdin(&seed, &["update-ref", "--stdin"], &refs);
+        World { root, seed }
+    }
+
+    /// A fresh bare remote holding every branch (and no handoffs).
+    fn remote(&self, name: &str) -> PathBuf {
+        let bare = self.root.join(name);
+        let _ = std::fs::remove_dir_all(&bare);
+        git(
+            &self.root,
+            &["clone", "-q", "--bare", &self.seed.to_string_lossy(), name],
+        );
+        bare
+    }
+
+    /// A clone of `bare` with every branch local, and a store path for it.
+    fn clone(&self, bare: &Path, name: &str) -> (PathBuf, PathBuf) {
+        let repo = self.root.join(name);
+        let _ = std::fs::remove_dir_all(&repo);
+        git(
+            &self.root,
+            &["clone", "-q", &format!("file://{}", bare.display()), name],
+        );
+        let head = git(&repo, &["rev-parse", "HEAD"]);
+        let mut refs = String::new();
+        for i in 0..BRANCHES {
+            refs.push_str(&format!("create refs/heads/b{i:04} {head}\n"));
+        }
+        git_stdin(&repo, &["update-ref", "--stdin"], &refs);
+        let store = self.root.join(format!("{name}-store"));
+        (std::fs::canonicalize(&repo).expect("clone"), store)
+    }
+
+    /// Slots for `n` branches (main first) written straight into `store`.
+    fn fill(&self, repo: &Path, store: &Path, n: usize) {
+        let _ = std::fs::remove_dir_all(store);
+        std::fs::create_dir_all(store).expect("store");
+        let branches = std::iter::once("main".to_string())
+            .chain((0..BRANCHES).map(|i| format!("b{i:04}")))
+            .take(n);
+        for b in branches {
+            let name = handoff_store::store::slot_name(repo.to_string_lossy().as_bytes(), &b);
+            std::fs::write(store.join(name), doc(repo, &b)).expect("slot");
+        }
+    }
+}
+
+fn store_cmd(repo: &Path, store: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_handoff-store"));
+    c.args(args)
+        .current_dir(repo)
+        .env("HOME", home)
+        .env("HANDOFF_STORE_DIR", store)
+        .env("HANDOFF_CLAIM_WINDOW_SECONDS", "0")
+        .env("LAST_CLEAR_STATE_DIR", home.join("markers"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CONTEXT_ECONOMY_CHECKOUT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+fn timed(mut c: Command, stdin: Option<&str>) -> Duration {
+    use std::io::Write;
+    if stdin.is_some() {
+        c.stdin(Stdio::piped());
+    }
+    let start = Instant::now();
+    let mut child = c.spawn().expect("spawn");
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let status = child.wait().expect("wait");
+    let elapsed = start.elapsed();
+    assert!(status.code().is_some(), "the command ran to its end");
+    elapsed
+}
+
+fn median(mut times: Vec<Duration>) -> (f64, f64) {
+    times.sort();
+    (
+        times[times.len() / 2].as_secs_f64() * 1000.0,
+        times[0].as_secs_f64() * 1000.0,
+    )
+}
+
+fn row(name: &str, target: Option<f64>, (median, min): (f64, f64)) {
+    let (t, met) = match target {
+        Some(t) => (
+            format!("≤ {t:.0} ms"),
+            if median <= t { "yes" } else { "**no**" },
+        ),
+        None => ("—".to_string(), "—"),
+    };
+    println!("| {name} | {t} | {median:.1} ms | {min:.1} ms | {met} |");
+}
+
+fn main() {
+    let w = World::new();
+    let home = w.root.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    println!("| case | target (median) | median | min | met |");
+    println!("| --- | ---: | ---: | ---: | --- |");
+
+    for (n, label) in [(1usize, "1 branch"), (BRANCHES, "1,000 branches")] {
+        // push: the slots are recorded as commits, then sent to an empty remote.
+        let mut times = Vec::new();
+        for _ in 0..RUNS {
+            let bare = w.remote("remote.git");
+            let (repo, store) = w.clone(&bare, "pusher");
+            w.fill(&repo, &store, n);
+            let args: &[&str] = if n == 1 {
+                &["push"]
+            } else {
+                &["push", "--all"]
+            };
+            times.push(timed(store_cmd(&repo, &store, &home, args), None));
+        }
+        row(
+            &format!("push, {label} (record + send)"),
+            None,
+            median(times),
+        );
+
+        // pull: a fresh clone and an empty store take every handoff the remote has.
+        let bare = w.remote("remote.git");
+        let (repo, store) = w.clone(&bare, "pusher");
+        w.fill(&repo, &store, n);
+        let args: &[&str] = if n == 1 {
+            &["push"]
+        } else {
+            &["push", "--all"]
+        };
+        let status = store_cmd(&repo, &store, &home, args)
+            .status()
+            .expect("seed push");
+        assert!(status.success(), "seeding push");
+        let mut times = Vec::new();
+        for _ in 0..RUNS {
+            let (repo, store) = w.clone(&bare, "puller");
+            let _ = std::fs::remove_dir_all(&store);
+            times.push(timed(store_cmd(&repo, &store, &home, &["pull"]), None));
+        }
+        row(
+            &format!("pull, {label} (fetch + merge + gated import)"),
+            None,
+            median(times),
+        );
+    }
+
+    // Hooks with 1,000 remote-tracking handoff refs present.
+    let bare = w.remote("remote.git");
+    let (repo, store) = w.clone(&bare, "pusher");
+    w.fill(&repo, &store, BRANCHES);
+    assert!(
+        store_cmd(&repo, &store, &home, &["push", "--all"])
+            .status()
+            .expect("push")
+            .success()
+    );
+    let (reader, reader_store) = w.clone(&bare, "reader");
+    git(
+        &reader,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+        ],
+    );
+    let clear = format!(
+        "{{\"session_id\":\"bench\",\"cwd\":{:?},\"source\":\"clear\"}}",
+        reader.to_string_lossy()
+    );
+    let slot = reader_store.join(handoff_store::store::slot_name(
+        reader.to_string_lossy().as_bytes(),
+        "main",
+    ));
+    // The slot present: the refs are never looked at.
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        std::fs::create_dir_all(&reader_store).expect("store");
+        std::fs::write(&slot, doc(&reader, "main")).expect("slot");
+        times.push(timed(
+            store_cmd(&reader, &reader_store, &home, &["hook", "session-start"]),
+            Some(&clear),
+        ));
+    }
+    row(
+        "hook session-start, slot present, 1,000 tracking refs",
+        Some(10.0),
+        median(times),
+    );
+    // The slot empty: the newest unread handoff is taken from the refs, gated and delivered.
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let _ = std::fs::remove_dir_all(&reader_store);
+        let _ = Command::new("git")
+            .args(["update-ref", "-d", "refs/handoffs/main"])
+            .current_dir(&reader)
+            .status();
+        times.push(timed(
+            store_cmd(&reader, &reader_store, &home, &["hook", "session-start"]),
+            Some(&clear),
+        ));
+    }
+    row(
+        "hook session-start, slot empty, offered from 1,000 tracking refs",
+        Some(10.0),
+        median(times),
+    );
+    let head = git(&reader, &["rev-parse", "HEAD"]);
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let _ = std::fs::remove_dir_all(&reader_store);
+        times.push(timed(
+            store_cmd(
+                &reader,
+                &reader_store,
+                &home,
+                &["hook", "post-checkout", &head, &head, "1"],
+            ),
+            None,
+        ));
+    }
+    row(
+        "hook post-checkout, slot empty, named from 1,000 tracking refs",
+        Some(10.0),
+        median(times),
+    );
+}
