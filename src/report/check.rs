@@ -15,28 +15,64 @@ use crate::git;
 use crate::input::{self, InputError};
 use crate::resolve::{self, Resolver};
 
-/// Gate a parsed document. `file` is FILE as given; `checkout_arg` the CHECKOUT argument.
-pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
-    let mut report = Report::new(Mode::Gate, file);
-    let header = doc.field("checkout");
-    let header_state = match &header {
-        None => HeaderCheckout::Absent,
-        Some(f) => expand_checkout(&f.value, Path::new(file)),
-    };
-    report.findings.extend(contract::check(doc, &header_state));
+/// What the gate finds before it looks at a checkout (steps 1–11: contract, citation grammar,
+/// input guard, coverage, size), with the citations it parsed on the way.
+struct Offline {
+    findings: Vec<Finding>,
+    citations: Vec<citation::CitationLine>,
+    size: size::Size,
+}
+
+fn offline(doc: &Document, header_state: &HeaderCheckout) -> Offline {
+    let mut findings = contract::check(doc, header_state);
     let block = doc.citation_block();
     let citations =
         citation::parse_lines(block.iter().flatten().map(|b| (b.line, b.text.as_str())));
-    report.findings.extend(contract::path_symbols(&citations));
+    findings.extend(contract::path_symbols(&citations));
     if let Some(refusal) = resolve::input_guard(&citations) {
-        report.findings.push(refusal.finding());
+        findings.push(refusal.finding());
     }
-    report.findings.extend(coverage::check(
+    findings.extend(coverage::check(
         doc,
         block.is_some().then_some(&citations[..]),
     ));
     let size = size::measure(doc.size_bytes);
-    report.findings.extend(size.findings.iter().cloned());
+    findings.extend(size.findings.iter().cloned());
+    Offline {
+        findings,
+        citations,
+        size,
+    }
+}
+
+fn header_state(doc: &Document, file: &str) -> HeaderCheckout {
+    match doc.field("checkout") {
+        None => HeaderCheckout::Absent,
+        Some(f) => expand_checkout(&f.value, Path::new(file)),
+    }
+}
+
+/// The first error that makes `doc` malformed (gate exit 2) without looking at a checkout or a
+/// citation's target — what sync checks before it imports a document whose `checkout:` it has
+/// just pointed at this checkout.
+pub fn malformed(doc: &Document, file: &str) -> Option<Finding> {
+    offline(doc, &header_state(doc, file))
+        .findings
+        .into_iter()
+        .find(|f| f.severity == Severity::Error)
+}
+
+/// Gate a parsed document. `file` is FILE as given; `checkout_arg` the CHECKOUT argument.
+pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
+    let mut report = Report::new(Mode::Gate, file);
+    let header = doc.field("checkout");
+    let header_state = header_state(doc, file);
+    let Offline {
+        findings,
+        citations,
+        size,
+    } = offline(doc, &header_state);
+    report.findings.extend(findings);
     report.size = Some(size);
 
     // Checkout (step 12).

@@ -252,8 +252,9 @@ pub enum Merge {
 }
 
 /// Bring `version` into slot `name` (or, with `into_slot` false, into its history): the
-/// `checkout:` header is rewritten to `checkout`, and the gate runs on it here first — a
-/// document the gate calls malformed (a credential included) is refused, with the reason.
+/// `checkout:` header is rewritten to `checkout`, and the gate's contract checks run on it here
+/// first — a document the gate calls malformed (a credential included) is refused, with the
+/// reason.
 pub fn import(
     store: &Store,
     name: &str,
@@ -272,16 +273,14 @@ pub fn import(
         Err(e) => return Ok(Err(e.to_string())),
     };
     let doc = Document::parse(&text.replace('\r', ""));
+    // Only what makes a document malformed is checked here; its citations are judged when it
+    // is read, like any stored handoff's.
     let label = format!("version {}", &version.id[..version.id.len().min(12)]);
-    let report = crate::report::check::document(&doc, &label, Some(checkout));
-    if report.exit_code == 2 {
-        let first = report
-            .findings
-            .iter()
-            .find(|f| f.severity == crate::finding::Severity::Error)
-            .map(|f| format!(": {}", f.message))
-            .unwrap_or_default();
-        return Ok(Err(format!("the gate calls it malformed (exit 2){first}")));
+    if let Some(error) = crate::report::check::malformed(&doc, &label) {
+        return Ok(Err(format!(
+            "the gate calls it malformed (exit 2): {}",
+            error.message
+        )));
     }
     let written = at(Meta::parse(&version.meta).written_at);
     store.create()?;
