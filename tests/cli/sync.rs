@@ -266,8 +266,17 @@ fn consuming_on_one_machine_is_seen_on_the_other_after_sync() {
     let bare = remote(&env);
     let a = machine(&env, "a", &bare);
     let b = machine(&env, "b", &bare);
+    let (a_before, b_before) = (tree_state(&env, &a.repo), tree_state(&env, &b.repo));
     assert_eq!(a.write(&env, "to-consume").code, 0);
-    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    let (code, pushed) = json(&mut a.hs(&env, &["push", "--format", "json"]));
+    assert_eq!(code, 0, "{pushed}");
+    assert_eq!(pushed["remote"], "origin");
+    assert_eq!(pushed["push"]["branches"][0], "main");
+    assert_eq!(
+        pushed["push"]["updates"][0]["reference"],
+        "refs/handoffs/main"
+    );
+    assert_eq!(pushed["push"]["updates"][0]["status"], "pushed");
     assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0);
     // Reading consumes it on B.
     assert_eq!(run(&mut b.hs(&env, &["read"])).code, 0);
@@ -282,6 +291,8 @@ fn consuming_on_one_machine_is_seen_on_the_other_after_sync() {
         "{}",
         a.slot_text(&env)
     );
+    assert_eq!(tree_state(&env, &a.repo), a_before);
+    assert_eq!(tree_state(&env, &b.repo), b_before);
 }
 
 #[test]
@@ -402,6 +413,7 @@ fn worktrees_of_one_repository_share_the_chains() {
             &wt.to_string_lossy(),
         ],
     );
+    let (main_before, wt_before) = (tree_state(&env, &a.repo), tree_state(&env, &wt));
     let doc = canonical(&wt.to_string_lossy(), "topic");
     let mut write = a.hs(&env, &["write"]);
     write.current_dir(&wt).write_stdin(doc);
@@ -421,6 +433,10 @@ fn worktrees_of_one_repository_share_the_chains() {
         env.git(&bare, &["rev-parse", "refs/handoffs/topic"]),
         from_main
     );
+    let pulled = run(&mut a.hs(&env, &["pull"]));
+    assert_eq!(pulled.code, 0, "{}{}", pulled.stdout, pulled.stderr);
+    assert_eq!(tree_state(&env, &a.repo), main_before);
+    assert_eq!(tree_state(&env, &wt), wt_before);
 }
 
 #[test]
