@@ -13,6 +13,7 @@ pub mod error;
 pub mod finding;
 pub mod gate;
 pub mod git;
+pub mod harness;
 pub mod hooks;
 pub mod input;
 pub mod report;

@@ -253,8 +253,14 @@ pub enum Event {
 /// Run a hook. Always 0: a panic is caught and silenced, because a hook must never fail a
 /// session or a checkout.
 pub fn run(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> i32 {
+    guard(|| dispatch(event, out, err))
+}
+
+/// Run a hook body with panics caught and silenced; always 0 (a hook never fails a session or
+/// a checkout). The harness adapters run through it too.
+pub fn guard(body: impl FnOnce()) -> i32 {
     std::panic::set_hook(Box::new(|_| {}));
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(event, out, err)));
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
     0
 }
 

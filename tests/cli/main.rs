@@ -4,6 +4,7 @@ mod citations;
 mod compaction;
 mod durability;
 mod gate;
+mod harness;
 mod hooks;
 mod layers;
 mod properties;

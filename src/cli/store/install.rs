@@ -1,11 +1,13 @@
-//! `install` / `uninstall`: set up (and take down) the integrations that live outside the
-//! store. Today the git post-checkout hook; the agent harnesses join here.
+//! `install` / `uninstall` / `status`: set up, take down and check the integrations that live
+//! outside the store — git's post-checkout hook and each agent harness's SessionStart hook.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::print;
+use super::{Format, print, print_json};
 use crate::error::Error;
+use crate::harness::install::{self as harness_install, Scope};
+use crate::harness::{Harness, codex, status};
 use crate::hooks::git_hook::{self, Installed, Removed};
 use crate::hooks::self_command;
 
@@ -14,18 +16,192 @@ use crate::hooks::self_command;
 pub enum What {
     /// git's post-checkout hook: names the handoff of the branch just checked out.
     GitHook,
+    /// Codex CLI's SessionStart hook (hooks.json), trusted through Codex itself.
+    Codex,
+    /// Gemini CLI's SessionStart hook (settings.json).
+    Gemini,
+    /// GitHub Copilot CLI's sessionStart hook (.github/hooks/handoff-store.json).
+    Copilot,
+    /// Cline's TaskStart hook (.clinerules/hooks/TaskStart).
+    Cline,
+    /// Cursor's sessionStart hook (hooks.json).
+    Cursor,
+}
+
+impl What {
+    fn harness(self) -> Option<Harness> {
+        match self {
+            What::GitHook => None,
+            What::Codex => Some(Harness::Codex),
+            What::Gemini => Some(Harness::Gemini),
+            What::Copilot => Some(Harness::Copilot),
+            What::Cline => Some(Harness::Cline),
+            What::Cursor => Some(Harness::Cursor),
+        }
+    }
+}
+
+/// `--project` / `--user` (the default is each harness's usual place: user for Codex, Gemini
+/// and Cursor, the repository for Copilot and Cline).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct ScopeArgs {
+    /// Into this repository's configuration.
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Into the user's configuration.
+    #[arg(long)]
+    pub user: bool,
+}
+
+impl ScopeArgs {
+    fn scope(self, h: Harness) -> Scope {
+        if self.project {
+            Scope::Project
+        } else if self.user || matches!(h, Harness::Codex | Harness::Gemini | Harness::Cursor) {
+            Scope::User
+        } else {
+            Scope::Project
+        }
+    }
 }
 
 fn dir_of(dir: Option<&str>) -> Result<PathBuf, Error> {
     match dir {
         Some(d) => Ok(PathBuf::from(d)),
-        None => std::env::current_dir().map_err(|e| Error::io(std::path::Path::new("."), e)),
+        None => std::env::current_dir().map_err(|e| Error::io(Path::new("."), e)),
     }
 }
 
-pub fn install(what: What, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
-    let What::GitHook = what;
-    let (path, done) = git_hook::install(&dir_of(dir)?, &self_command())?;
+/// The top level of the checkout containing `dir`, if any.
+fn root_of(dir: &Path) -> Option<PathBuf> {
+    crate::git::open_work_tree(dir, false).ok().map(|w| w.root)
+}
+
+pub fn install(
+    what: What,
+    dir: Option<&str>,
+    scope: ScopeArgs,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let dir = dir_of(dir)?;
+    let Some(h) = what.harness() else {
+        return install_git_hook(&dir, out);
+    };
+    let store = crate::store::Store::open()?;
+    let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
+    let done = harness_install::install(&store, &plan)?;
+    let mut text = if done.changed {
+        format!("installed {} hook in {}\n", h.name(), done.file)
+    } else {
+        format!(
+            "installed {} hook in {} (it was already there)\n",
+            h.name(),
+            done.file
+        )
+    };
+    if h == Harness::Codex {
+        text.push_str(&trust_codex(&store, &plan, &dir));
+    }
+    if h == Harness::Gemini {
+        text.push_str("note      headless runs (gemini -p) also need a trusted folder: GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust\n");
+    }
+    print(out, &text)?;
+    Ok(0)
+}
+
+/// Trust our Codex hook through Codex, or say exactly what the user must do.
+fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &Path) -> String {
+    let manual = "open codex, type /hooks, choose \"Review hook trust\" and trust handoff-store's SessionStart hook (until then Codex skips it without a word)";
+    let Some(bin) = codex::binary() else {
+        return format!(
+            "trust     codex is not on PATH, so the hook is not trusted yet: {manual}\n"
+        );
+    };
+    let mut text = match codex::trust_ours(&bin, dir) {
+        Ok(keys) if keys.is_empty() => {
+            "trust     Codex already trusts it (or does not load this file here; see handoff-store status)\n".to_string()
+        }
+        Ok(keys) => {
+            for k in &keys {
+                let _ = harness_install::remember_trust_key(store, &plan.file, k);
+            }
+            format!("trusted   through codex app-server: {}\n", keys.join(", "))
+        }
+        Err(e) => format!("trust     not recorded ({e}): {manual}\n"),
+    };
+    if plan.scope == Scope::Project {
+        text.push_str("note      Codex reads a project's .codex/ only once the project is trusted: run codex there and trust it, or codex exec --trust\n");
+    }
+    text
+}
+
+pub fn uninstall(
+    what: What,
+    dir: Option<&str>,
+    scope: ScopeArgs,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let dir = dir_of(dir)?;
+    let Some(h) = what.harness() else {
+        return uninstall_git_hook(&dir, out);
+    };
+    let store = crate::store::Store::open()?;
+    let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
+    let done = harness_install::uninstall(&store, &plan)?;
+    if let Some(key) = &done.trust_key {
+        let _ = codex::forget(key);
+    }
+    let text = match (done.removed, done.exact) {
+        (false, _) => format!(
+            "nothing to remove: no {} hook of ours in {}\n",
+            h.name(),
+            done.file
+        ),
+        (true, true) => format!(
+            "removed   {} hook from {} (restored as it was)\n",
+            h.name(),
+            done.file
+        ),
+        (true, false) => format!(
+            "removed   {} hook from {} (the file changed since install; only our hook was taken out)\n",
+            h.name(),
+            done.file
+        ),
+    };
+    print(out, &text)?;
+    Ok(0)
+}
+
+pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+    let dir = dir_of(dir)?;
+    let rows = status::rows(root_of(&dir).as_deref(), &dir);
+    match format {
+        Format::Json => print_json(out, &serde_json::json!({ "harnesses": rows }))?,
+        Format::Text => {
+            let mut text = String::new();
+            for r in &rows {
+                text.push_str(&format!(
+                    "{:<8} {:<8} installed={:<5} runs={:<7} {}{}\n",
+                    r.harness,
+                    r.scope,
+                    if r.installed { "yes" } else { "no" },
+                    r.runs,
+                    r.file.as_deref().unwrap_or("-"),
+                    if r.why.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" — {}", r.why)
+                    }
+                ));
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(0)
+}
+
+fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
+    let (path, done) = git_hook::install(dir, &self_command())?;
     let line = match done {
         Installed::Fresh => format!("installed {}\n", path.display()),
         Installed::Updated => format!("updated   {} (it was already ours)\n", path.display()),
@@ -39,9 +215,8 @@ pub fn install(what: What, dir: Option<&str>, out: &mut dyn Write) -> Result<i32
     Ok(0)
 }
 
-pub fn uninstall(what: What, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
-    let What::GitHook = what;
-    let (path, done) = git_hook::uninstall(&dir_of(dir)?)?;
+fn uninstall_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
+    let (path, done) = git_hook::uninstall(dir)?;
     let line = match done {
         Removed::Removed => format!("removed   {}\n", path.display()),
         Removed::Restored => format!(

@@ -143,12 +143,22 @@ enum Command {
         #[arg(value_enum)]
         what: install::What,
         dir: Option<String>,
+        #[command(flatten)]
+        scope: install::ScopeArgs,
     },
-    /// Remove what `install` put in place, restoring a chained hook.
+    /// Remove what `install` put in place, restoring a chained hook or the file as it was.
     Uninstall {
         #[arg(value_enum)]
         what: install::What,
         dir: Option<String>,
+        #[command(flatten)]
+        scope: install::ScopeArgs,
+    },
+    /// Per agent harness and scope: is our hook installed, and would it run?
+    Status {
+        dir: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
     /// session-end; git post-checkout. Hooks always exit 0.
@@ -165,8 +175,12 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum HookEvent {
-    /// Claude Code SessionStart: re-inject the handoff after /clear or a compaction.
-    SessionStart,
+    /// SessionStart: re-inject the handoff after /clear or a compaction (Claude Code, or the
+    /// harness named by --harness).
+    SessionStart {
+        #[arg(long, value_enum)]
+        harness: Option<crate::harness::Harness>,
+    },
     /// Claude Code PreCompact: steer the summary and start the background writer.
     PreCompact,
     /// Claude Code PostCompact: confirm the compaction, so the writer's handoff may be installed.
@@ -221,9 +235,14 @@ pub fn run(
             apply,
             format,
         } => prune::prune(older_than, apply, format, out),
+        Command::Hook {
+            event: HookEvent::SessionStart {
+                harness: Some(h), ..
+            },
+        } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::session_start(h, out)),
         Command::Hook { event } => {
             let event = match event {
-                HookEvent::SessionStart => hooks::Event::SessionStart,
+                HookEvent::SessionStart { .. } => hooks::Event::SessionStart,
                 HookEvent::PreCompact => hooks::Event::PreCompact,
                 HookEvent::PostCompact => hooks::Event::PostCompact,
                 HookEvent::UserPromptSubmit => hooks::Event::UserPromptSubmit,
@@ -254,8 +273,11 @@ pub fn run(
             };
             sync::run(&opts, action, false, out, err)
         }
-        Command::Install { what, dir } => install::install(what, dir.as_deref(), out),
-        Command::Uninstall { what, dir } => install::uninstall(what, dir.as_deref(), out),
+        Command::Install { what, dir, scope } => install::install(what, dir.as_deref(), scope, out),
+        Command::Uninstall { what, dir, scope } => {
+            install::uninstall(what, dir.as_deref(), scope, out)
+        }
+        Command::Status { dir, format } => install::status(dir.as_deref(), format, out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
             Ok(0)

@@ -1,0 +1,191 @@
+//! Codex CLI's hook trust. Codex runs a configured hook only when `config.toml` records a
+//! `trusted_hash` matching the hook as it is now, and skips any other silently. The supported
+//! path to record it is Codex's own: `codex app-server` over stdio JSON-RPC, `hooks/list` (each
+//! hook's key, current hash and trust status) then `config/batchWrite` — what its TUI's "Trust"
+//! does. We never compute Codex's hash ourselves. Spawned by argv, with a deadline.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Harness;
+use super::install::is_ours;
+
+/// How long one app-server answer may take.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The `codex` program: `HANDOFF_CODEX_BIN`, else `codex` on PATH.
+pub fn binary() -> Option<PathBuf> {
+    if let Some(p) = crate::env::non_empty("HANDOFF_CODEX_BIN") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("codex"))
+        .find(|p| p.is_file())
+}
+
+/// One of Codex's hooks as `hooks/list` reports it.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    pub key: String,
+    pub current_hash: String,
+    /// `trusted`, `untrusted`, `modified` or `managed`.
+    pub trust: String,
+    pub ours: bool,
+}
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next: u64,
+}
+
+impl Server {
+    fn start(codex: &Path, cwd: &Path) -> Result<Server, String> {
+        let mut child = Command::new(codex)
+            .arg("app-server")
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {}", codex.display(), e))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            stdin,
+            lines,
+            next: 1,
+        };
+        server.call(
+            "initialize",
+            json!({"clientInfo": {"name": "handoff-store", "version": env!("CARGO_PKG_VERSION")}}),
+        )?;
+        server.send(&json!({"method": "initialized"}))?;
+        Ok(server)
+    }
+
+    fn send(&mut self, message: &Value) -> Result<(), String> {
+        writeln!(self.stdin, "{message}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("codex app-server: {e}"))
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"id": id, "method": method, "params": params}))?;
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(DEADLINE)
+                .map_err(|_| format!("codex app-server did not answer {method}"))?;
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id").and_then(Value::as_u64) != Some(id) {
+                continue;
+            }
+            if let Some(error) = message.get("error") {
+                return Err(format!("codex app-server {method}: {error}"));
+            }
+            return Ok(message.get("result").cloned().unwrap_or(Value::Null));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn hooks_of(result: &Value) -> Vec<Hook> {
+    result["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|entry| entry["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|h| {
+            Some(Hook {
+                key: h["key"].as_str()?.to_string(),
+                current_hash: h["currentHash"].as_str().unwrap_or("").to_string(),
+                trust: h["trustStatus"].as_str().unwrap_or("unknown").to_string(),
+                ours: is_ours(Harness::Codex, &h["command"]),
+            })
+        })
+        .collect()
+}
+
+/// Codex's view of the hooks that apply in `cwd`.
+pub fn list(codex: &Path, cwd: &Path) -> Result<Vec<Hook>, String> {
+    let mut server = Server::start(codex, cwd)?;
+    let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
+    Ok(hooks_of(&result))
+}
+
+/// Trust our hooks (and only ours) that apply in `cwd`, through Codex; returns their keys.
+pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Vec<String>, String> {
+    let mut server = Server::start(codex, cwd)?;
+    let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
+    let ours: Vec<Hook> = hooks_of(&result)
+        .into_iter()
+        .filter(|h| h.ours && h.trust != "trusted" && !h.current_hash.is_empty())
+        .collect();
+    if ours.is_empty() {
+        return Ok(Vec::new());
+    }
+    let state: serde_json::Map<String, Value> = ours
+        .iter()
+        .map(|h| (h.key.clone(), json!({"trusted_hash": h.current_hash})))
+        .collect();
+    // The key holds dots (a path), so the whole table is upserted rather than a dotted path.
+    server.call(
+        "config/batchWrite",
+        json!({"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}]}),
+    )?;
+    Ok(ours.into_iter().map(|h| h.key).collect())
+}
+
+/// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook
+/// was uninstalled.
+pub fn forget(key: &str) -> Result<(), String> {
+    let Some(home) = crate::env::non_empty("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
+    else {
+        return Ok(());
+    };
+    let file = home.join("config.toml");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Ok(());
+    };
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    let removed = doc
+        .get_mut("hooks")
+        .and_then(|h| h.get_mut("state"))
+        .and_then(|s| s.as_table_like_mut())
+        .and_then(|t| t.remove(key))
+        .is_some();
+    if removed {
+        crate::store::slot::replace(&file, doc.to_string().as_bytes(), None, None)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

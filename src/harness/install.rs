@@ -1,0 +1,336 @@
+//! `install <harness>` / `uninstall <harness>`: where each harness reads its hooks, and putting
+//! our SessionStart hook there without disturbing anything else. JSON files are edited through
+//! the CST (`jsonc.rs`); the bytes before and after are kept under `<store>/.installs/`, so an
+//! uninstall of a file nobody touched since restores it byte for byte, and one edited since loses
+//! only our hook group. Codex's hook trust is established through Codex itself (`codex.rs`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{Harness, jsonc};
+use crate::error::Error;
+use crate::store::{Store, slot};
+
+/// User-wide or this repository's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// How our hook is written into a harness's configuration.
+#[derive(Debug, Clone)]
+pub enum Shape {
+    /// One group appended to the array at `path` of a JSON file; `new_file` is the text of a
+    /// file that does not exist yet.
+    Json {
+        path: &'static [&'static str],
+        entry: Value,
+        new_file: &'static str,
+    },
+    /// An executable script of ours (Cline runs the file named after the event).
+    Script(String),
+}
+
+/// Where and how our hook goes for one harness and scope.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub harness: Harness,
+    pub scope: Scope,
+    pub file: PathBuf,
+    pub shape: Shape,
+}
+
+/// The hook command a harness runs: this binary by absolute path.
+pub fn hook_command(h: Harness) -> String {
+    format!(
+        "{} hook session-start --harness {}",
+        crate::hooks::self_command(),
+        h.name()
+    )
+}
+
+/// Whether a hook group (or script) is ours: it runs our session-start for this harness.
+pub fn is_ours(h: Harness, group: &Value) -> bool {
+    group
+        .to_string()
+        .contains(&format!("hook session-start --harness {}", h.name()))
+}
+
+fn codex_home() -> Option<PathBuf> {
+    crate::env::non_empty("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
+}
+
+/// The plan for `h` in `scope`; `root` is the repository's top level for project scope.
+pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error> {
+    let home = || crate::env::home().ok_or(Error::NoHome);
+    let project = |rel: &str| -> Result<PathBuf, Error> {
+        root.map(|r| r.join(rel)).ok_or_else(|| {
+            Error::Usage(format!(
+                "{} --project needs a git checkout (the working directory or DIR)",
+                h.name()
+            ))
+        })
+    };
+    let command = hook_command(h);
+    let claude_like = |timeout: u64| Shape::Json {
+        path: &["hooks", "SessionStart"],
+        entry: json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]}),
+        new_file: "{}\n",
+    };
+    let (file, shape) = match (h, scope) {
+        (Harness::ClaudeCode, _) => {
+            return Err(Error::Usage(
+                "Claude Code takes the plugin in contrib/claude-code (see the README's Hooks section)".into(),
+            ));
+        }
+        (Harness::Codex, Scope::User) => (
+            codex_home().ok_or(Error::NoHome)?.join("hooks.json"),
+            claude_like(10),
+        ),
+        (Harness::Codex, Scope::Project) => (project(".codex/hooks.json")?, claude_like(10)),
+        // Gemini CLI's timeouts are in milliseconds.
+        (Harness::Gemini, Scope::User) => {
+            (home()?.join(".gemini/settings.json"), claude_like(10_000))
+        }
+        (Harness::Gemini, Scope::Project) => {
+            (project(".gemini/settings.json")?, claude_like(10_000))
+        }
+        (Harness::Copilot, Scope::Project) => (
+            project(".github/hooks/handoff-store.json")?,
+            Shape::Json {
+                path: &["hooks", "sessionStart"],
+                entry: json!({"type": "command", "bash": command, "timeoutSec": 10}),
+                new_file: "{\n  \"version\": 1\n}\n",
+            },
+        ),
+        (Harness::Cline, Scope::Project) => (
+            project(".clinerules/hooks/TaskStart")?,
+            Shape::Script(format!("#!/bin/sh\nexec {command}\n")),
+        ),
+        (Harness::Cursor, scope) => (
+            match scope {
+                Scope::User => home()?.join(".cursor/hooks.json"),
+                Scope::Project => project(".cursor/hooks.json")?,
+            },
+            Shape::Json {
+                path: &["hooks", "sessionStart"],
+                entry: json!({"command": command}),
+                new_file: "{\n  \"version\": 1\n}\n",
+            },
+        ),
+        (Harness::Copilot | Harness::Cline, Scope::User) => {
+            return Err(Error::Usage(format!(
+                "{} reads hooks from the repository only; use --project",
+                h.name()
+            )));
+        }
+    };
+    Ok(Plan {
+        harness: h,
+        scope,
+        file,
+        shape,
+    })
+}
+
+/// What `install` and `uninstall` remember of a file (`<store>/.installs/<md5 of path>.json`).
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    path: String,
+    before: Option<String>,
+    after: String,
+    /// Codex's trust key for our hook, when one was written.
+    trust_key: Option<String>,
+}
+
+fn record_path(store: &Store, file: &Path) -> PathBuf {
+    let key = crate::hooks::md5_hex(file.to_string_lossy().as_bytes());
+    store.dir.join(".installs").join(format!("{key}.json"))
+}
+
+fn read_text(file: &Path) -> Result<Option<String>, Error> {
+    match std::fs::read(file) {
+        Ok(b) => String::from_utf8(b)
+            .map(Some)
+            .map_err(|_| Error::Input(format!("{} is not UTF-8 text", file.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(file, e)),
+    }
+}
+
+fn write_text(file: &Path, text: &str, executable: bool) -> Result<(), Error> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    let mode = std::fs::metadata(file)
+        .ok()
+        .and_then(|m| slot::mode_of(&m))
+        .unwrap_or(if executable { 0o755 } else { 0o644 });
+    slot::replace(file, text.as_bytes(), None, Some(mode))
+}
+
+/// The result of `install`.
+#[derive(Debug, Serialize)]
+pub struct Installed {
+    pub harness: &'static str,
+    pub file: String,
+    /// False when our hook was already there.
+    pub changed: bool,
+}
+
+/// Put our hook into the plan's file (idempotent).
+pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
+    let before = read_text(&plan.file)?;
+    let installed = |changed| Installed {
+        harness: plan.harness.name(),
+        file: plan.file.to_string_lossy().into_owned(),
+        changed,
+    };
+    let after = match &plan.shape {
+        Shape::Json {
+            path,
+            entry,
+            new_file,
+        } => {
+            let text = before.clone().unwrap_or_else(|| new_file.to_string());
+            if jsonc::elements(&text, path)
+                .iter()
+                .any(|g| is_ours(plan.harness, g))
+            {
+                return Ok(installed(false));
+            }
+            jsonc::append(&text, path, entry).map_err(|e| {
+                Error::Input(format!(
+                    "cannot add the hook to {}: {e}",
+                    plan.file.display()
+                ))
+            })?
+        }
+        Shape::Script(script) => match &before {
+            Some(text) if text == script => return Ok(installed(false)),
+            Some(_) => {
+                return Err(Error::Collision(format!(
+                    "{} already exists and is not ours; move it away (Cline runs one script per event) and install again",
+                    plan.file.display()
+                )));
+            }
+            None => script.clone(),
+        },
+    };
+    write_text(&plan.file, &after, matches!(plan.shape, Shape::Script(_)))?;
+    let record = Record {
+        path: plan.file.to_string_lossy().into_owned(),
+        before,
+        after,
+        trust_key: None,
+    };
+    save_record(store, &plan.file, &record)?;
+    Ok(installed(true))
+}
+
+fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error> {
+    let path = record_path(store, file);
+    if let Some(dir) = path.parent() {
+        slot::create_private_dir(dir)?;
+    }
+    let text = serde_json::to_string(record).map_err(|e| Error::Output(e.into()))?;
+    slot::replace(&path, text.as_bytes(), None, None)
+}
+
+/// Remember Codex's trust key for the hook installed in `file`.
+pub fn remember_trust_key(store: &Store, file: &Path, key: &str) -> Result<(), Error> {
+    let path = record_path(store, file);
+    let Some(text) = read_text(&path)? else {
+        return Ok(());
+    };
+    let Ok(mut record) = serde_json::from_str::<Record>(&text) else {
+        return Ok(());
+    };
+    record.trust_key = Some(key.to_string());
+    save_record(store, file, &record)
+}
+
+/// The result of `uninstall`.
+#[derive(Debug, Serialize)]
+pub struct Removed {
+    pub harness: &'static str,
+    pub file: String,
+    /// Whether anything of ours was there.
+    pub removed: bool,
+    /// True when the file was restored byte for byte (nobody had changed it since install).
+    pub exact: bool,
+    /// Codex's trust key of the removed hook, for the caller to drop.
+    #[serde(skip)]
+    pub trust_key: Option<String>,
+}
+
+/// Take our hook out of the plan's file.
+pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
+    let current = read_text(&plan.file)?;
+    let record_file = record_path(store, &plan.file);
+    let record: Option<Record> =
+        read_text(&record_file)?.and_then(|t| serde_json::from_str(&t).ok());
+    let mut removed = Removed {
+        harness: plan.harness.name(),
+        file: plan.file.to_string_lossy().into_owned(),
+        removed: false,
+        exact: false,
+        trust_key: record.as_ref().and_then(|r| r.trust_key.clone()),
+    };
+    let Some(current) = current else {
+        let _ = std::fs::remove_file(&record_file);
+        return Ok(removed);
+    };
+    if let Some(r) = &record
+        && r.after == current
+    {
+        match &r.before {
+            Some(before) => write_text(&plan.file, before, false)?,
+            None => std::fs::remove_file(&plan.file).map_err(|e| Error::io(&plan.file, e))?,
+        }
+        removed.removed = true;
+        removed.exact = true;
+    } else {
+        match &plan.shape {
+            Shape::Json { path, .. } => {
+                let (text, n) = jsonc::remove(&current, path, |g| is_ours(plan.harness, g))
+                    .map_err(|e| {
+                        Error::Input(format!(
+                            "cannot read {}: {e}; nothing was changed",
+                            plan.file.display()
+                        ))
+                    })?;
+                if n > 0 {
+                    write_text(&plan.file, &text, false)?;
+                    removed.removed = true;
+                }
+            }
+            Shape::Script(script) => {
+                if &current == script {
+                    std::fs::remove_file(&plan.file).map_err(|e| Error::io(&plan.file, e))?;
+                    removed.removed = true;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&record_file);
+    Ok(removed)
+}
+
+/// Whether our hook is in the plan's file now.
+pub fn is_installed(plan: &Plan) -> bool {
+    let Ok(Some(text)) = read_text(&plan.file) else {
+        return false;
+    };
+    match &plan.shape {
+        Shape::Json { path, .. } => jsonc::elements(&text, path)
+            .iter()
+            .any(|g| is_ours(plan.harness, g)),
+        Shape::Script(script) => &text == script,
+    }
+}

@@ -1,0 +1,221 @@
+//! One core, thin adapters: every agent harness with a session hook runs the same SessionStart
+//! logic (`hooks::session_start`), and its adapter only maps the harness's input (event names,
+//! field spellings, `source` values) to the Claude Code shape the hooks read, and the result
+//! back to the harness's output shape. Where each harness keeps its hook configuration, and how
+//! ours is put there and taken out again, is in `install.rs`; whether it would run, in
+//! `status.rs`.
+
+pub mod codex;
+pub mod install;
+pub mod jsonc;
+pub mod status;
+
+use std::io::Write;
+
+use serde_json::{Map, Value, json};
+
+/// The harnesses we have an adapter for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Harness {
+    /// Claude Code (the default; its plugin lives in contrib/claude-code).
+    ClaudeCode,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cline.
+    Cline,
+    /// Cursor (the CLI honours injected context; the IDE is known to drop it).
+    Cursor,
+}
+
+impl Harness {
+    pub const ALL: [Harness; 6] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Copilot,
+        Harness::Cline,
+        Harness::Cursor,
+    ];
+
+    /// The name used on the command line and in hook commands.
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
+            Harness::Copilot => "copilot",
+            Harness::Cline => "cline",
+            Harness::Cursor => "cursor",
+        }
+    }
+
+    /// The harness's session-start input mapped to the Claude Code shape: `session_id`, `cwd`,
+    /// `source` (startup / resume / clear / compact), `transcript_path` when there is one.
+    pub fn input(self, raw: &Map<String, Value>) -> Map<String, Value> {
+        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+        let first_root = |key: &str| {
+            raw.get(key)
+                .and_then(Value::as_array)
+                .and_then(|a| a.first())
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let (session, cwd, source, transcript) = match self {
+            // Same field names as Claude Code (measured on Codex 0.169.0 and Gemini CLI 0.61.0).
+            Harness::ClaudeCode | Harness::Codex | Harness::Gemini => (
+                text("session_id"),
+                text("cwd"),
+                text("source"),
+                text("transcript_path"),
+            ),
+            // camelCase; `new` is a fresh session in a running CLI, the /clear of Copilot.
+            Harness::Copilot => (
+                text("sessionId"),
+                text("cwd"),
+                text("source").map(|s| if s == "new" { "clear".into() } else { s }),
+                text("transcriptPath"),
+            ),
+            // TaskStart is a fresh task (a cleared context); TaskResume picks one up again.
+            Harness::Cline => (
+                text("taskId"),
+                first_root("workspaceRoots"),
+                match text("hookName").as_deref() {
+                    Some("TaskResume") => Some("resume".into()),
+                    _ => Some("clear".into()),
+                },
+                None,
+            ),
+            // A new composer conversation is a fresh context.
+            Harness::Cursor => (
+                text("conversation_id").or_else(|| text("session_id")),
+                first_root("workspace_roots").or_else(|| text("cwd")),
+                Some("clear".into()),
+                text("transcript_path"),
+            ),
+        };
+        let mut out = Map::new();
+        let mut put = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                out.insert(k.into(), Value::String(v));
+            }
+        };
+        put("session_id", session);
+        put("cwd", cwd);
+        put("source", source);
+        put("transcript_path", transcript);
+        out.insert("hook_event_name".into(), json!("SessionStart"));
+        out
+    }
+
+    /// The harness's stdout for a SessionStart that injects `context` (or nothing). `None`:
+    /// print nothing.
+    pub fn output(self, context: Option<&str>) -> Option<String> {
+        let claude = |c: &str| json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": c}});
+        let value = match (self, context) {
+            (Harness::ClaudeCode | Harness::Codex | Harness::Gemini, Some(c)) => claude(c),
+            (Harness::ClaudeCode | Harness::Codex | Harness::Gemini, None) => return None,
+            // Copilot CLI documents no way for sessionStart to add context; the same shape is
+            // printed in case a version reads it, and ignored otherwise.
+            (Harness::Copilot, Some(c)) => json!({"additionalContext": c}),
+            (Harness::Copilot, None) => return None,
+            // Cline reads one object on every run; contextModification is added to the task.
+            (Harness::Cline, c) => json!({"cancel": false, "contextModification": c.unwrap_or("")}),
+            (Harness::Cursor, Some(c)) => json!({"additional_context": c}),
+            (Harness::Cursor, None) => json!({}),
+        };
+        serde_json::to_string(&value).ok()
+    }
+}
+
+/// The `additionalContext` of a line the Claude Code hook printed.
+fn context_of(printed: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(printed).ok()?;
+    v.get("hookSpecificOutput")?
+        .get("additionalContext")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// `hook session-start --harness <h>`: read the harness's input, run the one SessionStart core,
+/// print the harness's output. Always exits 0, like every hook.
+pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
+    crate::hooks::guard(|| {
+        if crate::hooks::is_writer_child() {
+            return;
+        }
+        let raw = crate::hooks::read_input(std::io::stdin()).unwrap_or_default();
+        let input = h.input(&raw);
+        let mut printed = Vec::new();
+        crate::hooks::session_start::run(&input, &mut printed);
+        if let Some(line) = h.output(context_of(&printed).as_deref()) {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn inputs_map_to_the_claude_shape() {
+        let cline = Harness::Cline.input(&map(json!({
+            "hookName": "TaskStart", "taskId": "t1", "workspaceRoots": ["/w"], "clineVersion": "3"
+        })));
+        assert_eq!(cline["session_id"], "t1");
+        assert_eq!(cline["cwd"], "/w");
+        assert_eq!(cline["source"], "clear");
+        let resume = Harness::Cline.input(&map(json!({"hookName": "TaskResume"})));
+        assert_eq!(resume["source"], "resume");
+        let copilot = Harness::Copilot.input(&map(
+            json!({"sessionId": "s", "cwd": "/c", "source": "new"}),
+        ));
+        assert_eq!(
+            (copilot["session_id"].as_str(), copilot["source"].as_str()),
+            (Some("s"), Some("clear"))
+        );
+        let cursor = Harness::Cursor.input(&map(json!({
+            "conversation_id": "c9", "hook_event_name": "sessionStart", "workspace_roots": ["/r"]
+        })));
+        assert_eq!(cursor["session_id"], "c9");
+        assert_eq!(cursor["cwd"], "/r");
+        let codex = Harness::Codex.input(&map(
+            json!({"session_id": "x", "cwd": "/p", "source": "clear"}),
+        ));
+        assert_eq!(codex["source"], "clear");
+    }
+
+    #[test]
+    fn outputs_take_each_harness_shape() {
+        let v = |s: Option<String>| -> Value {
+            serde_json::from_str(&s.expect("printed")).expect("json")
+        };
+        assert_eq!(
+            v(Harness::Codex.output(Some("T")))["hookSpecificOutput"]["additionalContext"],
+            "T"
+        );
+        assert_eq!(
+            v(Harness::Cursor.output(Some("T")))["additional_context"],
+            "T"
+        );
+        assert_eq!(v(Harness::Cursor.output(None)), json!({}));
+        let cline = v(Harness::Cline.output(Some("T")));
+        assert_eq!(
+            (
+                cline["cancel"].clone(),
+                cline["contextModification"].clone()
+            ),
+            (json!(false), json!("T"))
+        );
+        assert_eq!(Harness::Gemini.output(None), None);
+    }
+}

@@ -1,0 +1,301 @@
+//! The harness adapters: `install` / `uninstall` round trips on existing configuration files
+//! (other hooks and comments in them), and each harness's documented input and output shapes
+//! through `hook session-start --harness <name>` (Cursor cannot be installed here, so its
+//! fixtures are all it gets; Codex's trust and the real clients are in tests/e2e).
+
+use std::path::{Path, PathBuf};
+
+use crate::util::*;
+
+fn hs(env: &TestEnv, dir: &Path, args: &[&str]) -> assert_cmd::Command {
+    let mut c = env.store();
+    c.args(args)
+        .current_dir(dir)
+        .env("CODEX_HOME", env.home().join(".codex"))
+        // No codex here: the install says how to trust the hook instead of asking Codex.
+        .env("PATH", "/usr/bin:/bin")
+        .env("LAST_CLEAR_STATE_DIR", env.marker_dir());
+    c
+}
+
+/// Install, check the file holds our hook and everything it held before, uninstall, and check
+/// the file is byte-identical to what it was.
+fn round_trip(env: &TestEnv, repo: &Path, what: &str, scope: &str, file: &Path, before: &str) {
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("dirs");
+    std::fs::write(file, before).expect("existing config");
+    let o = run(&mut hs(env, repo, &["install", what, scope]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let during = std::fs::read_to_string(file).expect("config");
+    assert!(
+        during.contains(&format!("hook session-start --harness {what}")),
+        "{during}"
+    );
+    // Every comment and every other hook's command is still there.
+    let kept = before
+        .lines()
+        .filter(|l| l.trim_start().starts_with("//"))
+        .map(|l| l.trim().to_string())
+        .chain(
+            before
+                .split('"')
+                .filter(|w| w.starts_with("echo "))
+                .map(str::to_string),
+        );
+    for piece in kept {
+        assert!(during.contains(&piece), "kept {piece:?}: {during}");
+    }
+    let again = run(&mut hs(env, repo, &["install", what, scope]));
+    assert!(again.stdout.contains("already there"), "{}", again.stdout);
+    let o = run(&mut hs(env, repo, &["uninstall", what, scope]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(std::fs::read_to_string(file).expect("config"), before);
+}
+
+#[test]
+fn install_and_uninstall_leave_existing_configuration_byte_identical() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    round_trip(
+        &env,
+        &repo,
+        "codex",
+        "--user",
+        &env.home().join(".codex/hooks.json"),
+        "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"echo stop\"}]}\n    ]\n  }\n}\n",
+    );
+    round_trip(
+        &env,
+        &repo,
+        "codex",
+        "--project",
+        &repo.join(".codex/hooks.json"),
+        "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"echo theirs\"}]}]}}",
+    );
+    round_trip(
+        &env,
+        &repo,
+        "gemini",
+        "--user",
+        &env.home().join(".gemini/settings.json"),
+        "{\n  // the theme I like\n  \"theme\": \"GitHub\",\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\", \"timeout\": 500}]}\n    ]\n  }\n}\n",
+    );
+    round_trip(
+        &env,
+        &repo,
+        "cursor",
+        "--project",
+        &repo.join(".cursor/hooks.json"),
+        "{\n  \"version\": 1,\n  // format on stop\n  \"hooks\": {\n    \"stop\": [{\"command\": \"echo fmt\"}]\n  }\n}\n",
+    );
+}
+
+#[test]
+fn a_file_edited_since_install_loses_only_our_hook() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let file = env.home().join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("dirs");
+    std::fs::write(&file, "{\n  // mine\n  \"theme\": \"GitHub\"\n}\n").expect("settings");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "gemini"])).code, 0);
+    let edited = std::fs::read_to_string(&file)
+        .expect("settings")
+        .replace("\"GitHub\"", "\"Dracula\"");
+    std::fs::write(&file, &edited).expect("the user edits");
+    let o = run(&mut hs(&env, &repo, &["uninstall", "gemini"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("only our hook was taken out"),
+        "{}",
+        o.stdout
+    );
+    let after = std::fs::read_to_string(&file).expect("settings");
+    assert!(
+        after.contains("\"Dracula\"") && after.contains("// mine"),
+        "{after}"
+    );
+    assert!(!after.contains("--harness gemini"), "{after}");
+}
+
+#[test]
+fn files_of_our_own_are_created_and_removed_whole() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let copilot = repo.join(".github/hooks/handoff-store.json");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "copilot"])).code, 0);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&copilot).expect("copilot hooks"))
+            .expect("json");
+    assert_eq!(v["version"], 1);
+    let hook = &v["hooks"]["sessionStart"][0];
+    assert_eq!(hook["type"], "command");
+    assert!(
+        hook["bash"]
+            .as_str()
+            .is_some_and(|b| b.ends_with("hook session-start --harness copilot")),
+        "{v}"
+    );
+    assert_eq!(hook["timeoutSec"], 10);
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "copilot"])).code, 0);
+    assert!(!copilot.exists());
+
+    let cline = repo.join(".clinerules/hooks/TaskStart");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "cline"])).code, 0);
+    let script = std::fs::read_to_string(&cline).expect("script");
+    assert!(script.starts_with("#!/bin/sh\nexec "), "{script}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&cline)
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "executable");
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "cline"])).code, 0);
+    assert!(!cline.exists());
+
+    // Someone else's TaskStart is never replaced.
+    std::fs::write(&cline, "#!/bin/sh\necho theirs\n").expect("theirs");
+    let o = run(&mut hs(&env, &repo, &["install", "cline"]));
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.contains("not ours"), "{}", o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&cline).expect("theirs"),
+        "#!/bin/sh\necho theirs\n"
+    );
+    let o = run(&mut hs(&env, &repo, &["install", "copilot", "--user"]));
+    assert_eq!(o.code, 2, "copilot has no user scope: {}", o.stderr);
+}
+
+#[test]
+fn codex_without_the_codex_program_says_how_to_trust_and_status_says_why() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let o = run(&mut hs(&env, &repo, &["install", "codex"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("/hooks"), "{}", o.stdout);
+    assert!(o.stdout.contains("not trusted yet"), "{}", o.stdout);
+    let (code, v) = json(hs(&env, &repo, &["status", "--format", "json"]).arg(&repo));
+    assert_eq!(code, 0);
+    let rows = v["harnesses"].as_array().expect("rows");
+    let codex_user = rows
+        .iter()
+        .find(|r| r["harness"] == "codex" && r["scope"] == "user")
+        .expect("codex user row");
+    assert_eq!(codex_user["installed"], true);
+    assert_eq!(codex_user["runs"], "unknown", "{codex_user}");
+    let gemini_user = rows
+        .iter()
+        .find(|r| r["harness"] == "gemini" && r["scope"] == "user")
+        .expect("gemini row");
+    assert_eq!(
+        (
+            gemini_user["installed"].clone(),
+            gemini_user["runs"].clone()
+        ),
+        (serde_json::json!(false), serde_json::json!("no"))
+    );
+}
+
+/// A repository with a stored handoff, and the `hook session-start --harness h` output for
+/// `input` (its cwd pointed at the repository).
+fn fire(env: &TestEnv, h: &str, input: serde_json::Value) -> Outcome {
+    let mut c = env.store();
+    c.args(["hook", "session-start", "--harness", h])
+        .env("LAST_CLEAR_STATE_DIR", env.marker_dir())
+        .write_stdin(input.to_string());
+    run(&mut c)
+}
+
+fn with_handoff(env: &TestEnv) -> PathBuf {
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    repo
+}
+
+#[test]
+fn cursor_fixture_input_gets_additional_context() {
+    let env = TestEnv::new();
+    let repo = with_handoff(&env);
+    // Cursor's documented sessionStart input.
+    let o = fire(
+        &env,
+        "cursor",
+        serde_json::json!({
+            "conversation_id": "c-1", "generation_id": "g-1", "hook_event_name": "sessionStart",
+            "workspace_roots": [repo], "cursor_version": "1.7.0"
+        }),
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON object");
+    let text = v["additional_context"]
+        .as_str()
+        .expect("additional_context");
+    assert!(text.contains("type the mailables"), "{text}");
+    assert_eq!(v.as_object().map(|m| m.len()), Some(1));
+    // Nothing to say: an empty object, which Cursor accepts.
+    let empty = env.repo("empty", "main", &[("x", "x\n")]);
+    let o = fire(
+        &env,
+        "cursor",
+        serde_json::json!({"conversation_id": "c-2", "workspace_roots": [empty]}),
+    );
+    assert_eq!(o.stdout.trim(), "{}");
+}
+
+#[test]
+fn cline_and_copilot_fixture_inputs_get_their_shapes() {
+    let env = TestEnv::new();
+    let repo = with_handoff(&env);
+    let o = fire(
+        &env,
+        "cline",
+        serde_json::json!({
+            "clineVersion": "3.40.0", "hookName": "TaskStart", "timestamp": "1", "taskId": "t-1",
+            "workspaceRoots": [repo], "taskStart": {"taskMetadata": {"taskId": "t-1"}}
+        }),
+    );
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(v["cancel"], false);
+    assert!(
+        v["contextModification"]
+            .as_str()
+            .is_some_and(|t| t.contains("type the mailables")),
+        "{v}"
+    );
+    // Resuming a task adds nothing, but Cline still gets its object.
+    let o = fire(
+        &env,
+        "cline",
+        serde_json::json!({"hookName": "TaskResume", "taskId": "t-2", "workspaceRoots": [repo]}),
+    );
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(v["contextModification"], "");
+
+    let repo2 = env.shop("shop2", "main");
+    env.stored(&repo2, &canonical(&repo2.to_string_lossy(), "main"));
+    let o = fire(
+        &env,
+        "copilot",
+        serde_json::json!({"sessionId": "s-1", "cwd": repo2, "source": "new", "timestamp": 1}),
+    );
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert!(
+        v["additionalContext"]
+            .as_str()
+            .is_some_and(|t| t.contains("type the mailables")),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_harness_hook_never_fails_on_bad_input() {
+    let env = TestEnv::new();
+    for h in ["codex", "gemini", "copilot", "cline", "cursor"] {
+        for input in ["", "not json", "[1,2]", "{\"cwd\": 5}"] {
+            let mut c = env.store();
+            c.args(["hook", "session-start", "--harness", h])
+                .write_stdin(input.to_string());
+            let o = run(&mut c);
+            assert_eq!(o.code, 0, "{h} {input}");
+            assert_eq!(o.stderr, "", "{h} {input}");
+        }
+    }
+}
