@@ -41,15 +41,18 @@ fn main() {
         println!("e2e: test");
         return;
     }
-    let claude = match install_client() {
+    let install = |client: &Client| match install_client(client) {
         Ok(p) => p,
         Err(e) => {
             eprintln!(
-                "e2e: FAILED — the Claude Code client {CLIENT}@{VERSION} could not be installed from the npm registry: {e}"
+                "e2e: FAILED — the client {}@{} could not be installed from the npm registry: {e}",
+                client.package, client.version
             );
             std::process::exit(1);
         }
     };
+    let claude = install(&CLAUDE);
+    let codex = install(&CODEX);
     if std::env::var_os(IN_NETNS).is_none()
         && let Some(code) = reexec_in_netns()
     {
@@ -57,8 +60,11 @@ fn main() {
     }
     let isolated = std::env::var_os(IN_NETNS).is_some();
     println!(
-        "e2e: client {CLIENT}@{VERSION} at {}; network: {}",
+        "e2e: clients {CLIENT}@{VERSION} at {} and {}@{} at {}; network: {}",
         claude.display(),
+        CODEX.package,
+        CODEX.version,
+        codex.display(),
         if isolated {
             "own namespace, loopback only"
         } else {
@@ -66,9 +72,13 @@ fn main() {
         }
     );
     let mock = mock::Mock::start();
-    let suite = Suite { claude, mock };
+    let suite = Suite {
+        claude,
+        codex,
+        mock,
+    };
     let started = Instant::now();
-    let scenarios: [Scenario; 9] = [
+    let scenarios: [Scenario; 10] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -102,6 +112,10 @@ fn main() {
             "without SessionStart, the first prompt after /clear delivers the handoff",
             Suite::prompt_fallback_delivers,
         ),
+        (
+            "codex: install codex trusts the hook; a session after /clear carries the handoff",
+            Suite::codex_session_start,
+        ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
     // it; `e2e` itself, or none, runs them all.
@@ -133,29 +147,51 @@ fn main() {
     std::process::exit(i32::from(failed > 0));
 }
 
-/// `${HANDOFF_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/handoff-store-e2e}/claude-code-<v>`.
-fn cache_dir() -> PathBuf {
+/// A pinned client from the npm registry: its package, version, program and cache folder name.
+struct Client {
+    package: &'static str,
+    version: &'static str,
+    program: &'static str,
+    folder: &'static str,
+}
+
+const CLAUDE: Client = Client {
+    package: CLIENT,
+    version: VERSION,
+    program: "claude",
+    folder: "claude-code",
+};
+
+const CODEX: Client = Client {
+    package: "@openai/codex",
+    version: "0.169.0",
+    program: "codex",
+    folder: "codex",
+};
+
+/// `${HANDOFF_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/handoff-store-e2e}/<folder>-<v>`.
+fn cache_dir(client: &Client) -> PathBuf {
+    let leaf = format!("{}-{}", client.folder, client.version);
     if let Some(d) = std::env::var_os("HANDOFF_E2E_CACHE").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d).join(format!("claude-code-{VERSION}"));
+        return PathBuf::from(d).join(leaf);
     }
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    base.join("handoff-store-e2e")
-        .join(format!("claude-code-{VERSION}"))
+    base.join("handoff-store-e2e").join(leaf)
 }
 
 /// The pinned client, installed once into the cache folder.
-fn install_client() -> Result<PathBuf, String> {
-    let dir = cache_dir();
-    let bin = dir.join("node_modules/.bin/claude");
+fn install_client(client: &Client) -> Result<PathBuf, String> {
+    let dir = cache_dir(client);
+    let bin = dir.join("node_modules/.bin").join(client.program);
     let works = |bin: &Path| {
         Command::new(bin)
             .arg("--version")
             .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(VERSION))
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(client.version))
     };
     if works(&bin) {
         return Ok(bin);
@@ -164,7 +200,7 @@ fn install_client() -> Result<PathBuf, String> {
     let out = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
         .arg(&dir)
-        .arg(format!("{CLIENT}@{VERSION}"))
+        .arg(format!("{}@{}", client.package, client.version))
         .output()
         .map_err(|e| format!("npm could not be run: {e}"))?;
     if !out.status.success() {
@@ -178,8 +214,9 @@ fn install_client() -> Result<PathBuf, String> {
         Ok(bin)
     } else {
         Err(format!(
-            "installed, but {} --version does not print {VERSION}",
-            bin.display()
+            "installed, but {} --version does not print {}",
+            bin.display(),
+            client.version
         ))
     }
 }
@@ -213,6 +250,7 @@ fn reexec_in_netns() -> Option<i32> {
 
 struct Suite {
     claude: PathBuf,
+    codex: PathBuf,
     mock: mock::Mock,
 }
 
@@ -679,6 +717,97 @@ impl Suite {
         })?;
         ensure(after.matches("tag-fallback is where").count() == 1, || {
             "delivered more than once".into()
+        })
+    }
+
+    /// Codex CLI, installed by `handoff-store install codex` with nothing else done: the install
+    /// trusts our hook through `codex app-server` (a hook Codex does not trust is skipped
+    /// silently). A plain `codex exec` is quiet; after a `/clear` is recorded (Codex's own /clear
+    /// lives in its TUI, which cannot run headless, so the marker is recorded the way our
+    /// SessionEnd hook records a cleared session), the next `codex exec` carries the handoff to
+    /// the model as a developer message, and the handoff is consumed.
+    fn codex_session_start(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let codex_home = scene.home.join(".codex");
+        std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
+        let config = format!(
+            "model = \"gpt-5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
+            self.mock.url()
+        );
+        std::fs::write(codex_home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        self.stored(&scene, "tag-codex")?;
+        let env = |cmd: &mut Command| {
+            cmd.env_clear()
+                .current_dir(&scene.repo)
+                .env("HOME", &scene.home)
+                .env("CODEX_HOME", &codex_home)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("HANDOFF_STORE_DIR", &scene.store)
+                .env("HANDOFF_CODEX_BIN", &self.codex)
+                .stdin(Stdio::null());
+        };
+        let mut install = Command::new(STORE_BIN);
+        env(&mut install);
+        let out = install
+            .args(["install", "codex"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure(out.status.success() && said.contains("trusted"), || {
+            format!(
+                "install codex did not trust the hook: {said}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        let exec = |prompt: &str| -> Result<Vec<String>, String> {
+            let mark = self.mock.mark();
+            let mut cmd = Command::new(&self.codex);
+            env(&mut cmd);
+            let out = cmd
+                .args(["exec", "--skip-git-repo-check", prompt])
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !out.status.success() {
+                return Err(format!(
+                    "codex exec exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(self.mock.since(mark))
+        };
+        let quiet = exec("first codex session")?;
+        ensure(!quiet.is_empty(), || "codex sent the mock nothing".into())?;
+        ensure(
+            quiet.iter().all(|r| !r.contains("tag-codex is where")),
+            || "a plain startup carried the handoff".into(),
+        )?;
+        let end = serde_json::json!({
+            "session_id": "codex-before", "cwd": scene.repo, "reason": "clear",
+            "hook_event_name": "SessionEnd"
+        });
+        let (code, _) = self.store_cmd(&scene, &["hook", "session-end"], Some(&end.to_string()));
+        ensure(code == 0, || "session-end failed".into())?;
+        let after = exec("after the clear, codex")?;
+        let carried: Vec<&String> = after
+            .iter()
+            .filter(|r| r.contains("tag-codex is where"))
+            .collect();
+        ensure(!carried.is_empty(), || {
+            format!("the handoff is not in what Codex sent: {after:?}")
+        })?;
+        let request: Value = serde_json::from_str(carried[0]).map_err(|e| e.to_string())?;
+        let as_developer = request["input"].as_array().is_some_and(|items| {
+            items
+                .iter()
+                .any(|i| i["role"] == "developer" && i.to_string().contains("tag-codex is where"))
+        });
+        ensure(as_developer, || {
+            "the handoff did not arrive as a developer message".into()
+        })?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=consumed"), || {
+            format!("the delivered handoff is not consumed: {orient}")
         })
     }
 }

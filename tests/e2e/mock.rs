@@ -3,7 +3,8 @@
 //! session (recognised by our own prompt) gets the tool calls a real model would make — Write the
 //! draft, then run the write command the prompt names — unless the scenario says the writer
 //! should fail; a user message holding `OVERFLOW-NOW` is refused once as too long, which makes
-//! the client compact on its own.
+//! the client compact on its own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a
+//! one-message streamed answer, its request recorded the same way.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -129,6 +130,9 @@ fn respond(
     state: &Mutex<State>,
 ) -> std::io::Result<()> {
     let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    if path.starts_with("/v1/responses") {
+        return responses_reply(out, request, state);
+    }
     if !path.starts_with("/v1/messages") {
         return send(out, "200 OK", "application/json", "{}");
     }
@@ -309,4 +313,32 @@ fn stream_reply(out: &mut TcpStream, model: &str, reply: &Reply) -> std::io::Res
         body.len()
     )?;
     out.flush()
+}
+
+/// A Responses API answer (Codex CLI): the request recorded, then `response.created`, one
+/// assistant message and `response.completed` as server-sent events.
+fn responses_reply(
+    out: &mut TcpStream,
+    request: Value,
+    state: &Mutex<State>,
+) -> std::io::Result<()> {
+    match state.lock() {
+        Ok(mut g) => g.requests.push(request),
+        Err(p) => p.into_inner().requests.push(request),
+    }
+    let id = next_id("resp");
+    let events = [
+        json!({"type": "response.created", "response": {"id": id}}),
+        json!({"type": "response.output_item.done", "item": {
+            "type": "message", "role": "assistant", "id": next_id("msg"),
+            "content": [{"type": "output_text", "text": "ok from the mock"}]}}),
+        json!({"type": "response.completed", "response": {"id": id, "usage": {
+            "input_tokens": 100, "input_tokens_details": null, "output_tokens": 5,
+            "output_tokens_details": null, "total_tokens": 105}}}),
+    ];
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+        .collect();
+    send(out, "200 OK", "text/event-stream", &body)
 }
