@@ -53,6 +53,7 @@ fn main() {
     };
     let claude = install(&CLAUDE);
     let codex = install(&CODEX);
+    let gemini = install(&GEMINI);
     if std::env::var_os(IN_NETNS).is_none()
         && let Some(code) = reexec_in_netns()
     {
@@ -60,11 +61,14 @@ fn main() {
     }
     let isolated = std::env::var_os(IN_NETNS).is_some();
     println!(
-        "e2e: clients {CLIENT}@{VERSION} at {} and {}@{} at {}; network: {}",
+        "e2e: clients {CLIENT}@{VERSION} at {}, {}@{} at {}, {}@{} at {}; network: {}",
         claude.display(),
         CODEX.package,
         CODEX.version,
         codex.display(),
+        GEMINI.package,
+        GEMINI.version,
+        gemini.display(),
         if isolated {
             "own namespace, loopback only"
         } else {
@@ -75,10 +79,11 @@ fn main() {
     let suite = Suite {
         claude,
         codex,
+        gemini,
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 10] = [
+    let scenarios: [Scenario; 11] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -115,6 +120,10 @@ fn main() {
         (
             "codex: install codex trusts the hook; a session after /clear carries the handoff",
             Suite::codex_session_start,
+        ),
+        (
+            "gemini: install gemini merges into settings.json; a session after /clear carries the handoff; uninstall restores the file",
+            Suite::gemini_session_start,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -160,6 +169,13 @@ const CLAUDE: Client = Client {
     version: VERSION,
     program: "claude",
     folder: "claude-code",
+};
+
+const GEMINI: Client = Client {
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    program: "gemini",
+    folder: "gemini-cli",
 };
 
 const CODEX: Client = Client {
@@ -251,6 +267,7 @@ fn reexec_in_netns() -> Option<i32> {
 struct Suite {
     claude: PathBuf,
     codex: PathBuf,
+    gemini: PathBuf,
     mock: mock::Mock,
 }
 
@@ -808,6 +825,73 @@ impl Suite {
         let (_, orient) = self.store_cmd(&scene, &["orient"], None);
         ensure(orient.contains("progress=consumed"), || {
             format!("the delivered handoff is not consumed: {orient}")
+        })
+    }
+
+    /// Gemini CLI: the user's settings.json (a comment, the API-key auth) gets our hook from
+    /// `handoff-store install gemini`; the only other step is the folder trust a user gives a
+    /// headless run (`GEMINI_CLI_TRUST_WORKSPACE=true`). A plain `gemini -p` is quiet; after a
+    /// recorded /clear, the next one carries the handoff inside the model request and consumes
+    /// it; `uninstall gemini` leaves settings.json byte-identical to what the user had.
+    fn gemini_session_start(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let settings = scene.home.join(".gemini/settings.json");
+        let mine = "{\n  // the key comes from GEMINI_API_KEY\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n";
+        std::fs::create_dir_all(scene.home.join(".gemini")).map_err(|e| e.to_string())?;
+        std::fs::write(&settings, mine).map_err(|e| e.to_string())?;
+        self.stored(&scene, "tag-gemini")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "gemini"], None);
+        ensure(code == 0, || format!("install gemini: {said}"))?;
+        let gemini = |prompt: &str| -> Result<Vec<String>, String> {
+            let mark = self.mock.mark();
+            let out = Command::new(&self.gemini)
+                .env_clear()
+                .current_dir(&scene.repo)
+                .env("HOME", &scene.home)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("HANDOFF_STORE_DIR", &scene.store)
+                .env("GEMINI_API_KEY", "e2e-not-a-key")
+                .env("GOOGLE_GEMINI_BASE_URL", self.mock.url())
+                .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+                .args(["-m", "gemini-2.5-flash", "-p", prompt])
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !out.status.success() {
+                return Err(format!(
+                    "gemini exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(self.mock.since(mark))
+        };
+        let quiet = gemini("first gemini session")?;
+        ensure(!quiet.is_empty(), || "gemini sent the mock nothing".into())?;
+        ensure(
+            quiet.iter().all(|r| !r.contains("tag-gemini is where")),
+            || "a plain startup carried the handoff".into(),
+        )?;
+        let end = serde_json::json!({
+            "session_id": "gemini-before", "cwd": scene.repo, "reason": "clear",
+            "hook_event_name": "SessionEnd"
+        });
+        let (code, _) = self.store_cmd(&scene, &["hook", "session-end"], Some(&end.to_string()));
+        ensure(code == 0, || "session-end failed".into())?;
+        let after = gemini("after the clear, gemini")?;
+        ensure(
+            after.iter().any(|r| r.contains("tag-gemini is where")),
+            || format!("the handoff is not in what Gemini sent: {after:?}"),
+        )?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=consumed"), || {
+            format!("the delivered handoff is not consumed: {orient}")
+        })?;
+        let (code, said) = self.store_cmd(&scene, &["uninstall", "gemini"], None);
+        ensure(code == 0, || format!("uninstall gemini: {said}"))?;
+        let back = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
+        ensure(back == mine, || {
+            format!("settings.json is not as it was: {back}")
         })
     }
 }

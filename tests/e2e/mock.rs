@@ -4,7 +4,8 @@
 //! draft, then run the write command the prompt names — unless the scenario says the writer
 //! should fail; a user message holding `OVERFLOW-NOW` is refused once as too long, which makes
 //! the client compact on its own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a
-//! one-message streamed answer, its request recorded the same way.
+//! one-message streamed answer, its request recorded the same way; so does the Gemini API
+//! (`/v1beta/models/…:streamGenerateContent`, Gemini CLI).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -132,6 +133,9 @@ fn respond(
     let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     if path.starts_with("/v1/responses") {
         return responses_reply(out, request, state);
+    }
+    if path.starts_with("/v1beta/models/") {
+        return gemini_reply(out, path, request, state);
     }
     if !path.starts_with("/v1/messages") {
         return send(out, "200 OK", "application/json", "{}");
@@ -341,4 +345,36 @@ fn responses_reply(
         .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
         .collect();
     send(out, "200 OK", "text/event-stream", &body)
+}
+
+/// A Gemini API answer (Gemini CLI): the request recorded, then one candidate, streamed as one
+/// server-sent event when the path asks for `alt=sse`.
+fn gemini_reply(
+    out: &mut TcpStream,
+    path: &str,
+    request: Value,
+    state: &Mutex<State>,
+) -> std::io::Result<()> {
+    if path.contains(":countTokens") {
+        return send(out, "200 OK", "application/json", r#"{"totalTokens":100}"#);
+    }
+    match state.lock() {
+        Ok(mut g) => g.requests.push(request),
+        Err(p) => p.into_inner().requests.push(request),
+    }
+    let chunk = json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok from the mock"}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105}
+    });
+    if path.contains("alt=sse") {
+        send(
+            out,
+            "200 OK",
+            "text/event-stream",
+            &format!("data: {chunk}\r\n\r\n"),
+        )
+    } else {
+        send(out, "200 OK", "application/json", &chunk.to_string())
+    }
 }
