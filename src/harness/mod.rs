@@ -79,12 +79,15 @@ impl Harness {
                 text("source").map(|s| if s == "new" { "clear".into() } else { s }),
                 text("transcriptPath"),
             ),
-            // TaskStart is a fresh task (a cleared context); TaskResume picks one up again.
+            // TaskStart is a fresh task (a cleared context); TaskResume picks one up again. The
+            // extension names the event TaskStart/TaskResume; the CLI (3.0.65, measured) sends
+            // agent_start/agent_resume from the same files.
             Harness::Cline => (
                 text("taskId"),
                 first_root("workspaceRoots"),
                 match text("hookName").as_deref() {
-                    Some("TaskResume") => Some("resume".into()),
+                    Some("TaskResume" | "agent_resume") => Some("resume".into()),
+                    _ if raw.contains_key("taskResume") => Some("resume".into()),
                     _ => Some("clear".into()),
                 },
                 None,
@@ -108,6 +111,14 @@ impl Harness {
         put("source", source);
         put("transcript_path", transcript);
         out.insert("hook_event_name".into(), json!("SessionStart"));
+        // Cline's CLI runs start hooks detached and drops their output: a delivery there must
+        // not mark the handoff consumed (it is offered again on the next task instead).
+        if self == Harness::Cline {
+            out.insert(
+                crate::hooks::session_start::KEEP_UNREAD.into(),
+                Value::Bool(true),
+            );
+        }
         out
     }
 
@@ -176,6 +187,8 @@ mod tests {
         assert_eq!(cline["source"], "clear");
         let resume = Harness::Cline.input(&map(json!({"hookName": "TaskResume"})));
         assert_eq!(resume["source"], "resume");
+        let cli = Harness::Cline.input(&map(json!({"hookName": "agent_resume", "taskId": "t"})));
+        assert_eq!(cli["source"], "resume");
         let copilot = Harness::Copilot.input(&map(
             json!({"sessionId": "s", "cwd": "/c", "source": "new"}),
         ));

@@ -34,6 +34,10 @@ pub fn claim_name(source: Option<&str>) -> String {
     format!("session-start-{s}")
 }
 
+/// A key of the (adapter-built) hook input: deliver, but leave the handoff unread — for a
+/// harness known to run the hook without passing its output to the model every time.
+pub const KEEP_UNREAD: &str = "handoff_store_keep_unread";
+
 /// What the body of the injection is about.
 pub enum Subject {
     Nothing,
@@ -240,6 +244,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
 
     if let Some(delivery) = shown
         && delivery.consumes()
+        && !input.contains_key(KEEP_UNREAD)
         && let Some(store) = &store
         && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
     {

@@ -205,9 +205,14 @@ fn fire(env: &TestEnv, h: &str, input: serde_json::Value) -> Outcome {
 }
 
 fn with_handoff(env: &TestEnv) -> PathBuf {
+    with_handoff_at(env).0
+}
+
+/// The repository and its slot.
+fn with_handoff_at(env: &TestEnv) -> (PathBuf, PathBuf) {
     let repo = env.shop("shop", "main");
-    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
-    repo
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    (repo, slot)
 }
 
 #[test]
@@ -243,7 +248,7 @@ fn cursor_fixture_input_gets_additional_context() {
 #[test]
 fn cline_and_copilot_fixture_inputs_get_their_shapes() {
     let env = TestEnv::new();
-    let repo = with_handoff(&env);
+    let (repo, slot) = with_handoff_at(&env);
     let o = fire(
         &env,
         "cline",
@@ -259,6 +264,12 @@ fn cline_and_copilot_fixture_inputs_get_their_shapes() {
             .as_str()
             .is_some_and(|t| t.contains("type the mailables")),
         "{v}"
+    );
+    // Cline's CLI drops a start hook's output, so a delivery there never consumes.
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: complete")
     );
     // Resuming a task adds nothing, but Cline still gets its object.
     let o = fire(

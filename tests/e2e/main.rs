@@ -54,6 +54,7 @@ fn main() {
     let claude = install(&CLAUDE);
     let codex = install(&CODEX);
     let gemini = install(&GEMINI);
+    let cline = install(&CLINE);
     if std::env::var_os(IN_NETNS).is_none()
         && let Some(code) = reexec_in_netns()
     {
@@ -61,7 +62,7 @@ fn main() {
     }
     let isolated = std::env::var_os(IN_NETNS).is_some();
     println!(
-        "e2e: clients {CLIENT}@{VERSION} at {}, {}@{} at {}, {}@{} at {}; network: {}",
+        "e2e: clients {CLIENT}@{VERSION} at {}, {}@{} at {}, {}@{} at {}, {}@{} at {}; network: {}",
         claude.display(),
         CODEX.package,
         CODEX.version,
@@ -69,6 +70,9 @@ fn main() {
         GEMINI.package,
         GEMINI.version,
         gemini.display(),
+        CLINE.package,
+        CLINE.version,
+        cline.display(),
         if isolated {
             "own namespace, loopback only"
         } else {
@@ -80,10 +84,11 @@ fn main() {
         claude,
         codex,
         gemini,
+        cline,
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 11] = [
+    let scenarios: [Scenario; 12] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -124,6 +129,10 @@ fn main() {
         (
             "gemini: install gemini merges into settings.json; a session after /clear carries the handoff; uninstall restores the file",
             Suite::gemini_session_start,
+        ),
+        (
+            "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
+            Suite::cline_task_start,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -176,6 +185,13 @@ const GEMINI: Client = Client {
     version: "0.61.0",
     program: "gemini",
     folder: "gemini-cli",
+};
+
+const CLINE: Client = Client {
+    package: "cline",
+    version: "3.0.65",
+    program: "cline",
+    folder: "cline",
 };
 
 const CODEX: Client = Client {
@@ -268,6 +284,7 @@ struct Suite {
     claude: PathBuf,
     codex: PathBuf,
     gemini: PathBuf,
+    cline: PathBuf,
     mock: mock::Mock,
 }
 
@@ -892,6 +909,75 @@ impl Suite {
         let back = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
         ensure(back == mine, || {
             format!("settings.json is not as it was: {back}")
+        })
+    }
+
+    /// Cline's CLI: `handoff-store install cline` puts the TaskStart script into the
+    /// repository's `.clinerules/hooks/`; the user's own step is pointing Cline at a provider
+    /// (`cline auth`, here the loopback mock). The real CLI discovers the script and runs it
+    /// with its payload (hookName `agent_start`), and our hook answers (its claim is recorded).
+    /// This is as far as it goes: Cline 3.0.65's CLI runs start hooks detached and does not pass
+    /// their output to the model, so the handoff must stay unread for the next task — checked.
+    fn cline_task_start(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.stored(&scene, "tag-cline")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "cline"], None);
+        ensure(code == 0, || format!("install cline: {said}"))?;
+        let cline = |args: &[&str]| -> Result<String, String> {
+            let out = Command::new(&self.cline)
+                .env_clear()
+                .current_dir(&scene.repo)
+                .env("HOME", &scene.home)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("HANDOFF_STORE_DIR", &scene.store)
+                .args(args)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !out.status.success() {
+                return Err(format!(
+                    "cline {args:?} exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let base = format!("{}/v1", self.mock.url());
+        cline(&[
+            "auth",
+            "-p",
+            "openai-compatible",
+            "-k",
+            "e2e-not-a-key",
+            "-m",
+            "mock",
+            "-b",
+            &base,
+        ])?;
+        let mark = self.mock.mark();
+        cline(&["say ok"])?;
+        ensure(!self.mock.since(mark).is_empty(), || {
+            "cline sent the mock nothing".into()
+        })?;
+        let claims = scene.home.join(".claude/state/handoff-fork/claims");
+        let fired = || {
+            std::fs::read_dir(&claims).is_ok_and(|d| {
+                d.flatten().any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .ends_with(".session-start-clear")
+                })
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !fired() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ensure(fired(), || "Cline never ran our TaskStart hook".into())?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=complete"), || {
+            format!("a delivery whose output Cline drops consumed the handoff: {orient}")
         })
     }
 }

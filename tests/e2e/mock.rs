@@ -5,7 +5,8 @@
 //! should fail; a user message holding `OVERFLOW-NOW` is refused once as too long, which makes
 //! the client compact on its own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a
 //! one-message streamed answer, its request recorded the same way; so does the Gemini API
-//! (`/v1beta/models/…:streamGenerateContent`, Gemini CLI).
+//! (`/v1beta/models/…:streamGenerateContent`, Gemini CLI) and an OpenAI-compatible chat
+//! endpoint (`/v1/chat/completions`, Cline's CLI).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -136,6 +137,9 @@ fn respond(
     }
     if path.starts_with("/v1beta/models/") {
         return gemini_reply(out, path, request, state);
+    }
+    if path.starts_with("/v1/chat/completions") {
+        return chat_reply(out, request, state);
     }
     if !path.starts_with("/v1/messages") {
         return send(out, "200 OK", "application/json", "{}");
@@ -377,4 +381,29 @@ fn gemini_reply(
     } else {
         send(out, "200 OK", "application/json", &chunk.to_string())
     }
+}
+
+/// An OpenAI-compatible chat completion (Cline's CLI): the request recorded, then one message,
+/// streamed when asked.
+fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std::io::Result<()> {
+    let stream = request["stream"].as_bool() == Some(true);
+    match state.lock() {
+        Ok(mut g) => g.requests.push(request),
+        Err(p) => p.into_inner().requests.push(request),
+    }
+    let id = next_id("chatcmpl");
+    let usage = json!({"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105});
+    if !stream {
+        let body = json!({"id": id, "object": "chat.completion", "created": 1, "model": "mock",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok from the mock"},
+                         "finish_reason": "stop"}], "usage": usage});
+        return send(out, "200 OK", "application/json", &body.to_string());
+    }
+    let first = json!({"id": id, "object": "chat.completion.chunk", "created": 1, "model": "mock",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok from the mock"},
+                     "finish_reason": null}]});
+    let last = json!({"id": id, "object": "chat.completion.chunk", "created": 1, "model": "mock",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage});
+    let body = format!("data: {first}\n\ndata: {last}\n\ndata: [DONE]\n\n");
+    send(out, "200 OK", "text/event-stream", &body)
 }
