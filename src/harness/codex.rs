@@ -133,25 +133,54 @@ fn hooks_of(result: &Value) -> Vec<Hook> {
         .collect()
 }
 
-/// Codex's view of the hooks that apply in `cwd`.
-pub fn list(codex: &Path, cwd: &Path) -> Result<Vec<Hook>, String> {
+/// Codex's view of the hooks that apply in `cwd`, and the errors it reported reading their
+/// files (a hooks.json Codex cannot parse is skipped whole).
+pub fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), String> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
-    Ok(hooks_of(&result))
+    let errors = result["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|entry| entry["errors"].as_array().cloned().unwrap_or_default())
+        .map(|e| {
+            format!(
+                "{}: {}",
+                e["path"].as_str().unwrap_or("?"),
+                e["message"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    Ok((hooks_of(&result), errors))
 }
 
-/// Trust our hooks (and only ours) that apply in `cwd`, through Codex; returns their keys.
-pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Vec<String>, String> {
+/// What trusting our hooks found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// Trusted now; the keys of the trust entries written.
+    Recorded(Vec<String>),
+    /// Codex already trusted every hook of ours it lists.
+    Already,
+    /// Codex lists no hook of ours here (it does not read the file, or cannot).
+    NotListed,
+}
+
+/// Trust our hooks (and only ours) that apply in `cwd`, through Codex.
+pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, String> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
-    let ours: Vec<Hook> = hooks_of(&result)
-        .into_iter()
-        .filter(|h| h.ours && h.trust != "trusted" && !h.current_hash.is_empty())
-        .collect();
+    let ours: Vec<Hook> = hooks_of(&result).into_iter().filter(|h| h.ours).collect();
     if ours.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Trust::NotListed);
     }
-    let state: serde_json::Map<String, Value> = ours
+    let pending: Vec<&Hook> = ours
+        .iter()
+        .filter(|h| h.trust != "trusted" && !h.current_hash.is_empty())
+        .collect();
+    if pending.is_empty() {
+        return Ok(Trust::Already);
+    }
+    let state: serde_json::Map<String, Value> = pending
         .iter()
         .map(|h| (h.key.clone(), json!({"trusted_hash": h.current_hash})))
         .collect();
@@ -160,7 +189,9 @@ pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Vec<String>, String> {
         "config/batchWrite",
         json!({"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}]}),
     )?;
-    Ok(ours.into_iter().map(|h| h.key).collect())
+    Ok(Trust::Recorded(
+        pending.into_iter().map(|h| h.key.clone()).collect(),
+    ))
 }
 
 /// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook

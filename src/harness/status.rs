@@ -75,7 +75,7 @@ fn would_run(h: Harness, scope: Scope, cwd: &Path) -> (&'static str, String) {
                 );
             };
             match super::codex::list(&codex, cwd) {
-                Ok(hooks) => match hooks.iter().find(|k| k.ours) {
+                Ok((hooks, errors)) => match hooks.iter().find(|k| k.ours) {
                     Some(k) if k.trust == "trusted" => ("yes", "trusted by Codex".into()),
                     Some(k) => (
                         "no",
@@ -83,6 +83,10 @@ fn would_run(h: Harness, scope: Scope, cwd: &Path) -> (&'static str, String) {
                             "Codex reports it {}: run handoff-store install codex again, or trust it under /hooks in codex",
                             k.trust
                         ),
+                    ),
+                    None if !errors.is_empty() => (
+                        "no",
+                        format!("Codex cannot read its hook files: {}", errors.join("; ")),
                     ),
                     None if scope == Scope::Project => (
                         "no",

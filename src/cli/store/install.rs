@@ -118,10 +118,12 @@ fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &
         );
     };
     let mut text = match codex::trust_ours(&bin, dir) {
-        Ok(keys) if keys.is_empty() => {
-            "trust     Codex already trusts it (or does not load this file here; see handoff-store status)\n".to_string()
-        }
-        Ok(keys) => {
+        Ok(codex::Trust::Already) => "trust     Codex already trusts it\n".to_string(),
+        Ok(codex::Trust::NotListed) => format!(
+            "trust     Codex does not list the hook here, so it will not run (is {} valid JSON, without comments? for --project, is the project trusted?); see handoff-store status\n",
+            plan.file.display()
+        ),
+        Ok(codex::Trust::Recorded(keys)) => {
             for k in &keys {
                 let _ = harness_install::remember_trust_key(store, &plan.file, k);
             }
