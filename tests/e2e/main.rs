@@ -1,4 +1,5 @@
-//! End to end against the real Claude Code client: the pinned `@anthropic-ai/claude-code` is
+//! End to end against the real clients: the pinned `@anthropic-ai/claude-code` (and Codex CLI,
+//! Gemini CLI and Cline for the harness adapters) is
 //! installed from the npm registry into a cache folder, pointed at a loopback mock of the model
 //! API (`mock.rs`) that records every request, and driven headless through real sessions —
 //! startup, `/clear`, manual and automatic compaction, a refused compaction, writers that
