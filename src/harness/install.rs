@@ -23,11 +23,10 @@ pub enum Scope {
 /// How our hook is written into a harness's configuration.
 #[derive(Debug, Clone)]
 pub enum Shape {
-    /// One group appended to the array at `path` of a JSON file; `new_file` is the text of a
-    /// file that does not exist yet.
+    /// One group appended to the array at each path of a JSON file; `new_file` is the text of
+    /// a file that does not exist yet.
     Json {
-        path: &'static [&'static str],
-        entry: Value,
+        groups: Vec<(&'static [&'static str], Value)>,
         new_file: &'static str,
     },
     /// An executable script of ours (Cline runs the file named after the event).
@@ -43,20 +42,21 @@ pub struct Plan {
     pub shape: Shape,
 }
 
-/// The hook command a harness runs: this binary by absolute path.
-pub fn hook_command(h: Harness) -> String {
+/// The hook command a harness runs for `event`: this binary by absolute path.
+pub fn hook_command(h: Harness, event: &str) -> String {
     format!(
-        "{} hook session-start --harness {}",
+        "{} hook {event} --harness {}",
         crate::hooks::self_command(),
         h.name()
     )
 }
 
-/// Whether a hook group (or script) is ours: it runs our session-start for this harness.
+/// Whether a hook group (or script) is ours: it runs one of our hooks for this harness.
 pub fn is_ours(h: Harness, group: &Value) -> bool {
-    group
-        .to_string()
-        .contains(&format!("hook session-start --harness {}", h.name()))
+    let text = group.to_string();
+    ["session-start", "pre-compact", "post-compact"]
+        .iter()
+        .any(|e| text.contains(&format!("hook {e} --harness {}", h.name())))
 }
 
 fn codex_home() -> Option<PathBuf> {
@@ -76,10 +76,23 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
             ))
         })
     };
-    let command = hook_command(h);
+    let command = hook_command(h, "session-start");
+    let group = |event: &str, timeout: u64| json!({"hooks": [{"type": "command", "command": hook_command(h, event), "timeout": timeout}]});
     let claude_like = |timeout: u64| Shape::Json {
-        path: &["hooks", "SessionStart"],
-        entry: json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]}),
+        groups: vec![(
+            &["hooks", "SessionStart"][..],
+            group("session-start", timeout),
+        )],
+        new_file: "{}\n",
+    };
+    // Codex also gets the compaction pair: PreCompact starts the background writer (codex
+    // exec), PostCompact confirms the compaction.
+    let codex = || Shape::Json {
+        groups: vec![
+            (&["hooks", "SessionStart"][..], group("session-start", 10)),
+            (&["hooks", "PreCompact"][..], group("pre-compact", 10)),
+            (&["hooks", "PostCompact"][..], group("post-compact", 10)),
+        ],
         new_file: "{}\n",
     };
     let (file, shape) = match (h, scope) {
@@ -90,9 +103,9 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         }
         (Harness::Codex, Scope::User) => (
             codex_home().ok_or(Error::NoHome)?.join("hooks.json"),
-            claude_like(10),
+            codex(),
         ),
-        (Harness::Codex, Scope::Project) => (project(".codex/hooks.json")?, claude_like(10)),
+        (Harness::Codex, Scope::Project) => (project(".codex/hooks.json")?, codex()),
         // Gemini CLI's timeouts are in milliseconds.
         (Harness::Gemini, Scope::User) => {
             (home()?.join(".gemini/settings.json"), claude_like(10_000))
@@ -103,8 +116,10 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         (Harness::Copilot, Scope::Project) => (
             project(".github/hooks/handoff-store.json")?,
             Shape::Json {
-                path: &["hooks", "sessionStart"],
-                entry: json!({"type": "command", "bash": command, "timeoutSec": 10}),
+                groups: vec![(
+                    &["hooks", "sessionStart"][..],
+                    json!({"type": "command", "bash": command, "timeoutSec": 10}),
+                )],
                 new_file: "{\n  \"version\": 1\n}\n",
             },
         ),
@@ -118,8 +133,7 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
                 Scope::Project => project(".cursor/hooks.json")?,
             },
             Shape::Json {
-                path: &["hooks", "sessionStart"],
-                entry: json!({"command": command}),
+                groups: vec![(&["hooks", "sessionStart"][..], json!({"command": command}))],
                 new_file: "{\n  \"version\": 1\n}\n",
             },
         ),
@@ -144,8 +158,9 @@ struct Record {
     path: String,
     before: Option<String>,
     after: String,
-    /// Codex's trust key for our hook, when one was written.
-    trust_key: Option<String>,
+    /// Codex's trust keys for our hooks, when they were written.
+    #[serde(default)]
+    trust_keys: Vec<String>,
 }
 
 fn record_path(store: &Store, file: &Path) -> PathBuf {
@@ -192,24 +207,28 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
         changed,
     };
     let after = match &plan.shape {
-        Shape::Json {
-            path,
-            entry,
-            new_file,
-        } => {
-            let text = before.clone().unwrap_or_else(|| new_file.to_string());
-            if jsonc::elements(&text, path)
-                .iter()
-                .any(|g| is_ours(plan.harness, g))
-            {
+        Shape::Json { groups, new_file } => {
+            let mut text = before.clone().unwrap_or_else(|| new_file.to_string());
+            let mut added = false;
+            for (path, entry) in groups {
+                if jsonc::elements(&text, path)
+                    .iter()
+                    .any(|g| is_ours(plan.harness, g))
+                {
+                    continue;
+                }
+                text = jsonc::append(&text, path, entry).map_err(|e| {
+                    Error::Input(format!(
+                        "cannot add the hook to {}: {e}",
+                        plan.file.display()
+                    ))
+                })?;
+                added = true;
+            }
+            if !added {
                 return Ok(installed(false));
             }
-            jsonc::append(&text, path, entry).map_err(|e| {
-                Error::Input(format!(
-                    "cannot add the hook to {}: {e}",
-                    plan.file.display()
-                ))
-            })?
+            text
         }
         Shape::Script(script) => match &before {
             Some(text) if text == script => return Ok(installed(false)),
@@ -227,7 +246,7 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
         path: plan.file.to_string_lossy().into_owned(),
         before,
         after,
-        trust_key: None,
+        trust_keys: Vec::new(),
     };
     save_record(store, &plan.file, &record)?;
     Ok(installed(true))
@@ -242,8 +261,8 @@ fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error>
     slot::replace(&path, text.as_bytes(), None, None)
 }
 
-/// Remember Codex's trust key for the hook installed in `file`.
-pub fn remember_trust_key(store: &Store, file: &Path, key: &str) -> Result<(), Error> {
+/// Remember Codex's trust keys for the hooks installed in `file`.
+pub fn remember_trust_keys(store: &Store, file: &Path, keys: &[String]) -> Result<(), Error> {
     let path = record_path(store, file);
     let Some(text) = read_text(&path)? else {
         return Ok(());
@@ -251,7 +270,11 @@ pub fn remember_trust_key(store: &Store, file: &Path, key: &str) -> Result<(), E
     let Ok(mut record) = serde_json::from_str::<Record>(&text) else {
         return Ok(());
     };
-    record.trust_key = Some(key.to_string());
+    for key in keys {
+        if !record.trust_keys.contains(key) {
+            record.trust_keys.push(key.clone());
+        }
+    }
     save_record(store, file, &record)
 }
 
@@ -264,9 +287,9 @@ pub struct Removed {
     pub removed: bool,
     /// True when the file was restored byte for byte (nobody had changed it since install).
     pub exact: bool,
-    /// Codex's trust key of the removed hook, for the caller to drop.
+    /// Codex's trust keys of the removed hooks, for the caller to drop.
     #[serde(skip)]
-    pub trust_key: Option<String>,
+    pub trust_keys: Vec<String>,
 }
 
 /// Take our hook out of the plan's file.
@@ -280,7 +303,10 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
         file: plan.file.to_string_lossy().into_owned(),
         removed: false,
         exact: false,
-        trust_key: record.as_ref().and_then(|r| r.trust_key.clone()),
+        trust_keys: record
+            .as_ref()
+            .map(|r| r.trust_keys.clone())
+            .unwrap_or_default(),
     };
     let Some(current) = current else {
         let _ = std::fs::remove_file(&record_file);
@@ -297,15 +323,21 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
         removed.exact = true;
     } else {
         match &plan.shape {
-            Shape::Json { path, .. } => {
-                let (text, n) = jsonc::remove(&current, path, |g| is_ours(plan.harness, g))
-                    .map_err(|e| {
-                        Error::Input(format!(
-                            "cannot read {}: {e}; nothing was changed",
-                            plan.file.display()
-                        ))
-                    })?;
-                if n > 0 {
+            Shape::Json { groups, .. } => {
+                let mut text = current.clone();
+                let mut total = 0;
+                for (path, _) in groups {
+                    let (next, n) = jsonc::remove(&text, path, |g| is_ours(plan.harness, g))
+                        .map_err(|e| {
+                            Error::Input(format!(
+                                "cannot read {}: {e}; nothing was changed",
+                                plan.file.display()
+                            ))
+                        })?;
+                    text = next;
+                    total += n;
+                }
+                if total > 0 {
                     write_text(&plan.file, &text, false)?;
                     removed.removed = true;
                 }
@@ -328,9 +360,11 @@ pub fn is_installed(plan: &Plan) -> bool {
         return false;
     };
     match &plan.shape {
-        Shape::Json { path, .. } => jsonc::elements(&text, path)
-            .iter()
-            .any(|g| is_ours(plan.harness, g)),
+        Shape::Json { groups, .. } => groups.iter().all(|(path, _)| {
+            jsonc::elements(&text, path)
+                .iter()
+                .any(|g| is_ours(plan.harness, g))
+        }),
         Shape::Script(script) => &text == script,
     }
 }

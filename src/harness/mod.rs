@@ -169,6 +169,41 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
     })
 }
 
+/// `hook pre-compact --harness <h>`: for a harness with a compaction hook and a headless mode
+/// (Codex: `codex exec`), record a background write and start its supervisor — the same one
+/// Claude Code's writer runs under — with the harness's writer. Prints nothing (Codex does not
+/// read PreCompact's output). Always exits 0.
+pub fn pre_compact(h: Harness) -> i32 {
+    crate::hooks::guard(|| {
+        if crate::hooks::is_writer_child() || h != Harness::Codex {
+            return;
+        }
+        let Some(input) = crate::hooks::read_input(std::io::stdin()) else {
+            return;
+        };
+        let spec = crate::hooks::pre_compact::WriterSpec {
+            agent: crate::hooks::texts::Agent::Codex,
+            program: codex::binary(),
+            instructions: false,
+        };
+        crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
+    })
+}
+
+/// `hook post-compact --harness <h>`: the harness's word that the compaction happened, which
+/// lets the background write's handoff replace the slot (Codex's PostCompact input has Claude
+/// Code's field names). Always exits 0.
+pub fn post_compact(h: Harness) -> i32 {
+    crate::hooks::guard(|| {
+        if crate::hooks::is_writer_child() || h != Harness::Codex {
+            return;
+        }
+        if let Some(input) = crate::hooks::read_input(std::io::stdin()) {
+            crate::hooks::post_compact::run(&input);
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,8 +38,33 @@ fn log(path: &Path, line: &str) {
     }
 }
 
+/// How the background writer runs: which agent's headless mode, and whether the compaction
+/// instructions are printed (Claude Code turns PreCompact's stdout into the summary's custom
+/// instructions; Codex does not read it).
+#[derive(Debug, Clone)]
+pub struct WriterSpec {
+    pub agent: texts::Agent,
+    /// The program; `None`: `HANDOFF_WRITER`, else `claude` on PATH.
+    pub program: Option<PathBuf>,
+    pub instructions: bool,
+}
+
+impl WriterSpec {
+    /// Claude Code's: `claude -p` with the prompt on stdin.
+    pub fn claude() -> WriterSpec {
+        WriterSpec {
+            agent: texts::Agent::ClaudeCode,
+            program: None,
+            instructions: true,
+        }
+    }
+}
+
 /// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
-fn writer_program() -> Option<PathBuf> {
+fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
+    if let Some(p) = &spec.program {
+        return Some(p.clone()).filter(|p| is_executable(p));
+    }
     let name = crate::env::settings()
         .writer
         .clone()
@@ -96,12 +121,19 @@ fn uuid_v4() -> String {
 /// Run the hook on parsed stdin, writing the compaction instructions to `out`. Declines are
 /// silent (logged once past the dedup step); the slot is never changed here.
 pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+    run_with(input, out, &WriterSpec::claude());
+}
+
+/// [`run`] with the writer of another agent (the harness adapters).
+pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSpec) {
     let Some(target) = target(input) else { return };
     let Ok(store) = Store::locate() else { return };
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     // The summary is steered whether or not a writer starts: what it must keep is the same.
-    let _ =
-        writeln!(out, "{}", texts::compaction_instructions(&slot_path)).and_then(|()| out.flush());
+    if spec.instructions {
+        let _ = writeln!(out, "{}", texts::compaction_instructions(&slot_path))
+            .and_then(|()| out.flush());
+    }
 
     let Some(session) = string_field(input, "session_id") else {
         return;
@@ -115,7 +147,7 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     {
         return;
     }
-    let Some(writer) = writer_program() else {
+    let Some(writer) = writer_program(spec) else {
         return;
     };
     let Some(state) = state_dir() else { return };
@@ -142,11 +174,14 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     let id = uuid_v4();
     let here = target.checkout();
     let timeout = crate::env::settings().fork_timeout;
-    let mut job = job(&writer, &store, &here, &id, &sid, &log_path, timeout);
+    let mut job = job(
+        spec.agent, &writer, &store, &here, &id, &sid, &log_path, timeout,
+    );
     job.slot = target.name.clone();
     job.started = now();
     let draft = runs::run_dir(&store, &id).join(runs::DRAFT);
     let text = texts::writer_prompt(
+        spec.agent,
         transcript,
         &here,
         &target.facts.reference,
@@ -171,7 +206,9 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn job(
+    agent: texts::Agent,
     writer: &Path,
     store: &Store,
     here: &str,
@@ -181,17 +218,30 @@ fn job(
     timeout: u64,
 ) -> Job {
     let tools = crate::env::settings().allowed_tools.clone();
-    let mut argv: Vec<String> = vec![
-        writer.to_string_lossy().into_owned(),
-        "-p".into(),
-        "--output-format".into(),
-        "json".into(),
-        "--session-id".into(),
-        id.into(),
-        "--allowedTools".into(),
-        tools,
-        "--strict-mcp-config".into(),
-    ];
+    let program = writer.to_string_lossy().into_owned();
+    let mut argv: Vec<String> = match agent {
+        texts::Agent::ClaudeCode => vec![
+            program,
+            "-p".into(),
+            "--output-format".into(),
+            "json".into(),
+            "--session-id".into(),
+            id.into(),
+            "--allowedTools".into(),
+            tools,
+            "--strict-mcp-config".into(),
+        ],
+        // Headless, the prompt on stdin (`-`); the writer must write the store, outside the
+        // workspace sandbox, and nobody is there to approve a command.
+        texts::Agent::Codex => vec![
+            program,
+            "exec".into(),
+            "--skip-git-repo-check".into(),
+            "--dangerously-bypass-approvals-and-sandbox".into(),
+            "--json".into(),
+            "-".into(),
+        ],
+    };
     if let Some(model) = crate::env::settings().author_model.clone() {
         argv.extend(["--model".to_string(), model]);
     }

@@ -89,7 +89,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 12] = [
+    let scenarios: [Scenario; 13] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -126,6 +126,10 @@ fn main() {
         (
             "codex: install codex trusts the hook; a session after /clear carries the handoff",
             Suite::codex_session_start,
+        ),
+        (
+            "codex: an automatic compaction runs the writer through codex exec; its handoff replaces the slot",
+            Suite::codex_compaction,
         ),
         (
             "gemini: install gemini merges into settings.json; a session after /clear carries the handoff; uninstall restores the file",
@@ -979,6 +983,96 @@ impl Suite {
         let (_, orient) = self.store_cmd(&scene, &["orient"], None);
         ensure(orient.contains("progress=complete"), || {
             format!("a delivery whose output Cline drops consumed the handoff: {orient}")
+        })
+    }
+
+    /// Codex's automatic compaction: with `model_auto_compact_token_limit` set low and the mock
+    /// reporting a large usage, the resumed session compacts; PreCompact (installed by
+    /// `install codex`) starts the background writer through `codex exec`, whose session writes
+    /// the draft and runs the write command with its shell tool; PostCompact confirms; the
+    /// writer's handoff replaces the slot and the old one is in history.
+    fn codex_compaction(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let codex_home = scene.home.join(".codex");
+        std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
+        let config = format!(
+            "model = \"gpt-5\"\nmodel_provider = \"mock\"\nmodel_auto_compact_token_limit = 1000\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
+            self.mock.url()
+        );
+        std::fs::write(codex_home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        let slot = self.stored(&scene, "tag-before-compact")?;
+        let env = |cmd: &mut Command| {
+            cmd.env_clear()
+                .current_dir(&scene.repo)
+                .env("HOME", &scene.home)
+                .env("CODEX_HOME", &codex_home)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("HANDOFF_STORE_DIR", &scene.store)
+                .env("HANDOFF_CODEX_BIN", &self.codex)
+                .env("CTX_FORK_TIMEOUT_SECONDS", "120")
+                .stdin(Stdio::null());
+        };
+        let mut install = Command::new(STORE_BIN);
+        env(&mut install);
+        let out = install
+            .args(["install", "codex"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure(
+            said.contains("pre_compact") && said.contains("post_compact"),
+            || format!("install codex did not trust the compaction hooks: {said}"),
+        )?;
+        self.mock.set_writer_doc(Some(handoff("tag-codex-writer")));
+        let run = |args: &[&str]| -> Check {
+            let mut cmd = Command::new(&self.codex);
+            env(&mut cmd);
+            let out = cmd.args(args).output().map_err(|e| e.to_string())?;
+            ensure(out.status.success(), || {
+                format!(
+                    "codex {args:?} exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
+        };
+        run(&[
+            "exec",
+            "--skip-git-repo-check",
+            "OVERFLOW-NOW first codex turn",
+        ])?;
+        run(&[
+            "exec",
+            "--skip-git-repo-check",
+            "resume",
+            "--last",
+            "second codex turn",
+        ])?;
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let replaced = || {
+            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("tag-codex-writer is where"))
+        };
+        while !replaced() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.mock.set_writer_doc(None);
+        ensure(replaced(), || {
+            format!(
+                "the writer's handoff never reached the slot; writer log: {}",
+                Self::log(&scene)
+            )
+        })?;
+        let (_, history) = self.store_cmd(&scene, &["history"], None);
+        let kept = history
+            .lines()
+            .filter(|l| !l.starts_with('0'))
+            .filter_map(|l| l.split('\t').next_back())
+            .any(|p| {
+                std::fs::read_to_string(p.trim())
+                    .is_ok_and(|t| t.contains("tag-before-compact is where"))
+            });
+        ensure(kept, || {
+            format!("the replaced handoff is not in history: {history}")
         })
     }
 }

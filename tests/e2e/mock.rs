@@ -324,25 +324,74 @@ fn stream_reply(out: &mut TcpStream, model: &str, reply: &Reply) -> std::io::Res
 }
 
 /// A Responses API answer (Codex CLI): the request recorded, then `response.created`, one
-/// assistant message and `response.completed` as server-sent events.
+/// output item and `response.completed` as server-sent events. A request holding
+/// `OVERFLOW-NOW` reports a large usage (so a configured auto-compaction limit is passed); the
+/// background writer's session (our prompt) gets one `exec_command` call that writes the
+/// draft and runs the prompt's write command, then a final line.
 fn responses_reply(
     out: &mut TcpStream,
     request: Value,
     state: &Mutex<State>,
 ) -> std::io::Result<()> {
-    match state.lock() {
-        Ok(mut g) => g.requests.push(request),
-        Err(p) => p.into_inner().requests.push(request),
-    }
+    let text = request.to_string();
+    let writer_doc = {
+        let mut g = match state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.requests.push(request.clone());
+        g.writer_doc.clone()
+    };
     let id = next_id("resp");
+    let writer = text.contains("You are writing a handoff for a Codex session");
+    let item = match (writer, writer_doc) {
+        (true, Some(doc)) if !text.contains("function_call_output") => {
+            let mut strings = Vec::new();
+            all_strings(&request, &mut strings);
+            let prompt = strings
+                .into_iter()
+                .find(|s| s.contains("You are writing a handoff for a Codex session"))
+                .unwrap_or_default();
+            let lead = "Write the document with a shell command (a quoted heredoc) to ";
+            let draft = prompt
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix(lead)
+                        .and_then(|r| r.strip_suffix(", then run:"))
+                })
+                .unwrap_or("/nonexistent/draft.md")
+                .to_string();
+            let command = prompt
+                .lines()
+                .skip_while(|l| !l.starts_with(lead))
+                .nth(1)
+                .unwrap_or("false")
+                .to_string();
+            let cmd = format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}");
+            json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
+                   "name": "exec_command", "arguments": json!({"cmd": cmd}).to_string()})
+        }
+        _ => {
+            let reply = if writer {
+                "RESULT handoff=stored write_exit=0"
+            } else {
+                "ok from the mock"
+            };
+            json!({"type": "message", "role": "assistant", "id": next_id("msg"),
+                   "content": [{"type": "output_text", "text": reply}]})
+        }
+    };
+    let used = if !writer && text.contains("OVERFLOW-NOW") {
+        90_000
+    } else {
+        100
+    };
     let events = [
         json!({"type": "response.created", "response": {"id": id}}),
-        json!({"type": "response.output_item.done", "item": {
-            "type": "message", "role": "assistant", "id": next_id("msg"),
-            "content": [{"type": "output_text", "text": "ok from the mock"}]}}),
+        json!({"type": "response.output_item.done", "item": item}),
         json!({"type": "response.completed", "response": {"id": id, "usage": {
-            "input_tokens": 100, "input_tokens_details": null, "output_tokens": 5,
-            "output_tokens_details": null, "total_tokens": 105}}}),
+            "input_tokens": used, "input_tokens_details": null, "output_tokens": 5,
+            "output_tokens_details": null, "total_tokens": used + 5}}}),
     ];
     let body: String = events
         .iter()

@@ -124,9 +124,7 @@ fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &
             plan.file.display()
         ),
         Ok(codex::Trust::Recorded(keys)) => {
-            for k in &keys {
-                let _ = harness_install::remember_trust_key(store, &plan.file, k);
-            }
+            let _ = harness_install::remember_trust_keys(store, &plan.file, &keys);
             format!("trusted   through codex app-server: {}\n", keys.join(", "))
         }
         Err(e) => format!("trust     not recorded ({e}): {manual}\n"),
@@ -150,7 +148,7 @@ pub fn uninstall(
     let store = crate::store::Store::open()?;
     let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
     let done = harness_install::uninstall(&store, &plan)?;
-    if let Some(key) = &done.trust_key {
+    for key in &done.trust_keys {
         let _ = codex::forget(key);
     }
     let text = match (done.removed, done.exact) {

@@ -181,10 +181,17 @@ enum HookEvent {
         #[arg(long, value_enum)]
         harness: Option<crate::harness::Harness>,
     },
-    /// Claude Code PreCompact: steer the summary and start the background writer.
-    PreCompact,
-    /// Claude Code PostCompact: confirm the compaction, so the writer's handoff may be installed.
-    PostCompact,
+    /// PreCompact: steer the summary and start the background writer (Claude Code, or Codex
+    /// with --harness codex, whose writer is `codex exec`).
+    PreCompact {
+        #[arg(long, value_enum)]
+        harness: Option<crate::harness::Harness>,
+    },
+    /// PostCompact: confirm the compaction, so the writer's handoff may be installed.
+    PostCompact {
+        #[arg(long, value_enum)]
+        harness: Option<crate::harness::Harness>,
+    },
     /// Claude Code UserPromptSubmit: deliver the handoff once when SessionStart did not run.
     UserPromptSubmit,
     /// Claude Code SessionEnd: on /clear, record a marker for the next session.
@@ -240,11 +247,21 @@ pub fn run(
                 harness: Some(h), ..
             },
         } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::session_start(h, out)),
+        Command::Hook {
+            event: HookEvent::PreCompact {
+                harness: Some(h), ..
+            },
+        } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::pre_compact(h)),
+        Command::Hook {
+            event: HookEvent::PostCompact {
+                harness: Some(h), ..
+            },
+        } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::post_compact(h)),
         Command::Hook { event } => {
             let event = match event {
                 HookEvent::SessionStart { .. } => hooks::Event::SessionStart,
-                HookEvent::PreCompact => hooks::Event::PreCompact,
-                HookEvent::PostCompact => hooks::Event::PostCompact,
+                HookEvent::PreCompact { .. } => hooks::Event::PreCompact,
+                HookEvent::PostCompact { .. } => hooks::Event::PostCompact,
                 HookEvent::UserPromptSubmit => hooks::Event::UserPromptSubmit,
                 HookEvent::SessionEnd => hooks::Event::SessionEnd,
                 HookEvent::PostCheckout { args } => hooks::Event::PostCheckout(args),

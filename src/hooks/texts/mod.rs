@@ -58,9 +58,17 @@ pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<Stri
     }
 }
 
+/// Whose session the background writer reads, which decides the words for its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+}
+
 /// The background writer's prompt (hooks.md §3.2): self-contained, naming this binary by its
 /// absolute path; the transcript path travels only here, never on a command line.
 pub fn writer_prompt(
+    agent: Agent,
     transcript: &str,
     here: &str,
     reference: &str,
@@ -68,12 +76,20 @@ pub fn writer_prompt(
     draft: &Path,
 ) -> String {
     let draft = draft.to_string_lossy();
+    let (name, explore, write) = match agent {
+        Agent::ClaudeCode => ("Claude Code", "Bash", "with the Write tool"),
+        Agent::Codex => (
+            "Codex",
+            "shell commands",
+            "with a shell command (a quoted heredoc)",
+        ),
+    };
     format!(
-        "You are writing a handoff for a Claude Code session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
+        "You are writing a handoff for a {name} session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
 
 The one source of truth is the session's transcript, a JSONL file at:
 {transcript}
-Explore it with Bash (count its lines, grep it, tail it, use jq if present). Never read it whole.
+Explore it with {explore} (count its lines, grep it, tail it, use jq if present). Never read it whole.
 
 The target: checkout {here}, branch {reference}, slot {slot}. Trust these values; do not investigate the environment or configuration.
 
@@ -102,7 +118,7 @@ path/to/file.ext:12 | a fragment of that line
 
 Rules: write status: only; branch:, checkout:, progress: and head: are filled in by the tool. Every decision says what it beat. Write None. where the transcript supports no real claim; never fabricate. Pointers hold one citation per line, path:line | fragment, inside the fence. Never write path:symbol. Every path:line in the prose must also be listed in Pointers. Check that each cited file and line exists in {here}. Aim for under 4,000 tokens; cut Pointers, never decisions.
 
-Write the document with the Write tool to {draft}, then run:
+Write the document {write} to {draft}, then run:
 {} write --checkout {} --from {}
 On exit 0 you are done. On exit 1, fix or drop the failing citations and run it again. On exit 2, fix the structure and run it again. Run it at most 3 times. Never pass --force or --no-gate.
 
