@@ -171,6 +171,22 @@ fn codex_without_the_codex_program_says_how_to_trust_and_status_says_why() {
     let o = run(&mut hs(&env, &repo, &["install", "codex"]));
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("/hooks"), "{}", o.stdout);
+    let hooks: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.home().join(".codex/hooks.json")).expect("hooks.json"),
+    )
+    .expect("json");
+    for (event, ours) in [
+        ("SessionStart", "hook session-start --harness codex"),
+        ("PreCompact", "hook pre-compact --harness codex"),
+        ("PostCompact", "hook post-compact --harness codex"),
+    ] {
+        assert!(
+            hooks["hooks"][event][0]["hooks"][0]["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with(ours)),
+            "{event}: {hooks}"
+        );
+    }
     assert!(o.stdout.contains("not trusted yet"), "{}", o.stdout);
     let (code, v) = json(hs(&env, &repo, &["status", "--format", "json"]).arg(&repo));
     assert_eq!(code, 0);
@@ -300,13 +316,19 @@ fn cline_and_copilot_fixture_inputs_get_their_shapes() {
 fn a_harness_hook_never_fails_on_bad_input() {
     let env = TestEnv::new();
     for h in ["codex", "gemini", "copilot", "cline", "cursor"] {
-        for input in ["", "not json", "[1,2]", "{\"cwd\": 5}"] {
-            let mut c = env.store();
-            c.args(["hook", "session-start", "--harness", h])
-                .write_stdin(input.to_string());
-            let o = run(&mut c);
-            assert_eq!(o.code, 0, "{h} {input}");
-            assert_eq!(o.stderr, "", "{h} {input}");
+        for event in ["session-start", "pre-compact", "post-compact"] {
+            for input in ["", "not json", "[1,2]", "{\"cwd\": 5}"] {
+                let mut c = env.store();
+                c.args(["hook", event, "--harness", h])
+                    .env("PATH", "/usr/bin:/bin")
+                    .write_stdin(input.to_string());
+                let o = run(&mut c);
+                assert_eq!(o.code, 0, "{h} {event} {input}");
+                assert_eq!(o.stderr, "", "{h} {event} {input}");
+                if event != "session-start" {
+                    assert_eq!(o.stdout, "", "{h} {event} {input}");
+                }
+            }
         }
     }
 }
