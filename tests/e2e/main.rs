@@ -766,37 +766,12 @@ impl Suite {
     /// SessionEnd hook records a cleared session), the next `codex exec` carries the handoff to
     /// the model as a developer message, and the handoff is consumed.
     fn codex_session_start(&self) -> Check {
-        let scene = self.scene(false, false)?;
-        let codex_home = scene.home.join(".codex");
-        std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
-        let config = format!(
-            "model = \"gpt-5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
-            self.mock.url()
-        );
-        std::fs::write(codex_home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        let (scene, codex_home) = self.codex_scene("")?;
         self.stored(&scene, "tag-codex")?;
-        let env = |cmd: &mut Command| {
-            cmd.env_clear()
-                .current_dir(&scene.repo)
-                .env("HOME", &scene.home)
-                .env("CODEX_HOME", &codex_home)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("HANDOFF_STORE_DIR", &scene.store)
-                .env("HANDOFF_CODEX_BIN", &self.codex)
-                .stdin(Stdio::null());
-        };
-        let mut install = Command::new(STORE_BIN);
-        env(&mut install);
-        let out = install
-            .args(["install", "codex"])
-            .output()
-            .map_err(|e| e.to_string())?;
-        let said = String::from_utf8_lossy(&out.stdout).into_owned();
-        ensure(out.status.success() && said.contains("trusted"), || {
-            format!(
-                "install codex did not trust the hook: {said}{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
+        let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
+        let said = self.codex_install(&scene, &codex_home)?;
+        ensure(said.contains("trusted"), || {
+            format!("install codex did not trust the hook: {said}")
         })?;
         let exec = |prompt: &str| -> Result<Vec<String>, String> {
             let mark = self.mock.mark();
@@ -992,33 +967,10 @@ impl Suite {
     /// the draft and runs the write command with its shell tool; PostCompact confirms; the
     /// writer's handoff replaces the slot and the old one is in history.
     fn codex_compaction(&self) -> Check {
-        let scene = self.scene(false, false)?;
-        let codex_home = scene.home.join(".codex");
-        std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
-        let config = format!(
-            "model = \"gpt-5\"\nmodel_provider = \"mock\"\nmodel_auto_compact_token_limit = 1000\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
-            self.mock.url()
-        );
-        std::fs::write(codex_home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        let (scene, codex_home) = self.codex_scene("model_auto_compact_token_limit = 1000\n")?;
         let slot = self.stored(&scene, "tag-before-compact")?;
-        let env = |cmd: &mut Command| {
-            cmd.env_clear()
-                .current_dir(&scene.repo)
-                .env("HOME", &scene.home)
-                .env("CODEX_HOME", &codex_home)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("HANDOFF_STORE_DIR", &scene.store)
-                .env("HANDOFF_CODEX_BIN", &self.codex)
-                .env("CTX_FORK_TIMEOUT_SECONDS", "120")
-                .stdin(Stdio::null());
-        };
-        let mut install = Command::new(STORE_BIN);
-        env(&mut install);
-        let out = install
-            .args(["install", "codex"])
-            .output()
-            .map_err(|e| e.to_string())?;
-        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
+        let said = self.codex_install(&scene, &codex_home)?;
         ensure(
             said.contains("pre_compact") && said.contains("post_compact"),
             || format!("install codex did not trust the compaction hooks: {said}"),
@@ -1074,5 +1026,49 @@ impl Suite {
         ensure(kept, || {
             format!("the replaced handoff is not in history: {history}")
         })
+    }
+
+    /// A scene with a `CODEX_HOME` whose config points Codex at the mock (plus `extra` lines).
+    fn codex_scene(&self, extra: &str) -> Result<(Scene, PathBuf), String> {
+        let scene = self.scene(false, false)?;
+        let codex_home = scene.home.join(".codex");
+        std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
+        let config = format!(
+            "model = \"gpt-5\"\nmodel_provider = \"mock\"\n{extra}\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
+            self.mock.url()
+        );
+        std::fs::write(codex_home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        Ok((scene, codex_home))
+    }
+
+    /// The environment Codex and our binary run with in a Codex scene.
+    fn codex_env(&self, scene: &Scene, codex_home: &Path, cmd: &mut Command) {
+        cmd.env_clear()
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("CODEX_HOME", codex_home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .env("HANDOFF_CODEX_BIN", &self.codex)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "120")
+            .stdin(Stdio::null());
+    }
+
+    /// `handoff-store install codex` in the scene, as a user would run it; what it said.
+    fn codex_install(&self, scene: &Scene, codex_home: &Path) -> Result<String, String> {
+        let mut install = Command::new(STORE_BIN);
+        self.codex_env(scene, codex_home, &mut install);
+        let out = install
+            .args(["install", "codex"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure(out.status.success(), || {
+            format!(
+                "install codex failed: {said}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        Ok(said)
     }
 }

@@ -77,18 +77,50 @@ fn root_of(dir: &Path) -> Option<PathBuf> {
     crate::git::open_work_tree(dir, false).ok().map(|w| w.root)
 }
 
+/// What an `install`/`uninstall` of a harness acts on: the harness, the store (which keeps the
+/// file's bytes before and after), the plan, and the directory it was run for.
+struct Subject {
+    h: Harness,
+    store: crate::store::Store,
+    plan: harness_install::Plan,
+    dir: PathBuf,
+}
+
+/// The harness subject of `what`, or `Err(dir)` for the git hook.
+fn subject(
+    what: What,
+    dir: Option<&str>,
+    scope: ScopeArgs,
+) -> Result<Result<Subject, PathBuf>, Error> {
+    let dir = dir_of(dir)?;
+    let Some(h) = what.harness() else {
+        return Ok(Err(dir));
+    };
+    let store = crate::store::Store::open()?;
+    let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
+    Ok(Ok(Subject {
+        h,
+        store,
+        plan,
+        dir,
+    }))
+}
+
 pub fn install(
     what: What,
     dir: Option<&str>,
     scope: ScopeArgs,
     out: &mut dyn Write,
 ) -> Result<i32, Error> {
-    let dir = dir_of(dir)?;
-    let Some(h) = what.harness() else {
-        return install_git_hook(&dir, out);
+    let Subject {
+        h,
+        store,
+        plan,
+        dir,
+    } = match subject(what, dir, scope)? {
+        Ok(s) => s,
+        Err(dir) => return install_git_hook(&dir, out),
     };
-    let store = crate::store::Store::open()?;
-    let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
     let done = harness_install::install(&store, &plan)?;
     let mut text = if done.changed {
         format!("installed {} hook in {}\n", h.name(), done.file)
@@ -141,12 +173,10 @@ pub fn uninstall(
     scope: ScopeArgs,
     out: &mut dyn Write,
 ) -> Result<i32, Error> {
-    let dir = dir_of(dir)?;
-    let Some(h) = what.harness() else {
-        return uninstall_git_hook(&dir, out);
+    let Subject { h, store, plan, .. } = match subject(what, dir, scope)? {
+        Ok(s) => s,
+        Err(dir) => return uninstall_git_hook(&dir, out),
     };
-    let store = crate::store::Store::open()?;
-    let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
     let done = harness_install::uninstall(&store, &plan)?;
     for key in &done.trust_keys {
         let _ = codex::forget(key);

@@ -129,16 +129,17 @@ pub fn keep_file(
     source: &Path,
     mtime: SystemTime,
 ) -> Result<PathBuf, Error> {
-    if let Some(same) = versions(store, name)
-        .into_iter()
-        .find(|v| same_content(&v.path, source))
-    {
-        return Ok(same.path);
-    }
-    let path = fresh_version_path(store, name, mtime)?;
-    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
-    replace_from(&path, &mut file, Some(mtime), None)?;
-    Ok(path)
+    keep(
+        store,
+        name,
+        mtime,
+        |p| same_content(p, source),
+        || {
+            File::open(source)
+                .map(|f| Box::new(f) as Box<dyn Read>)
+                .map_err(|e| Error::io(source, e))
+        },
+    )
 }
 
 /// Add `bytes` with `mtime` as a history version (a version that arrived from elsewhere, e.g.
@@ -149,14 +150,30 @@ pub fn keep_bytes(
     bytes: &[u8],
     mtime: SystemTime,
 ) -> Result<PathBuf, Error> {
-    if let Some(same) = versions(store, name)
-        .into_iter()
-        .find(|v| holds(&v.path, bytes))
-    {
-        return Ok(same.path);
+    keep(
+        store,
+        name,
+        mtime,
+        |p| holds(p, bytes),
+        || Ok(Box::new(bytes) as Box<dyn Read + '_>),
+    )
+}
+
+/// The one way a version enters history: the path of an existing version that `same` says
+/// holds these bytes, else a fresh file written from `open`.
+fn keep<'a>(
+    store: &Store,
+    name: &str,
+    mtime: SystemTime,
+    same: impl Fn(&Path) -> bool,
+    open: impl FnOnce() -> Result<Box<dyn Read + 'a>, Error>,
+) -> Result<PathBuf, Error> {
+    if let Some(existing) = versions(store, name).into_iter().find(|v| same(&v.path)) {
+        return Ok(existing.path);
     }
     let path = fresh_version_path(store, name, mtime)?;
-    replace_from(&path, &mut &bytes[..], Some(mtime), None)?;
+    let mut source = open()?;
+    replace_from(&path, &mut source, Some(mtime), None)?;
     Ok(path)
 }
 
