@@ -89,7 +89,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 13] = [
+    let scenarios: [Scenario; 14] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -134,6 +134,10 @@ fn main() {
         (
             "gemini: install gemini merges into settings.json; a session after /clear carries the handoff; uninstall restores the file",
             Suite::gemini_session_start,
+        ),
+        (
+            "gemini: the shipped extension validates and, linked, carries the handoff after /clear",
+            Suite::gemini_extension,
         ),
         (
             "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
@@ -831,39 +835,77 @@ impl Suite {
     /// recorded /clear, the next one carries the handoff inside the model request and consumes
     /// it; `uninstall gemini` leaves settings.json byte-identical to what the user had.
     fn gemini_session_start(&self) -> Check {
+        let (scene, settings, mine) = self.gemini_scene()?;
+        let (code, said) = self.store_cmd(&scene, &["install", "gemini"], None);
+        ensure(code == 0, || format!("install gemini: {said}"))?;
+        self.gemini_clear_carries(&scene)?;
+        let (code, said) = self.store_cmd(&scene, &["uninstall", "gemini"], None);
+        ensure(code == 0, || format!("uninstall gemini: {said}"))?;
+        let back = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
+        ensure(back == mine, || {
+            format!("settings.json is not as it was: {back}")
+        })
+    }
+
+    /// The shipped Gemini CLI extension (`contrib/gemini`): `gemini extensions validate` passes,
+    /// and linked the way a user links it (`--consent` acknowledges that it runs hooks), its
+    /// SessionStart hook carries the handoff after a recorded /clear like `install gemini` does.
+    fn gemini_extension(&self) -> Check {
+        let (scene, _, _) = self.gemini_scene()?;
+        let extension = Path::new(ROOT).join("contrib/gemini");
+        let extension = extension.to_string_lossy();
+        self.gemini_cmd(&scene, &["extensions", "validate", &extension])?;
+        self.gemini_cmd(&scene, &["extensions", "link", &extension, "--consent"])?;
+        self.gemini_clear_carries(&scene)
+    }
+
+    /// A scene whose user settings.json (a comment, the API-key auth) is the user's own; its
+    /// path and text.
+    fn gemini_scene(&self) -> Result<(Scene, PathBuf, &'static str), String> {
         let scene = self.scene(false, false)?;
         let settings = scene.home.join(".gemini/settings.json");
         let mine = "{\n  // the key comes from GEMINI_API_KEY\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n";
         std::fs::create_dir_all(scene.home.join(".gemini")).map_err(|e| e.to_string())?;
         std::fs::write(&settings, mine).map_err(|e| e.to_string())?;
         self.stored(&scene, "tag-gemini")?;
-        let (code, said) = self.store_cmd(&scene, &["install", "gemini"], None);
-        ensure(code == 0, || format!("install gemini: {said}"))?;
-        let gemini = |prompt: &str| -> Result<Vec<String>, String> {
+        Ok((scene, settings, mine))
+    }
+
+    /// Run Gemini CLI in the scene; what it printed.
+    fn gemini_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
+        let out = Command::new(&self.gemini)
+            .env_clear()
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .env("HANDOFF_STORE_BIN", STORE_BIN)
+            .env("GEMINI_API_KEY", "e2e-not-a-key")
+            .env("GOOGLE_GEMINI_BASE_URL", self.mock.url())
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "gemini {args:?} exited {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// A plain `gemini -p` is quiet; after a recorded /clear the next one carries the handoff
+    /// inside the model request and consumes it.
+    fn gemini_clear_carries(&self, scene: &Scene) -> Check {
+        let prompt = |text: &str| -> Result<Vec<String>, String> {
             let mark = self.mock.mark();
-            let out = Command::new(&self.gemini)
-                .env_clear()
-                .current_dir(&scene.repo)
-                .env("HOME", &scene.home)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("HANDOFF_STORE_DIR", &scene.store)
-                .env("GEMINI_API_KEY", "e2e-not-a-key")
-                .env("GOOGLE_GEMINI_BASE_URL", self.mock.url())
-                .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
-                .args(["-m", "gemini-2.5-flash", "-p", prompt])
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| e.to_string())?;
-            if !out.status.success() {
-                return Err(format!(
-                    "gemini exited {:?}: {}",
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
+            self.gemini_cmd(scene, &["-m", "gemini-2.5-flash", "-p", text])?;
             Ok(self.mock.since(mark))
         };
-        let quiet = gemini("first gemini session")?;
+        let quiet = prompt("first gemini session")?;
         ensure(!quiet.is_empty(), || "gemini sent the mock nothing".into())?;
         ensure(
             quiet.iter().all(|r| !r.contains("tag-gemini is where")),
@@ -873,22 +915,16 @@ impl Suite {
             "session_id": "gemini-before", "cwd": scene.repo, "reason": "clear",
             "hook_event_name": "SessionEnd"
         });
-        let (code, _) = self.store_cmd(&scene, &["hook", "session-end"], Some(&end.to_string()));
+        let (code, _) = self.store_cmd(scene, &["hook", "session-end"], Some(&end.to_string()));
         ensure(code == 0, || "session-end failed".into())?;
-        let after = gemini("after the clear, gemini")?;
+        let after = prompt("after the clear, gemini")?;
         ensure(
             after.iter().any(|r| r.contains("tag-gemini is where")),
             || format!("the handoff is not in what Gemini sent: {after:?}"),
         )?;
-        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        let (_, orient) = self.store_cmd(scene, &["orient"], None);
         ensure(orient.contains("progress=consumed"), || {
             format!("the delivered handoff is not consumed: {orient}")
-        })?;
-        let (code, said) = self.store_cmd(&scene, &["uninstall", "gemini"], None);
-        ensure(code == 0, || format!("uninstall gemini: {said}"))?;
-        let back = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
-        ensure(back == mine, || {
-            format!("settings.json is not as it was: {back}")
         })
     }
 
