@@ -56,6 +56,7 @@ fn main() {
     let codex = install(&CODEX);
     let gemini = install(&GEMINI);
     let cline = install(&CLINE);
+    let copilot = install(&COPILOT);
     if std::env::var_os(IN_NETNS).is_none()
         && let Some(code) = reexec_in_netns()
     {
@@ -63,7 +64,7 @@ fn main() {
     }
     let isolated = std::env::var_os(IN_NETNS).is_some();
     println!(
-        "e2e: clients {CLIENT}@{VERSION} at {}, {}@{} at {}, {}@{} at {}, {}@{} at {}; network: {}",
+        "e2e: clients {CLIENT}@{VERSION} at {}, {}@{} at {}, {}@{} at {}, {}@{} at {}, {}@{} at {}; network: {}",
         claude.display(),
         CODEX.package,
         CODEX.version,
@@ -74,6 +75,9 @@ fn main() {
         CLINE.package,
         CLINE.version,
         cline.display(),
+        COPILOT.package,
+        COPILOT.version,
+        copilot.display(),
         if isolated {
             "own namespace, loopback only"
         } else {
@@ -86,10 +90,11 @@ fn main() {
         codex,
         gemini,
         cline,
+        copilot,
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 14] = [
+    let scenarios: [Scenario; 15] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -142,6 +147,10 @@ fn main() {
         (
             "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
             Suite::cline_task_start,
+        ),
+        (
+            "copilot: install copilot's file is in place; offline, the CLI stops at sign-in before any hook",
+            Suite::copilot_offline,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -201,6 +210,13 @@ const CLINE: Client = Client {
     version: "3.0.65",
     program: "cline",
     folder: "cline",
+};
+
+const COPILOT: Client = Client {
+    package: "@github/copilot",
+    version: "1.0.102",
+    program: "copilot",
+    folder: "copilot",
 };
 
 const CODEX: Client = Client {
@@ -294,6 +310,7 @@ struct Suite {
     codex: PathBuf,
     gemini: PathBuf,
     cline: PathBuf,
+    copilot: PathBuf,
     mock: mock::Mock,
 }
 
@@ -1106,5 +1123,48 @@ impl Suite {
             )
         })?;
         Ok(said)
+    }
+
+    /// Copilot CLI, as far as it goes without an account: `install copilot` writes
+    /// `.github/hooks/handoff-store.json` in the shape Copilot documents; the real CLI then
+    /// refuses to start a session until a GitHub account is signed in and verified online, before
+    /// it reads any repository hook — so our hook never runs here and the handoff stays unread.
+    /// That is exactly where the proof stops (a token cannot be verified on loopback).
+    fn copilot_offline(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.stored(&scene, "tag-copilot")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "copilot"], None);
+        ensure(code == 0, || format!("install copilot: {said}"))?;
+        let file = scene.repo.join(".github/hooks/handoff-store.json");
+        let hooks: Value = std::fs::read(&file)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .ok_or("no readable .github/hooks/handoff-store.json")?;
+        ensure(hooks["version"] == 1, || format!("{hooks}"))?;
+        let out = Command::new(&self.copilot)
+            .env_clear()
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .args(["-p", "say ok", "--allow-all-tools"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        ensure(
+            !out.status.success() && said.contains("authenticate"),
+            || format!("Copilot CLI ran without an account; extend this scenario: {said}"),
+        )?;
+        let claims = scene.home.join(".claude/state/handoff-fork/claims");
+        ensure(
+            std::fs::read_dir(&claims).map_or(true, |d| d.count() == 0),
+            || "a hook ran although Copilot stopped at sign-in".into(),
+        )?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=complete"), || {
+            format!("the handoff changed: {orient}")
+        })
     }
 }
