@@ -45,10 +45,11 @@ pub enum Error {
     TooLarge(String),
     /// The gate found the document malformed; nothing was stored.
     NotStored(String),
-    /// Sync could not proceed (git failed, the remote refused or moved); nothing was lost.
-    Sync(String),
-    /// Sync found nothing to send.
-    NothingToSync(String),
+    /// A program we drive could not do its part (git for sync: failed, the remote refused or
+    /// moved; codex for hook trust); nothing was lost.
+    External(String),
+    /// Nothing to act on (sync: no handoff to push; trust: no hook of ours listed).
+    NothingToDo(String),
 }
 
 impl Error {
@@ -72,8 +73,8 @@ impl Error {
             | Error::Io { .. }
             | Error::Collision(_)
             | Error::NotRegular(_)
-            | Error::Sync(_) => 3,
-            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToSync(_) => 4,
+            | Error::External(_) => 3,
+            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToDo(_) => 4,
             Error::NoSlot(_) => 1,
         }
     }
@@ -88,8 +89,8 @@ impl fmt::Display for Error {
             | Error::Input(m)
             | Error::Collision(m)
             | Error::NotStored(m)
-            | Error::Sync(m)
-            | Error::NothingToSync(m) => {
+            | Error::External(m)
+            | Error::NothingToDo(m) => {
                 write!(f, "{m}")
             }
             Error::Output(e) => write!(f, "cannot write the output: {}", crate::input::os_text(e)),

@@ -145,7 +145,7 @@ fn portable(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn sync_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Sync(format!("{what}: {e}"))
+    Error::External(format!("{what}: {e}"))
 }
 
 /// Make the chain of `branch` hold the slot's current version (the caller holds the slot
@@ -204,7 +204,7 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
         .map_err(|e| sync_error("cannot record the handoff in git", e))?;
     match chains.set(&reference, &id, tip.as_deref()) {
         Ok(()) => Ok(Some(id)),
-        Err(RefError::Moved) => Err(Error::Sync(format!(
+        Err(RefError::Moved) => Err(Error::External(format!(
             "{reference} moved while this handoff was being recorded; run the command again"
         ))),
         Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),
@@ -359,7 +359,7 @@ pub fn merge(
     };
     match chains.set(&reference, &outcome.1, local.as_deref()) {
         Ok(()) => Ok(outcome.0),
-        Err(RefError::Moved) => Err(Error::Sync(format!(
+        Err(RefError::Moved) => Err(Error::External(format!(
             "{reference} moved during the pull; run it again (nothing was lost)"
         ))),
         Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),

@@ -13,7 +13,7 @@ use crate::store::{Store, Target, slot};
 /// The target's repository, opened for its chains.
 pub fn open(target: &Target) -> Result<Chains, Error> {
     Chains::open(&target.facts.checkout).ok_or_else(|| {
-        Error::Sync(format!(
+        Error::External(format!(
             "cannot open the repository of {}",
             target.checkout()
         ))
@@ -52,7 +52,7 @@ pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Resu
     if configured("origin") {
         return Ok("origin".into());
     }
-    Err(Error::Sync(format!(
+    Err(Error::External(format!(
         "no remote to sync with: the branch has no upstream and there is no origin ({}); pass REMOTE",
         listed()
     )))
@@ -164,7 +164,7 @@ pub fn push(
                 target.facts.reference
             )
         };
-        return Err(Error::NothingToSync(what));
+        return Err(Error::NothingToDo(what));
     }
     let updates = transport::push(
         &target.facts.checkout,
@@ -265,7 +265,7 @@ pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
     let refspec = fetch_refspec(remote);
     let edited = chains
         .config_with_added("remote", remote, "fetch", &refspec)
-        .map_err(|e| Error::Sync(format!("cannot edit the repository's config: {e}")))?;
+        .map_err(|e| Error::External(format!("cannot edit the repository's config: {e}")))?;
     let Some((path, bytes)) = edited else {
         return Ok(false);
     };

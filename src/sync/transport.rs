@@ -64,7 +64,7 @@ fn git(dir: &Path, background: bool) -> Command {
 }
 
 fn spawn_error(e: std::io::Error) -> Error {
-    Error::Sync(format!(
+    Error::External(format!(
         "cannot run git ({}); sync needs the git command on PATH",
         crate::input::os_text(&e)
     ))
@@ -99,7 +99,7 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
     if output.status.success() {
         return Ok(());
     }
-    Err(Error::Sync(format!(
+    Err(Error::External(format!(
         "git fetch from {remote} failed: {}",
         tail(&output.stderr)
     )))
@@ -128,7 +128,7 @@ pub fn push(
         .map_err(spawn_error)?;
     let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
     if updates.is_empty() && !output.status.success() {
-        return Err(Error::Sync(format!(
+        return Err(Error::External(format!(
             "git push to {remote} failed: {}",
             tail(&output.stderr)
         )));

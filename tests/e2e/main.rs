@@ -94,7 +94,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 15] = [
+    let scenarios: [Scenario; 16] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -135,6 +135,10 @@ fn main() {
         (
             "codex: an automatic compaction runs the writer through codex exec; its handoff replaces the slot",
             Suite::codex_compaction,
+        ),
+        (
+            "codex: the shipped plugin installs from its marketplace; trusted, it carries the handoff after /clear",
+            Suite::codex_plugin,
         ),
         (
             "gemini: install gemini merges into settings.json; a session after /clear carries the handoff; uninstall restores the file",
@@ -1166,5 +1170,67 @@ impl Suite {
         ensure(orient.contains("progress=complete"), || {
             format!("the handoff changed: {orient}")
         })
+    }
+
+    /// The shipped Codex plugin (`contrib/codex`, listed by `contrib/.agents/plugins/
+    /// marketplace.json`): added with Codex's own `plugin marketplace add` and `plugin add`,
+    /// trusted with `handoff-store trust codex` (what Codex's /hooks "Trust" records), its
+    /// SessionStart hook carries the handoff after a recorded /clear.
+    fn codex_plugin(&self) -> Check {
+        let (scene, codex_home) = self.codex_scene("")?;
+        self.stored(&scene, "tag-codex-plugin")?;
+        let codex = |args: &[&str]| -> Result<String, String> {
+            let mut cmd = Command::new(&self.codex);
+            self.codex_env(&scene, &codex_home, &mut cmd);
+            let out = cmd
+                .env("HANDOFF_STORE_BIN", STORE_BIN)
+                .args(args)
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !out.status.success() {
+                return Err(format!(
+                    "codex {args:?} exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let contrib = Path::new(ROOT).join("contrib");
+        codex(&["plugin", "marketplace", "add", &contrib.to_string_lossy()])?;
+        codex(&["plugin", "add", "handoff-store@handoff-store"])?;
+        let mut trust = Command::new(STORE_BIN);
+        self.codex_env(&scene, &codex_home, &mut trust);
+        let out = trust
+            .args(["trust", "codex"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure(
+            out.status.success() && said.contains("handoff-store@handoff-store"),
+            || {
+                format!(
+                    "trust codex: {said}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            },
+        )?;
+        let end = serde_json::json!({
+            "session_id": "codex-plugin-before", "cwd": scene.repo, "reason": "clear",
+            "hook_event_name": "SessionEnd"
+        });
+        let (code, _) = self.store_cmd(&scene, &["hook", "session-end"], Some(&end.to_string()));
+        ensure(code == 0, || "session-end failed".into())?;
+        let mark = self.mock.mark();
+        codex(&[
+            "exec",
+            "--skip-git-repo-check",
+            "after the clear, codex plugin",
+        ])?;
+        let sent = self.mock.since(mark);
+        ensure(
+            sent.iter().any(|r| r.contains("tag-codex-plugin is where")),
+            || format!("the plugin's hook did not carry the handoff: {sent:?}"),
+        )
     }
 }

@@ -141,6 +141,36 @@ pub fn install(
     Ok(0)
 }
 
+/// What `trust` can ask: only Codex gates hooks behind a trust it records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrustWhat {
+    /// Codex CLI.
+    Codex,
+}
+
+/// `trust codex`: trust the handoff-store hooks Codex lists for DIR (exit 3 when Codex cannot
+/// be asked, 4 when it lists none of ours).
+pub fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
+    let TrustWhat::Codex = what;
+    let dir = dir_of(dir)?;
+    let bin = codex::binary().ok_or_else(|| {
+        Error::External("codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust".into())
+    })?;
+    let text = match codex::trust_ours(&bin, &dir).map_err(Error::External)? {
+        codex::Trust::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
+        codex::Trust::Already => {
+            "trusted   (already) every handoff-store hook Codex lists here\n".into()
+        }
+        codex::Trust::NotListed => {
+            return Err(Error::NothingToDo(
+                "Codex lists no handoff-store hook here: install codex, or add the plugin (contrib/codex)".into(),
+            ));
+        }
+    };
+    print(out, &text)?;
+    Ok(0)
+}
+
 /// Trust our Codex hook through Codex, or say exactly what the user must do.
 fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &Path) -> String {
     let manual = "open codex, type /hooks, choose \"Review hook trust\" and trust handoff-store's SessionStart hook (until then Codex skips it without a word)";

@@ -154,6 +154,13 @@ enum Command {
         #[command(flatten)]
         scope: install::ScopeArgs,
     },
+    /// Have Codex trust the handoff-store hooks it lists here (from `install codex` or the
+    /// plugin in contrib/codex), through `codex app-server` — what Codex's /hooks "Trust" does.
+    Trust {
+        #[arg(value_enum)]
+        what: install::TrustWhat,
+        dir: Option<String>,
+    },
     /// Per agent harness and scope: is our hook installed, and would it run?
     Status {
         dir: Option<String>,
@@ -295,6 +302,7 @@ pub fn run(
             install::uninstall(what, dir.as_deref(), scope, out)
         }
         Command::Status { dir, format } => install::status(dir.as_deref(), format, out),
+        Command::Trust { what, dir } => install::trust(what, dir.as_deref(), out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
             Ok(0)

@@ -73,7 +73,7 @@ pub fn run(
             pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?);
             pushed = match ops::push(&store, &target, &chains, &remote, all, false, background) {
                 Ok(p) => Some(p),
-                Err(Error::NothingToSync(_)) => None,
+                Err(Error::NothingToDo(_)) => None,
                 Err(e) => return Err(e),
             };
         }
