@@ -37,6 +37,10 @@ pub struct Hook {
     /// `trusted`, `untrusted`, `modified` or `managed`.
     pub trust: String,
     pub ours: bool,
+    /// The plugin it comes from (`handoff-store@handoff-store`), if any.
+    pub plugin: Option<String>,
+    /// The file Codex read it from.
+    pub source_path: Option<String>,
 }
 
 struct Server {
@@ -128,6 +132,8 @@ fn hooks_of(result: &Value) -> Vec<Hook> {
                 current_hash: h["currentHash"].as_str().unwrap_or("").to_string(),
                 trust: h["trustStatus"].as_str().unwrap_or("unknown").to_string(),
                 ours: is_ours(Harness::Codex, &h["command"]),
+                plugin: h["pluginId"].as_str().map(str::to_string),
+                source_path: h["sourcePath"].as_str().map(str::to_string),
             })
         })
         .collect()

@@ -31,6 +31,33 @@ fn scope_name(s: Scope) -> &'static str {
 /// Every harness in both scopes, for the checkout at `root` (project scope) and `cwd`.
 pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     let mut out = Vec::new();
+    // Codex lists hooks from plugins too: ours from the plugin in contrib/codex get a row.
+    let codex: Codex = super::codex::binary().map(|bin| super::codex::list(&bin, cwd));
+    for hook in codex.iter().flatten().flat_map(|(hooks, _)| hooks) {
+        if !hook.ours || hook.plugin.is_none() || !hook.key.contains(":session_start:") {
+            continue;
+        }
+        let trusted = hook.trust == "trusted";
+        out.push(Row {
+            harness: Harness::Codex.name(),
+            scope: "plugin",
+            file: hook.source_path.clone(),
+            installed: true,
+            runs: if trusted { "yes" } else { "no" },
+            why: if trusted {
+                format!(
+                    "plugin {}, trusted by Codex",
+                    hook.plugin.as_deref().unwrap_or("?")
+                )
+            } else {
+                format!(
+                    "plugin {}: Codex reports it {}; run handoff-store trust codex",
+                    hook.plugin.as_deref().unwrap_or("?"),
+                    hook.trust
+                )
+            },
+        });
+    }
     for h in Harness::ALL {
         if h == Harness::ClaudeCode {
             continue;
@@ -50,7 +77,7 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
                     ),
                 )
             } else {
-                would_run(h, scope, cwd)
+                would_run(h, scope, &p.file, &codex)
             };
             out.push(Row {
                 harness: h.name(),
@@ -65,17 +92,22 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     out
 }
 
-fn would_run(h: Harness, scope: Scope, cwd: &Path) -> (&'static str, String) {
+/// What Codex said about its hooks here: `None` when there is no codex to ask.
+type Codex = Option<Result<(Vec<super::codex::Hook>, Vec<String>), String>>;
+
+fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static str, String) {
     match h {
         Harness::Codex => {
-            let Some(codex) = super::codex::binary() else {
+            let Some(listing) = codex else {
                 return (
                     "unknown",
                     "codex is not on PATH (or HANDOFF_CODEX_BIN) to ask whether it trusts the hook".into(),
                 );
             };
-            match super::codex::list(&codex, cwd) {
-                Ok((hooks, errors)) => match hooks.iter().find(|k| k.ours) {
+            match listing {
+                Ok((hooks, errors)) => match hooks.iter().find(|k| {
+                    k.ours && k.source_path.as_deref().map(Path::new) == Some(file)
+                }) {
                     Some(k) if k.trust == "trusted" => ("yes", "trusted by Codex".into()),
                     Some(k) => (
                         "no",
@@ -94,7 +126,7 @@ fn would_run(h: Harness, scope: Scope, cwd: &Path) -> (&'static str, String) {
                     ),
                     None => ("no", "Codex does not list it".into()),
                 },
-                Err(e) => ("unknown", e),
+                Err(e) => ("unknown", e.clone()),
             }
         }
         Harness::Gemini => (
