@@ -1215,6 +1215,20 @@ impl Suite {
                 )
             },
         )?;
+        let mut status = Command::new(STORE_BIN);
+        self.codex_env(&scene, &codex_home, &mut status);
+        let out = status
+            .args(["status", "--format", "json"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let rows: Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        let plugin_runs = rows["harnesses"].as_array().is_some_and(|rows| {
+            rows.iter()
+                .any(|r| r["harness"] == "codex" && r["scope"] == "plugin" && r["runs"] == "yes")
+        });
+        ensure(plugin_runs, || {
+            format!("status does not see the trusted plugin: {rows}")
+        })?;
         let end = serde_json::json!({
             "session_id": "codex-plugin-before", "cwd": scene.repo, "reason": "clear",
             "hook_event_name": "SessionEnd"
