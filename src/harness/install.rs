@@ -127,6 +127,11 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
             project(".clinerules/hooks/TaskStart")?,
             Shape::Script(format!("#!/bin/sh\nexec {command}\n")),
         ),
+        // Cline's CLI also runs the user's hooks in ~/.cline/hooks (measured on 3.0.65).
+        (Harness::Cline, Scope::User) => (
+            home()?.join(".cline/hooks/TaskStart"),
+            Shape::Script(format!("#!/bin/sh\nexec {command}\n")),
+        ),
         (Harness::Cursor, scope) => (
             match scope {
                 Scope::User => home()?.join(".cursor/hooks.json"),
@@ -137,7 +142,7 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
                 new_file: "{\n  \"version\": 1\n}\n",
             },
         ),
-        (Harness::Copilot | Harness::Cline, Scope::User) => {
+        (Harness::Copilot, Scope::User) => {
             return Err(Error::Usage(format!(
                 "{} reads hooks from the repository only; use --project",
                 h.name()

@@ -162,6 +162,18 @@ fn files_of_our_own_are_created_and_removed_whole() {
     );
     let o = run(&mut hs(&env, &repo, &["install", "copilot", "--user"]));
     assert_eq!(o.code, 2, "copilot has no user scope: {}", o.stderr);
+    // Cline's CLI also reads the user's ~/.cline/hooks.
+    let user = env.home().join(".cline/hooks/TaskStart");
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["install", "cline", "--user"])).code,
+        0
+    );
+    assert!(user.exists());
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["uninstall", "cline", "--user"])).code,
+        0
+    );
+    assert!(!user.exists());
 }
 
 #[test]
