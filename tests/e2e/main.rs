@@ -383,6 +383,36 @@ None.
     )
 }
 
+/// Run an agent client in `scene` with nothing inherited but HOME, a plain PATH, the store and
+/// `env`; what it printed, or why it failed.
+fn run_client(
+    program: &Path,
+    scene: &Scene,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Result<String, String> {
+    let out = Command::new(program)
+        .env_clear()
+        .current_dir(&scene.repo)
+        .env("HOME", &scene.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HANDOFF_STORE_DIR", &scene.store)
+        .envs(env.iter().copied())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} {args:?} exited {:?}: {}",
+            program.display(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 impl Suite {
     fn scene(&self, plugin: bool, manual: bool) -> Result<Scene, String> {
         let events: &[(&str, &str)] = if manual { &MANUAL } else { &[] };
@@ -894,28 +924,14 @@ impl Suite {
 
     /// Run Gemini CLI in the scene; what it printed.
     fn gemini_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
-        let out = Command::new(&self.gemini)
-            .env_clear()
-            .current_dir(&scene.repo)
-            .env("HOME", &scene.home)
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HANDOFF_STORE_DIR", &scene.store)
-            .env("HANDOFF_STORE_BIN", STORE_BIN)
-            .env("GEMINI_API_KEY", "e2e-not-a-key")
-            .env("GOOGLE_GEMINI_BASE_URL", self.mock.url())
-            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            return Err(format!(
-                "gemini {args:?} exited {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        let url = self.mock.url();
+        let env = [
+            ("HANDOFF_STORE_BIN", STORE_BIN),
+            ("GEMINI_API_KEY", "e2e-not-a-key"),
+            ("GOOGLE_GEMINI_BASE_URL", url.as_str()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ];
+        run_client(&self.gemini, scene, &env, args)
     }
 
     /// A plain `gemini -p` is quiet; after a recorded /clear the next one carries the handoff
@@ -960,26 +976,7 @@ impl Suite {
         self.stored(&scene, "tag-cline")?;
         let (code, said) = self.store_cmd(&scene, &["install", "cline"], None);
         ensure(code == 0, || format!("install cline: {said}"))?;
-        let cline = |args: &[&str]| -> Result<String, String> {
-            let out = Command::new(&self.cline)
-                .env_clear()
-                .current_dir(&scene.repo)
-                .env("HOME", &scene.home)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("HANDOFF_STORE_DIR", &scene.store)
-                .args(args)
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| e.to_string())?;
-            if !out.status.success() {
-                return Err(format!(
-                    "cline {args:?} exited {:?}: {}",
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        };
+        let cline = |args: &[&str]| run_client(&self.cline, &scene, &[], args);
         let base = format!("{}/v1", self.mock.url());
         cline(&[
             "auth",
