@@ -38,7 +38,12 @@ impl HandoffInfo {
 
     /// [`HandoffInfo::read`] for an entry of the open store directory `dir`: one `openat`
     /// relative to it, so a large store's listing walks no path twice.
-    pub fn read_in(store: &Store, dir: &std::fs::File, name: &str) -> Option<HandoffInfo> {
+    /// Also returns the state of the file it was read in, for the list index.
+    pub fn read_in(
+        store: &Store,
+        dir: &std::fs::File,
+        name: &str,
+    ) -> Option<(HandoffInfo, super::index::Stamp)> {
         use nix::fcntl::{OFlag, openat};
         use nix::sys::stat::Mode;
         let fd = openat(
@@ -48,17 +53,29 @@ impl HandoffInfo {
             Mode::empty(),
         )
         .ok()?;
-        HandoffInfo::from_open(store, name, std::fs::File::from(fd))
+        let file = std::fs::File::from(fd);
+        let meta = file.metadata().ok()?;
+        let stamp = super::index::Stamp::of(&meta);
+        Some((HandoffInfo::from_meta(store, name, file, &meta)?, stamp))
     }
 
     /// From a file opened without following a symlink: one `fstat` on the descriptor, one read.
     fn from_open(store: &Store, name: &str, file: std::fs::File) -> Option<HandoffInfo> {
         let meta = file.metadata().ok()?;
+        HandoffInfo::from_meta(store, name, file, &meta)
+    }
+
+    fn from_meta(
+        store: &Store,
+        name: &str,
+        file: std::fs::File,
+        meta: &std::fs::Metadata,
+    ) -> Option<HandoffInfo> {
         if !meta.file_type().is_file() || meta.len() == 0 {
             return None;
         }
         let head = slot::read_head_from(file, Some(meta.len())).ok()?;
-        Some(HandoffInfo::from_parts(store, name, &head, &meta))
+        Some(HandoffInfo::from_parts(store, name, &head, meta))
     }
 
     /// Build from the first bytes of the file and its metadata.

@@ -4,6 +4,7 @@
 
 pub mod deliver;
 pub mod drift;
+pub mod index;
 pub mod info;
 pub mod naming;
 pub mod placeholder;
@@ -124,45 +125,119 @@ impl Store {
 
     /// Every candidate (store.md §5), newest first, and how many `*.md` entries were skipped.
     pub fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-            Err(e) => return Err(Error::io(&self.dir, e)),
+        // The directory is listed on a thread of its own while the list index is read here.
+        let dir_path = self.dir.clone();
+        let listing = std::thread::spawn(move || -> std::io::Result<Vec<String>> {
+            Ok(std::fs::read_dir(dir_path)?
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|name| name.ends_with(".md") && !name.starts_with('.'))
+                .collect())
+        });
+        let index = index::Index::load(self);
+        let records = index.records();
+        let names = match listing.join() {
+            Ok(Ok(names)) => names,
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+            Ok(Err(e)) => return Err(Error::io(&self.dir, e)),
+            Err(_) => {
+                return Err(Error::io(
+                    &self.dir,
+                    std::io::Error::other("listing failed"),
+                ));
+            }
         };
-        let names: Vec<String> = entries
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|name| name.ends_with(".md") && !name.starts_with('.'))
-            .collect();
-        // Reading the heads is all system calls; two threads halve a large store's wait.
+        // Reading the heads is all system calls: an unchanged file costs one `fstatat` against
+        // the list index (index.rs), a new or changed one an open and a read; two threads
+        // halve a large store's wait.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         let chunk = names.len().div_ceil(threads).max(256);
         let dir = std::fs::File::open(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
-        let dir = &dir;
-        let read: Vec<Option<HandoffInfo>> = std::thread::scope(|scope| {
+        let now = std::time::SystemTime::now();
+        let (dir, records) = (&dir, &records);
+        let parts: Vec<Scan> = std::thread::scope(|scope| {
             let workers: Vec<_> = names
                 .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|name| HandoffInfo::read_in(self, dir, name))
-                            .collect::<Vec<_>>()
-                    })
-                })
+                .map(|part| scope.spawn(move || self.scan(dir, records, part, now)))
                 .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_default())
-                .collect()
+            workers.into_iter().filter_map(|w| w.join().ok()).collect()
         });
-        let skipped = read.iter().filter(|i| i.is_none()).count();
-        let mut out: Vec<HandoffInfo> = read.into_iter().flatten().collect();
-        sort_newest_first(&mut out);
-        Ok((out, skipped))
+        let mut all = Scan::default();
+        for mut part in parts {
+            all.infos.append(&mut part.infos);
+            all.stamps.append(&mut part.stamps);
+            all.skipped += part.skipped;
+            all.stale += part.stale;
+        }
+        if index::worth_rewriting(all.infos.len(), all.stale) {
+            let entries: Vec<_> = all.infos.iter().zip(all.stamps.iter().copied()).collect();
+            index::write(self, &entries, now);
+        }
+        sort_newest_first(&mut all.infos);
+        Ok((all.infos, all.skipped))
     }
+
+    /// Some directory entries: each from the list index when it holds this very state of the
+    /// file, else read (and stamped with the state it was read in).
+    fn scan(
+        &self,
+        dir: &std::fs::File,
+        records: &index::Records,
+        names: &[String],
+        now: std::time::SystemTime,
+    ) -> Scan {
+        use nix::fcntl::AtFlags;
+        let mut scan = Scan::default();
+        for name in names {
+            if let Ok(st) =
+                nix::sys::stat::fstatat(dir, name.as_str(), AtFlags::AT_SYMLINK_NOFOLLOW)
+                && st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG
+            {
+                let stamp = index::Stamp::of_stat(&st);
+                if let Some(info) = records.get(self, name, stamp) {
+                    scan.infos.push(info);
+                    scan.stamps.push(stamp);
+                    continue;
+                }
+            }
+            match HandoffInfo::read_in(self, dir, name) {
+                Some((info, stamp)) => {
+                    scan.stale += usize::from(stamp.settled(now));
+                    scan.infos.push(info);
+                    scan.stamps.push(stamp);
+                }
+                None => scan.skipped += 1,
+            }
+        }
+        scan
+    }
+}
+
+/// What enumerating found: the handoffs with the state each was read in, how many entries
+/// were skipped, and how many had to be read though the list index could have held them.
+#[derive(Default)]
+struct Scan {
+    infos: Vec<HandoffInfo>,
+    stamps: Vec<index::Stamp>,
+    skipped: usize,
+    stale: usize,
 }
 
 /// Newest first; ties by the smaller name.
 pub fn sort_newest_first(list: &mut [HandoffInfo]) {
-    list.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.name.cmp(&b.name)));
+    // The entries are large: sort their positions, then move each entry once.
+    let mut order: Vec<usize> = (0..list.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&list[a], &list[b]);
+        b.mtime.cmp(&a.mtime).then_with(|| a.name.cmp(&b.name))
+    });
+    // Apply the order in place (each cycle followed once), as `sort_by_cached_key` does.
+    for i in 0..order.len() {
+        let mut j = order[i];
+        while j < i {
+            j = order[j];
+        }
+        order[i] = j;
+        list.swap(i, j);
+    }
 }

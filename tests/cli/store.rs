@@ -1264,3 +1264,68 @@ fn history_json_numbers_versions_newest_first() {
     assert!(first.contains("status: one "), "version 2 is the oldest");
     assert_eq!(versions[0]["progress"], "complete");
 }
+
+/// A large store is listed through `<store>/.list-index`; the index never shows a state the
+/// file no longer has, even a same-size edit with its mtime put back, and a broken index is
+/// only a slower listing.
+#[test]
+fn list_index_never_shows_a_changed_file_as_it_was() {
+    let env = TestEnv::new();
+    let store = env.store_dir();
+    std::fs::create_dir_all(&store).expect("store");
+    let doc = |i: usize, progress: &str| {
+        format!(
+            "# Handoff — task {i}\nbranch: main\ncheckout: /nonexistent/r{i:03}\nstatus: s\nprogress: {progress}\n\n## Next\n1. x\n"
+        )
+    };
+    for i in 0..300 {
+        std::fs::write(
+            store.join(format!("r{i:03}-main-00000000.md")),
+            doc(i, "complete"),
+        )
+        .expect("handoff");
+    }
+    let listed = |env: &TestEnv| {
+        let o = run(env.store().arg("list"));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    // Files changed within the last two seconds are never entered (their stamp could still
+    // hide a change); wait until these have settled.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let first = listed(&env);
+    let index = store.join(".list-index");
+    let held = std::fs::read(&index).expect("the listing wrote the index");
+    assert_eq!(
+        held.iter().filter(|&&b| b == b'\n').count(),
+        302,
+        "magic line, 300 records, end line"
+    );
+    assert_eq!(listed(&env), first, "listed from the index, the same");
+    assert_eq!(first.lines().count(), 300);
+    assert!(!first.contains(".list-index"));
+
+    // Same size, same mtime: only the inode's ctime tells.
+    let edited = store.join("r007-main-00000000.md");
+    let before = mtime(&edited);
+    std::fs::write(&edited, doc(7, "consumed")).expect("edit in place");
+    std::fs::File::options()
+        .write(true)
+        .open(&edited)
+        .and_then(|f| f.set_modified(before))
+        .expect("mtime put back");
+    let line = |out: &str| {
+        out.lines()
+            .find(|l| l.contains("/nonexistent/r007"))
+            .map(|l| l.split('\t').nth(1).unwrap_or("").to_string())
+    };
+    assert_eq!(line(&first).as_deref(), Some("complete"));
+    assert_eq!(line(&listed(&env)).as_deref(), Some("consumed"));
+
+    for broken in [b"garbage\n".to_vec(), held[..held.len() / 2].to_vec()] {
+        std::fs::write(&index, broken).expect("break the index");
+        let out = listed(&env);
+        assert_eq!(out.lines().count(), 300);
+        assert_eq!(line(&out).as_deref(), Some("consumed"));
+    }
+}
