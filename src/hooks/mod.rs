@@ -11,6 +11,7 @@ pub mod post_compact;
 pub mod pre_compact;
 pub mod session_end;
 pub mod session_start;
+pub mod supervisor;
 pub mod texts;
 pub mod user_prompt;
 
@@ -280,6 +281,6 @@ fn dispatch(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::W
         Event::UserPromptSubmit => claude(&mut |i| user_prompt::run(i, out)),
         Event::SessionEnd => claude(&mut session_end::run),
         Event::PostCheckout(args) => post_checkout::run(&args, err),
-        Event::Supervise(dir) => pre_compact::supervise(&dir),
+        Event::Supervise(dir) => supervisor::supervise(&dir),
     }
 }
