@@ -40,6 +40,9 @@ impl Resolver<'_> {
                 refused = true;
                 continue;
             }
+            if self.first_dir_absent(prefix, citation) {
+                continue;
+            }
             match self.confine(&candidate) {
                 Confined::Inside(real, meta) => {
                     if first.is_none() {
@@ -62,6 +65,40 @@ impl Resolver<'_> {
             None if refused => PathMatch::Refused,
             None => PathMatch::NoMatch,
         }
+    }
+
+    /// Whether `<prefix><first component of citation>` is known not to exist beneath the root:
+    /// then nothing under it does (the kernel walks the path component by component), so each
+    /// prefix that does not hold a cited tree costs one lookup per first component, not one per
+    /// citation. Only "no such file" counts; anything else leaves the decision to `confine`.
+    fn first_dir_absent(&self, prefix: &str, citation: &str) -> bool {
+        let Some((first, _)) = citation.split_once('/') else {
+            return false;
+        };
+        if matches!(first, "" | "." | "..") {
+            return false;
+        }
+        let dir = format!("{prefix}{first}");
+        if let Some(&absent) = self.absent_dirs.borrow().get(&dir) {
+            return absent;
+        }
+        let absent = self.lookup_absent(&dir);
+        self.absent_dirs.borrow_mut().insert(dir, absent);
+        absent
+    }
+
+    fn lookup_absent(&self, dir: &str) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(root) = &self.root_dir {
+            use nix::errno::Errno;
+            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+            let how = OpenHow::new()
+                .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+            return openat2(root, dir, how).err() == Some(Errno::ENOENT);
+        }
+        let _ = dir;
+        false
     }
 
     /// Whether the lexically confined `candidate` stays inside the work tree once symlinks are

@@ -89,6 +89,8 @@ pub struct Resolver<'w> {
     files: HashMap<PathBuf, Option<Rc<FileText>>>,
     /// How many more bytes of cited files may be kept in memory.
     budget: u64,
+    /// `<prefix><first component>` → known absent (confine.rs).
+    absent_dirs: std::cell::RefCell<HashMap<String, bool>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -100,6 +102,7 @@ impl<'w> Resolver<'w> {
             layout,
             files: HashMap::new(),
             budget: scan::CACHE_BUDGET,
+            absent_dirs: Default::default(),
         }
     }
 

@@ -75,21 +75,16 @@ impl FileText {
         let mut facts = Facts::default();
         if size <= CACHE_FILE && size <= *budget {
             let mut bytes = Vec::with_capacity(size as usize);
-            (&mut file)
-                .take(CACHE_FILE + 1)
-                .read_to_end(&mut bytes)
-                .ok()?;
-            if bytes.len() as u64 <= CACHE_FILE {
-                *budget = budget.saturating_sub(bytes.len() as u64);
-                facts.feed(&bytes);
-                return Some(FileText {
-                    source: Source::Kept(bytes),
-                    binary: facts.binary,
-                    line_count: facts.line_count(),
-                });
-            }
-            // It grew past the cap while being read: count what was read, stream the rest.
+            // Exactly the size the caller saw: no probe read for an end already known (one
+            // system call per cited file fewer); bytes appended since are not this snapshot's.
+            (&mut file).take(size).read_to_end(&mut bytes).ok()?;
+            *budget = budget.saturating_sub(bytes.len() as u64);
             facts.feed(&bytes);
+            return Some(FileText {
+                source: Source::Kept(bytes),
+                binary: facts.binary,
+                line_count: facts.line_count(),
+            });
         }
         for_each_chunk(file, &mut chunk_buffer(), |chunk| {
             facts.feed(chunk);

@@ -430,3 +430,52 @@ fn gate_and_citations_resolve_identically() {
     assert_eq!(tail, list.stdout);
     assert_eq!(gate.code, 1);
 }
+
+/// One run remembers which `<prefix><first component>` directories are absent; the memory must
+/// never hide a file: a first component absent at the root but present under a prefix, present
+/// at both, reached through a symlink, or absent everywhere, all in one run, in both orders.
+#[test]
+fn remembered_absent_directories_never_hide_a_cited_file() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    env.write("r/app/Http/Kernel.php", "class Kernel {}\n");
+    env.write("r/Http/Routes.php", "routes here\n");
+    std::os::unix::fs::symlink("../app/Http", r.join("tools/Web")).expect("symlink");
+    env.git(&r, &["add", "-A"]);
+    let citations = [
+        ("Nowhere/x.php | x", "MISSING  Nowhere/x.php"),
+        (
+            "Models/User.php | class User",
+            "→ app/Models/User.php contains",
+        ),
+        ("Models/Missing.php | x", "MISSING  Models/Missing.php"),
+        (
+            "Http/Kernel.php | class Kernel",
+            "→ app/Http/Kernel.php contains",
+        ),
+        (
+            "Http/Routes.php | routes here",
+            "→ Http/Routes.php contains",
+        ),
+        (
+            "Web/Kernel.php | class Kernel",
+            "→ tools/Web/Kernel.php contains",
+        ),
+        (
+            "App/Events.txt | App\\Events",
+            "→ tools/App/Events.txt contains",
+        ),
+    ];
+    for order in [
+        citations.to_vec(),
+        citations.iter().rev().copied().collect::<Vec<_>>(),
+    ] {
+        let input: String = order.iter().map(|(c, _)| format!("{c}\n")).collect();
+        let o = cite(&env, &r, &input);
+        for (citation, expected) in &order {
+            let path = citation.split(' ').next().unwrap_or("");
+            let line = line_for(&o.stdout, path);
+            assert!(line.contains(expected), "{citation}: {line}\n{}", o.stdout);
+        }
+    }
+}
