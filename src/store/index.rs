@@ -229,13 +229,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_entry_is_believed_only_for_the_exact_stamp_and_only_once_settled() {
+    /// A store in a fresh directory (kept alive by the first value) and a fixed "now".
+    fn scratch() -> (tempfile::TempDir, Store, SystemTime) {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store {
             dir: dir.path().to_path_buf(),
         };
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        (dir, store, SystemTime::UNIX_EPOCH + Duration::from_secs(1_000))
+    }
+
+    #[test]
+    fn an_entry_is_believed_only_for_the_exact_stamp_and_only_once_settled() {
+        let (_dir, store, now) = scratch();
         let a = info("a.md", Some("complete"));
         let b = info("b\nx.md", None);
         let young = info("young.md", None);
@@ -269,11 +274,7 @@ mod tests {
 
     #[test]
     fn a_torn_or_foreign_index_reads_as_empty() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store {
-            dir: dir.path().to_path_buf(),
-        };
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        let (_dir, store, now) = scratch();
         let a = info("a.md", None);
         write(&store, &[(&a, stamp(1))], now);
         let whole = std::fs::read_to_string(Index::path(&store)).expect("index");
