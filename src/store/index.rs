@@ -235,7 +235,11 @@ mod tests {
         let store = Store {
             dir: dir.path().to_path_buf(),
         };
-        (dir, store, SystemTime::UNIX_EPOCH + Duration::from_secs(1_000))
+        (
+            dir,
+            store,
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_000),
+        )
     }
 
     #[test]
