@@ -13,5 +13,7 @@ pub fn run(input: &Map<String, Value>) {
         return;
     };
     let Some(store) = store() else { return };
-    runs::confirm_session(&store, &safe_session_id(session), "PostCompact");
+    if let Some(run) = runs::confirm_session(&store, &safe_session_id(session), "PostCompact") {
+        super::promoted(&store, &run);
+    }
 }

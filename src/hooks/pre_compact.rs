@@ -179,7 +179,7 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
             ),
         ),
         None => {
-            run.record_exit(&store, "spawn-failed");
+            let _ = run.record_exit(&store, "spawn-failed");
             decline("spawn failed")
         }
     }

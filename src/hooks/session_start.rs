@@ -103,7 +103,11 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     let store = super::store();
     if compact && let (Some(store), Some(session)) = (&store, string_field(input, "session_id")) {
         // SessionStart(compact) is the client's word that the compaction happened.
-        runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)");
+        if let Some(run) =
+            runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)")
+        {
+            super::promoted(store, &run);
+        }
     }
     // The exact slot's background write, with its state read once.
     let background = store
@@ -248,7 +252,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         && let Some(store) = &store
         && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
     {
-        crate::sync::record_consumed(store, &target);
+        crate::sync::record_slot(store, &target);
     }
     if marker.is_some()
         && let Some(p) = marker_file

@@ -71,7 +71,9 @@ pub fn supervise(run_dir: &Path) {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    run.record_exit(&store, &rc);
+    if run.record_exit(&store, &rc) {
+        super::promoted(&store, &run);
+    }
     log(
         Path::new(&run.job.log),
         &format!(

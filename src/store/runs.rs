@@ -261,26 +261,29 @@ impl Run {
     }
 
     /// The confirmation that the compaction happened (PostCompact, or SessionStart with
-    /// `source: compact`); promotes a candidate that is ready.
-    pub fn confirm(&self, store: &Store, by: &str) {
+    /// `source: compact`); promotes a candidate that is ready. Whether this call promoted it.
+    pub fn confirm(&self, store: &Store, by: &str) -> bool {
         if !self.confirmed() {
             let _ = write_small(&self.dir.join(CONFIRMED), by.as_bytes());
         }
+        let before = self.state(now()) == RunState::Promoted;
         if let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) {
             let _ = self.promote_locked(store);
         }
+        !before && self.state(now()) == RunState::Promoted
     }
 
     /// The supervisor's last word: the writer's exit, then promotion if everything is in place;
     /// a candidate that stays out of the slot is kept in the slot's history, so `history` and
-    /// `restore` can reach it.
-    pub fn record_exit(&self, store: &Store, rc: &str) {
+    /// `restore` can reach it. Whether this call promoted the candidate.
+    pub fn record_exit(&self, store: &Store, rc: &str) -> bool {
+        let before = self.state(now()) == RunState::Promoted;
         let _ = write_small(&self.dir.join(EXIT), rc.as_bytes());
         let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) else {
-            return;
+            return false;
         };
         if matches!(self.promote_locked(store), Ok(true)) {
-            return;
+            return !before && self.state(now()) == RunState::Promoted;
         }
         if self.candidate_gate().is_some()
             && self.outcome().is_none()
@@ -294,6 +297,7 @@ impl Run {
             slot::retain(store, &self.job.slot);
             let _ = self.set_outcome("held", Some(&kept));
         }
+        false
     }
 
     /// Promote under the slot lock (held by the caller) when the candidate passed the gate and
@@ -357,14 +361,13 @@ pub fn latest_for(store: &Store, name: &str) -> Option<Run> {
         })
 }
 
-/// Confirm the newest unconfirmed run of session `session` (a safe id).
-pub fn confirm_session(store: &Store, session: &str, by: &str) {
-    if let Some(run) = all(store)
+/// Confirm the newest unconfirmed run of session `session` (a safe id); the run, when this
+/// confirmation promoted its candidate into the slot.
+pub fn confirm_session(store: &Store, session: &str, by: &str) -> Option<Run> {
+    let run = all(store)
         .into_iter()
-        .find(|r| r.job.session == session && !r.confirmed())
-    {
-        run.confirm(store, by);
-    }
+        .find(|r| r.job.session == session && !r.confirmed())?;
+    run.confirm(store, by).then_some(run)
 }
 
 /// Delete run directories beyond the newest 10, never one whose writer is still at work.

@@ -226,13 +226,22 @@ pub fn record_target(
     }
 }
 
-/// After a delivery marked `target`'s handoff consumed: the chain records that too, so a
-/// consumed handoff is never offered again from the refs and the flip travels with `push`.
-/// Takes the slot lock with a short wait; best effort, never an error.
-pub fn record_consumed(store: &Store, target: &crate::store::Target) {
+/// After the slot changed outside `write` (a delivery marked it consumed, a background write was
+/// promoted, a version restored): the chain records that too, so a consumed handoff is never
+/// offered again from the refs and the change travels with `push`. Takes the slot lock with a
+/// short wait (the caller must not hold it); best effort, never an error.
+pub fn record_slot(store: &Store, target: &crate::store::Target) {
     if let Ok(_lock) = slot::lock(store, &target.name, Duration::from_secs(2)) {
         let _ = record_target(store, target);
     }
+}
+
+/// A new version reached the slot without `write` (a background write promoted, a version
+/// restored): it joins the branch's chain like a written one, and goes out in the background
+/// when `handoff.autoPush` is on. Whether a push was started.
+pub fn slot_replaced(store: &Store, target: &crate::store::Target) -> bool {
+    record_slot(store, target);
+    auto_push(target)
 }
 
 /// What merging one branch's remote chain did.

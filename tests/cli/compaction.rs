@@ -115,6 +115,12 @@ impl Scene {
             .arg(&self.repo))
     }
 
+    /// The document at the tip of `main`'s handoff chain in the repository.
+    fn chain_tip(&self) -> String {
+        self.env
+            .git(&self.repo, &["show", "refs/handoffs/main:handoff.md"])
+    }
+
     fn history(&self) -> Vec<PathBuf> {
         let dir = self
             .env
@@ -208,9 +214,15 @@ fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
             .contains("status: old "),
         "nothing replaced before a candidate exists"
     );
+    assert!(s.chain_tip().contains("status: old "));
     s.writer_ended();
     let now = std::fs::read_to_string(&s.slot).expect("slot");
     assert!(now.contains("status: new "), "installed: {now}");
+    assert!(
+        s.chain_tip().contains("status: new "),
+        "the promoted version joined the chain at once: {}",
+        s.chain_tip()
+    );
     assert!(
         std::fs::read_to_string(s.fake.join("write.out"))
             .expect("write output")
@@ -243,6 +255,10 @@ fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
         "the new handoff is shown: {text}"
     );
     assert!(!text.contains("NOT installed"));
+    assert!(
+        s.chain_tip().contains("status: new "),
+        "promoted by SessionStart(compact): in the chain too"
+    );
 }
 
 #[test]

@@ -599,6 +599,50 @@ fn auto_push_sends_the_handoff_in_the_background_after_write() {
     );
 }
 
+/// A version that reaches the slot without `write` — here `restore` — joins the chain and is
+/// pushed in the background like a written one.
+#[test]
+fn a_restored_version_joins_the_chain_and_auto_push_sends_it() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
+    let remote_tip = || {
+        std::process::Command::new("git")
+            .args(["show", "refs/handoffs/main:handoff.md"])
+            .current_dir(&bare)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(a.write(&env, "alpha").code, 0);
+    assert_eq!(a.write(&env, "beta").code, 0);
+    assert!(
+        eventually(20, || remote_tip().contains("status: beta ")),
+        "the remote has the second write: {}",
+        remote_tip()
+    );
+    let restored = run(&mut a.hs(&env, &["restore", "--version", "1"]));
+    assert_eq!(restored.code, 0, "{}", restored.stderr);
+    assert!(
+        restored.stdout.contains("pushing  in the background"),
+        "{}",
+        restored.stdout
+    );
+    let local_tip = env.git(&a.repo, &["show", "refs/handoffs/main:handoff.md"]);
+    assert!(
+        local_tip.contains("status: alpha "),
+        "recorded at once: {local_tip}"
+    );
+    assert!(
+        eventually(20, || remote_tip().contains("status: alpha ")),
+        "the restored version reached the remote: {}",
+        remote_tip()
+    );
+    let docs = chain_documents(&env, &bare, "refs/handoffs/main");
+    assert_eq!(docs.len(), 3, "alpha, beta, alpha again: nothing rewritten");
+}
+
 #[test]
 fn two_pushes_racing_end_with_one_winner_and_both_versions_after_pull_and_push() {
     let env = TestEnv::new();

@@ -90,6 +90,7 @@ struct RestoreJson {
     slot: String,
     version: usize,
     history: Option<String>,
+    auto_push: bool,
 }
 
 pub fn restore(
@@ -102,7 +103,7 @@ pub fn restore(
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
     store.create()?;
-    let _lock = slot::lock_cli(&store, &target.name)?;
+    let lock = slot::lock_cli(&store, &target.name)?;
     let versions = slot::versions(&store, &target.name);
     let Some(chosen) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
         return Err(Error::NoVersion {
@@ -124,6 +125,9 @@ pub fn restore(
     }
     let kept = slot::restore_version(&store, &target.name, chosen, mtime)?;
     let history = kept.map(|p| p.to_string_lossy().into_owned());
+    drop(lock);
+    // The restored version joins the branch's chain and travels like a written one.
+    let auto_push = crate::sync::slot_replaced(&store, &target);
     match format {
         Format::Json => print_json(
             out,
@@ -131,6 +135,7 @@ pub fn restore(
                 slot: shown,
                 version,
                 history,
+                auto_push,
             },
         )?,
         Format::Text => {
@@ -140,6 +145,9 @@ pub fn restore(
             );
             if let Some(h) = &history {
                 text.push_str(&format!("history  {h}\n"));
+            }
+            if auto_push {
+                text.push_str("pushing  in the background (handoff.autoPush)\n");
             }
             print(out, &text)?;
         }

@@ -260,7 +260,7 @@ pub fn read(
     if consumable {
         consume(&store, &delivery, err);
         if let Some(t) = &target {
-            crate::sync::record_consumed(&store, t);
+            crate::sync::record_slot(&store, t);
         }
     }
     Ok(code)

@@ -3,6 +3,7 @@
 //! because its handoff moved, or refused, exits 3 after its result is printed.
 
 use std::io::Write;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -56,6 +57,14 @@ pub fn run(
     }
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
     let store = Store::open()?;
+    // Background pushes go one at a time: two started by quick successive writes would race on
+    // the remote's ref, and the loser's newer version would stay behind until the next write.
+    // The one that waits pushes whatever the chain holds by then.
+    let _one_at_a_time = background
+        .then(|| {
+            crate::store::slot::lock(&store, ".background-push", Duration::from_secs(120)).ok()
+        })
+        .flatten();
     let chains = ops::open(&target)?;
     let remote = ops::remote_for(&chains, &target, opts.remote.as_deref())?;
     let mut setup = None;

@@ -15,6 +15,7 @@ use crate::report::Stream;
 use crate::store::runs::{Run, RunState};
 use crate::store::skeleton;
 use crate::store::{Store, Target, slot};
+use crate::sync;
 
 /// The background write this process belongs to: the supervisor gives the writer its run id in
 /// `HANDOFF_WRITE_SESSION`. Its document becomes the run's candidate, never the slot directly.
@@ -251,7 +252,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         )));
     }
     if let Some(run) = run {
-        return write_candidate(&store, &run, &text, code, &slot_path, opts.format, out);
+        return write_candidate(&store, &target, &run, &text, code, opts.format, out);
     }
     let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
     let result = WriteJson {
@@ -275,19 +276,22 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
 /// only once it passed the gate and the compaction is confirmed.
 fn write_candidate(
     store: &Store,
+    target: &Target,
     run: &Run,
     text: &str,
     code: i32,
-    slot_path: &str,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<i32, Error> {
+    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
+    // In the slot now: it joins the chain and travels like any written version.
+    let auto_push = promoted && target.name == run.job.slot && sync::slot_replaced(store, target);
     let result = WriteJson {
         stored: true,
         path: if promoted {
-            slot_path.to_string()
+            slot_path.clone()
         } else {
             run.candidate_path().to_string_lossy().into_owned()
         },
@@ -298,7 +302,7 @@ fn write_candidate(
             exit: Some(code),
             report: None,
         },
-        auto_push: false,
+        auto_push,
         exit: code,
     };
     let note = match (code, promoted) {
