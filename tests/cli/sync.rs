@@ -588,15 +588,20 @@ fn auto_push_sends_the_handoff_in_the_background_after_write() {
         written.stdout
     );
     assert!(
-        eventually(20, || {
-            std::process::Command::new("git")
-                .args(["show", "refs/handoffs/main:handoff.md"])
-                .current_dir(&bare)
-                .output()
-                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("status: auto"))
-        }),
+        eventually(20, || remote_tip(&bare).contains("status: auto")),
         "the remote received the handoff"
     );
+}
+
+/// The document at the tip of `main`'s chain on the bare remote (empty while there is none);
+/// read without panicking, for polling a background push.
+fn remote_tip(bare: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["show", "refs/handoffs/main:handoff.md"])
+        .current_dir(bare)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
 }
 
 /// A version that reaches the slot without `write` — here `restore` — joins the chain and is
@@ -607,14 +612,7 @@ fn a_restored_version_joins_the_chain_and_auto_push_sends_it() {
     let bare = remote(&env);
     let a = machine(&env, "a", &bare);
     env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
-    let remote_tip = || {
-        std::process::Command::new("git")
-            .args(["show", "refs/handoffs/main:handoff.md"])
-            .current_dir(&bare)
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    };
+    let remote_tip = || remote_tip(&bare);
     assert_eq!(a.write(&env, "alpha").code, 0);
     assert_eq!(a.write(&env, "beta").code, 0);
     assert!(
