@@ -7,6 +7,7 @@
 
 pub mod offer;
 pub mod ops;
+pub mod outcome;
 pub mod transport;
 
 use std::path::Path;

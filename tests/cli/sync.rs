@@ -641,6 +641,50 @@ fn a_restored_version_joins_the_chain_and_auto_push_sends_it() {
     assert_eq!(docs.len(), 3, "alpha, beta, alpha again: nothing rewritten");
 }
 
+/// Nobody reads a background push's output: how the last one ended is shown by `status`, so a
+/// remote that refuses autoPush is never a silent no-op.
+#[test]
+fn status_tells_how_the_last_background_push_ended() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
+    let status = || run(&mut a.hs(&env, &["status"])).stdout;
+    assert!(!status().contains("autoPush"), "nothing before any push");
+    assert_eq!(a.write(&env, "fine").code, 0);
+    assert!(
+        eventually(20, || status().contains("autoPush last background push")),
+        "{}",
+        status()
+    );
+    assert!(status().contains(": ok\n"), "{}", status());
+
+    let hook = env.write(
+        "remote.git/hooks/pre-receive",
+        "#!/bin/sh\necho 'read-only mirror' >&2\nexit 1\n",
+    );
+    chmod_x(&hook);
+    assert_eq!(
+        a.write(&env, "refused").code,
+        0,
+        "the write itself never fails"
+    );
+    assert!(
+        eventually(20, || status().contains("FAILED (exit 3)")),
+        "{}",
+        status()
+    );
+    let (code, v) = json(&mut a.hs(&env, &["status", "--format", "json"]));
+    assert_eq!(code, 0);
+    assert_eq!(v["background_push"]["exit"], 3);
+    assert!(
+        v["background_push"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("refused")),
+        "{v}"
+    );
+}
+
 #[test]
 fn two_pushes_racing_end_with_one_winner_and_both_versions_after_pull_and_push() {
     let env = TestEnv::new();

@@ -235,8 +235,15 @@ pub fn uninstall(
 pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
     let dir = dir_of(dir)?;
     let rows = status::rows(root_of(&dir).as_deref(), &dir);
+    // A failed autoPush happened in a detached process: this is where the user hears of it.
+    let pushed = crate::store::Store::locate()
+        .ok()
+        .and_then(|s| crate::sync::outcome::last(&s));
     match format {
-        Format::Json => print_json(out, &serde_json::json!({ "harnesses": rows }))?,
+        Format::Json => print_json(
+            out,
+            &serde_json::json!({ "harnesses": rows, "background_push": pushed }),
+        )?,
         Format::Text => {
             let mut text = String::new();
             for r in &rows {
@@ -251,6 +258,18 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
                         String::new()
                     } else {
                         format!(" — {}", r.why)
+                    }
+                ));
+            }
+            if let Some(p) = &pushed {
+                text.push_str(&format!(
+                    "autoPush last background push {} for {}: {}\n",
+                    p.at,
+                    p.checkout,
+                    if p.exit == 0 {
+                        "ok".to_string()
+                    } else {
+                        format!("FAILED (exit {}) — {}", p.exit, p.message)
                     }
                 ));
             }

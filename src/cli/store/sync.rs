@@ -51,10 +51,35 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
-    if background {
-        // Detached from the writer's session, so nothing waits for it or prompts through it.
-        let _ = nix::unistd::setsid();
+    if !background {
+        return act(opts, action, false, out, err);
     }
+    // Detached from the writer's session, so nothing waits for it or prompts through it; and
+    // nobody reads its output, so how it ended is recorded for `status`.
+    let _ = nix::unistd::setsid();
+    let mut said = Vec::new();
+    let result = act(opts, action, true, out, &mut said);
+    if let Ok(store) = Store::open() {
+        let checkout = opts.checkout.clone().unwrap_or_default();
+        let said = String::from_utf8_lossy(&said);
+        let said = said.trim().trim_start_matches("handoff-store: ");
+        let (exit, message) = match &result {
+            Ok(0) => (0, "ok".to_string()),
+            Ok(code) => (*code, said.to_string()),
+            Err(e) => (e.exit_code(), e.to_string()),
+        };
+        crate::sync::outcome::record(&store, &checkout, exit, &message);
+    }
+    result
+}
+
+fn act(
+    opts: &Options,
+    action: Action,
+    background: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
     let store = Store::open()?;
     // Background pushes go one at a time: two started by quick successive writes would race on

@@ -1,0 +1,80 @@
+//! What the last background push (`handoff.autoPush`) ended with, kept in
+//! `<store>/.background-push` so a failure is never silent: nobody reads a detached process's
+//! output, so `status` shows this instead. One line, replaced atomically by each background push.
+
+use serde::Serialize;
+
+use crate::store::{Store, iso, now, slot};
+
+const FILE: &str = ".background-push";
+
+/// The last background push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// When it ended (RFC 3339, UTC).
+    pub at: String,
+    /// Its exit code (0 pushed or nothing new, 3 refused or failed, 4 nothing to push).
+    pub exit: i32,
+    /// The checkout it pushed for.
+    pub checkout: String,
+    /// What it said: the error, or `ok`.
+    pub message: String,
+}
+
+/// Record how a background push for `checkout` ended. Best effort.
+pub fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
+    let one_line = |s: &str| s.replace(['\t', '\n', '\r'], " ").trim().to_string();
+    let line = format!(
+        "{}\t{exit}\t{}\t{}\n",
+        iso(now()),
+        one_line(checkout),
+        one_line(message)
+    );
+    let _ = slot::replace(&store.dir.join(FILE), line.as_bytes(), None, None);
+}
+
+/// The last background push, if one was recorded.
+pub fn last(store: &Store) -> Option<Outcome> {
+    let text = std::fs::read_to_string(store.dir.join(FILE)).ok()?;
+    let mut f = text.trim_end_matches('\n').splitn(4, '\t');
+    Some(Outcome {
+        at: f.next()?.to_string(),
+        exit: f.next()?.parse().ok()?,
+        checkout: f.next()?.to_string(),
+        message: f.next()?.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_outcome_is_read_back_on_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store {
+            dir: dir.path().to_path_buf(),
+        };
+        assert_eq!(last(&store), None);
+        record(
+            &store,
+            "/w/a",
+            3,
+            "the remote refused\trefs/handoffs/main\n",
+        );
+        record(&store, "/w/b", 0, "ok");
+        let got = last(&store).expect("recorded");
+        assert_eq!(
+            (got.exit, got.checkout.as_str(), got.message.as_str()),
+            (0, "/w/b", "ok")
+        );
+        record(
+            &store,
+            "/w/a",
+            3,
+            "the remote refused\trefs/handoffs/main\n",
+        );
+        let got = last(&store).expect("recorded");
+        assert_eq!(got.message, "the remote refused refs/handoffs/main");
+    }
+}
