@@ -72,11 +72,17 @@ impl Harness {
                 text("source"),
                 text("transcript_path"),
             ),
-            // camelCase; `new` is a fresh session in a running CLI, the /clear of Copilot.
+            // camelCase. `new` is a fresh session: in a running CLI that is its /clear, but
+            // `copilot -p` (1.0.102, measured) sends `new` with the `initialPrompt` for every
+            // headless session — a plain start, quiet unless a /clear was recorded.
             Harness::Copilot => (
                 text("sessionId"),
                 text("cwd"),
-                text("source").map(|s| if s == "new" { "clear".into() } else { s }),
+                text("source").map(|s| match s.as_str() {
+                    "new" if raw.contains_key("initialPrompt") => "startup".into(),
+                    "new" => "clear".into(),
+                    _ => s,
+                }),
                 text("transcriptPath"),
             ),
             // TaskStart is a fresh task (a cleared context); TaskResume picks one up again. The
@@ -129,8 +135,8 @@ impl Harness {
         let value = match (self, context) {
             (Harness::ClaudeCode | Harness::Codex | Harness::Gemini, Some(c)) => claude(c),
             (Harness::ClaudeCode | Harness::Codex | Harness::Gemini, None) => return None,
-            // Copilot CLI documents no way for sessionStart to add context; the same shape is
-            // printed in case a version reads it, and ignored otherwise.
+            // Copilot CLI adds `additionalContext` to the session (1.0.102, measured: it is in
+            // the model request).
             (Harness::Copilot, Some(c)) => json!({"additionalContext": c}),
             (Harness::Copilot, None) => return None,
             // Cline reads one object on every run; contextModification is added to the task.
@@ -231,6 +237,10 @@ mod tests {
             (copilot["session_id"].as_str(), copilot["source"].as_str()),
             (Some("s"), Some("clear"))
         );
+        let headless = Harness::Copilot.input(&map(
+            json!({"sessionId": "s", "cwd": "/c", "source": "new", "initialPrompt": "fix it"}),
+        ));
+        assert_eq!(headless["source"], "startup");
         let cursor = Harness::Cursor.input(&map(json!({
             "conversation_id": "c9", "hook_event_name": "sessionStart", "workspace_roots": ["/r"]
         })));

@@ -92,6 +92,34 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     out
 }
 
+/// What to do when Copilot does not trust the repository (also printed by `install copilot`).
+pub const COPILOT_TRUST: &str = "Copilot CLI loads a repository's hooks only in a folder you trust: start copilot in the repository once and trust the folder (it is then listed under trustedFolders in ~/.copilot/config.json); for copilot -p alone, GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true also loads them";
+
+/// Whether Copilot CLI trusts `repo`: it is listed under `trustedFolders` in Copilot's
+/// `config.json` (`$COPILOT_HOME`, else `~/.copilot`), where its folder-trust prompt records it
+/// (1.0.102, measured: repository hooks load in prompt mode once it is listed).
+fn copilot_trusts(repo: &Path) -> bool {
+    let Some(dir) = crate::env::non_empty("COPILOT_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".copilot")))
+    else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join("config.json")) else {
+        return false;
+    };
+    let same = |listed: &str| {
+        let listed = Path::new(listed);
+        listed == repo
+            || std::fs::canonicalize(listed)
+                .is_ok_and(|l| std::fs::canonicalize(repo).is_ok_and(|r| l == r))
+    };
+    super::jsonc::elements(&text, &["trustedFolders"])
+        .iter()
+        .filter_map(|v| v.as_str())
+        .any(same)
+}
+
 /// What Codex said about its hooks here: `None` when there is no codex to ask.
 type Codex = Option<Result<(Vec<super::codex::Hook>, Vec<String>), String>>;
 
@@ -133,10 +161,15 @@ fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static 
             "yes",
             "headless runs also need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)".into(),
         ),
-        Harness::Copilot => (
-            "yes",
-            "Copilot CLI runs it; whether it adds its output to the context is not documented".into(),
-        ),
+        Harness::Copilot if scope == Scope::Project => {
+            let repo = file.ancestors().nth(3).unwrap_or(file);
+            if copilot_trusts(repo) {
+                ("yes", "the folder is trusted by Copilot".into())
+            } else {
+                ("no", COPILOT_TRUST.into())
+            }
+        }
+        Harness::Copilot => ("yes", String::new()),
         Harness::Cursor => (
             "yes",
             "the Cursor CLI injects its output; the IDE is known to drop it".into(),

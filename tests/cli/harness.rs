@@ -222,6 +222,43 @@ fn codex_without_the_codex_program_says_how_to_trust_and_status_says_why() {
     );
 }
 
+/// Copilot loads a repository's hooks only in a folder it trusts: `install copilot` says how,
+/// and `status` reads the trust from Copilot's config.json (comments and all).
+#[test]
+fn copilot_status_follows_the_folder_trust_copilot_records() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(hs(&env, &repo, &["install", "copilot"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("trustedFolders"), "{}", o.stdout);
+    let row = || {
+        let (code, v) = json(hs(&env, &repo, &["status", "--format", "json"]).arg(&repo));
+        assert_eq!(code, 0);
+        v["harnesses"]
+            .as_array()
+            .and_then(|rows| {
+                rows.iter()
+                    .find(|r| r["harness"] == "copilot" && r["scope"] == "project")
+                    .cloned()
+            })
+            .expect("copilot project row")
+    };
+    let untrusted = row();
+    assert_eq!(
+        (untrusted["installed"].clone(), untrusted["runs"].clone()),
+        (serde_json::json!(true), serde_json::json!("no")),
+        "{untrusted}"
+    );
+    env.write(
+        "home/.copilot/config.json",
+        format!(
+            "// This file is managed automatically.\n{{\n  \"trustedFolders\": [\"/elsewhere\", {}]\n}}\n",
+            serde_json::json!(repo)
+        ),
+    );
+    assert_eq!(row()["runs"], "yes", "{}", row());
+}
+
 /// A repository with a stored handoff, and the `hook session-start --harness h` output for
 /// `input` (its cwd pointed at the repository).
 fn fire(env: &TestEnv, h: &str, input: serde_json::Value) -> Outcome {

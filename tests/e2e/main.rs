@@ -153,8 +153,8 @@ fn main() {
             Suite::cline_task_start,
         ),
         (
-            "copilot: install copilot's file is in place; offline, the CLI stops at sign-in before any hook",
-            Suite::copilot_offline,
+            "copilot: install copilot, the folder trusted; with the user's own model provider a session after /clear carries the handoff",
+            Suite::copilot_session_start,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -1126,46 +1126,100 @@ impl Suite {
         Ok(said)
     }
 
-    /// Copilot CLI, as far as it goes without an account: `install copilot` writes
-    /// `.github/hooks/handoff-store.json` in the shape Copilot documents; the real CLI then
-    /// refuses to start a session until a GitHub account is signed in and verified online, before
-    /// it reads any repository hook — so our hook never runs here and the handoff stays unread.
-    /// That is exactly where the proof stops (a token cannot be verified on loopback).
-    fn copilot_offline(&self) -> Check {
+    /// Copilot CLI with a model provider of the user's own (BYOK: `COPILOT_PROVIDER_BASE_URL` at
+    /// the loopback mock and `COPILOT_OFFLINE=true`, which needs no GitHub account and touches no
+    /// network). `install copilot` writes `.github/hooks/handoff-store.json`; until the folder is
+    /// trusted Copilot does not load it (status says so) and nothing reaches the model. The
+    /// user's trust step — the folder listed under `trustedFolders` in ~/.copilot/config.json,
+    /// what Copilot's trust prompt records — and a plain `copilot -p` stays quiet (it sends
+    /// source `new` with the prompt for every headless session); after a recorded /clear the
+    /// next session's request carries the handoff, which is then consumed.
+    fn copilot_session_start(&self) -> Check {
         let scene = self.scene(false, false)?;
         self.stored(&scene, "tag-copilot")?;
         let (code, said) = self.store_cmd(&scene, &["install", "copilot"], None);
-        ensure(code == 0, || format!("install copilot: {said}"))?;
+        ensure(code == 0 && said.contains("trustedFolders"), || {
+            format!("install copilot: {said}")
+        })?;
         let file = scene.repo.join(".github/hooks/handoff-store.json");
         let hooks: Value = std::fs::read(&file)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .ok_or("no readable .github/hooks/handoff-store.json")?;
         ensure(hooks["version"] == 1, || format!("{hooks}"))?;
-        let out = Command::new(&self.copilot)
-            .env_clear()
-            .current_dir(&scene.repo)
-            .env("HOME", &scene.home)
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HANDOFF_STORE_DIR", &scene.store)
-            .args(["-p", "say ok", "--allow-all-tools"])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| e.to_string())?;
-        let said = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        ensure(
-            !out.status.success() && said.contains("authenticate"),
-            || format!("Copilot CLI ran without an account; extend this scenario: {said}"),
-        )?;
-        let claims = scene.home.join(".claude/state/handoff-fork/claims");
-        ensure(
-            std::fs::read_dir(&claims).map_or(true, |d| d.count() == 0),
-            || "a hook ran although Copilot stopped at sign-in".into(),
-        )?;
+        let copilot_row = || {
+            let (_, status) = self.store_cmd(&scene, &["status"], None);
+            status
+                .lines()
+                .find(|l| l.starts_with("copilot  project"))
+                .unwrap_or("")
+                .to_string()
+        };
+        let base = format!("{}/v1", self.mock.url());
+        let env = [
+            ("HANDOFF_STORE_BIN", STORE_BIN),
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_PROVIDER_BASE_URL", base.as_str()),
+            ("COPILOT_PROVIDER_API_KEY", "e2e-not-a-key"),
+            ("COPILOT_MODEL", "gpt-4o"),
+        ];
+        let prompt = |text: &str| -> Result<Vec<String>, String> {
+            let mark = self.mock.mark();
+            run_client(
+                &self.copilot,
+                &scene,
+                &env,
+                &["-p", text, "--allow-all-tools"],
+            )?;
+            let sent = self.mock.since(mark);
+            ensure(!sent.is_empty(), || "copilot sent the mock nothing".into())?;
+            Ok(sent)
+        };
+        let carried = |sent: &[String]| sent.iter().any(|r| r.contains("tag-copilot is where"));
+        let clear = |id: &str| -> Check {
+            let end = serde_json::json!({
+                "session_id": id, "cwd": scene.repo, "reason": "clear",
+                "hook_event_name": "SessionEnd"
+            });
+            let (code, _) =
+                self.store_cmd(&scene, &["hook", "session-end"], Some(&end.to_string()));
+            ensure(code == 0, || "session-end failed".into())
+        };
+
+        ensure(copilot_row().contains("runs=no"), || {
+            format!("status before the trust step: {}", copilot_row())
+        })?;
+        clear("copilot-untrusted")?;
+        let untrusted = prompt("an untrusted folder")?;
+        ensure(!carried(&untrusted), || {
+            "Copilot ran the hook of a folder it does not trust".into()
+        })?;
+
+        let config = scene.home.join(".copilot/config.json");
+        std::fs::create_dir_all(scene.home.join(".copilot")).map_err(|e| e.to_string())?;
+        std::fs::write(
+            &config,
+            format!(
+                "// the trust prompt's record\n{}\n",
+                serde_json::json!({ "trustedFolders": [scene.repo] })
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        ensure(copilot_row().contains("runs=yes"), || {
+            format!("status after the trust step: {}", copilot_row())
+        })?;
+        // The marker of the untrusted run was never taken: this session delivers it.
+        let after = prompt("after the clear, copilot")?;
+        ensure(carried(&after), || {
+            format!("the handoff is not in what Copilot sent: {after:?}")
+        })?;
         let (_, orient) = self.store_cmd(&scene, &["orient"], None);
-        ensure(orient.contains("progress=complete"), || {
-            format!("the handoff changed: {orient}")
+        ensure(orient.contains("progress=consumed"), || {
+            format!("the delivered handoff is not consumed: {orient}")
+        })?;
+        let plain = prompt("a plain copilot session")?;
+        ensure(!carried(&plain), || {
+            "a plain headless session carried the handoff again".into()
         })
     }
 

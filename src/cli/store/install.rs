@@ -137,6 +137,12 @@ pub fn install(
     if h == Harness::Gemini {
         text.push_str("note      headless runs (gemini -p) also need a trusted folder: GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust\n");
     }
+    if h == Harness::Copilot && plan.scope == Scope::Project {
+        text.push_str(&format!(
+            "note      {}; handoff-store status says whether it is\n",
+            crate::harness::status::COPILOT_TRUST
+        ));
+    }
     print(out, &text)?;
     Ok(0)
 }
