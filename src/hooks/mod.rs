@@ -83,15 +83,6 @@ pub fn target(input: &Map<String, Value>) -> Option<Target> {
     }
 }
 
-/// A background write just replaced its slot: the version joins the branch's chain (and goes
-/// out when `handoff.autoPush` is on) like a written one — unless the run's checkout has moved
-/// to another branch since, whose slot this is not.
-pub fn promoted(store: &Store, run: &crate::store::runs::Run) {
-    if let Some(target) = Target::at(Path::new(&run.job.cwd)).filter(|t| t.name == run.job.slot) {
-        crate::sync::slot_replaced(store, &target);
-    }
-}
-
 /// `<home>/.claude/state/handoff-fork/`.
 pub fn state_dir() -> Option<PathBuf> {
     Some(home()?.join(".claude/state/handoff-fork"))

@@ -14,6 +14,6 @@ pub fn run(input: &Map<String, Value>) {
     };
     let Some(store) = store() else { return };
     if let Some(run) = runs::confirm_session(&store, &safe_session_id(session), "PostCompact") {
-        super::promoted(&store, &run);
+        crate::sync::promoted(&store, &run);
     }
 }

@@ -106,7 +106,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         if let Some(run) =
             runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)")
         {
-            super::promoted(store, &run);
+            crate::sync::promoted(store, &run);
         }
     }
     // The exact slot's background write, with its state read once.

@@ -72,7 +72,7 @@ pub fn supervise(run_dir: &Path) {
             .unwrap_or_default(),
     };
     if run.record_exit(&store, &rc) {
-        super::promoted(&store, &run);
+        crate::sync::promoted(&store, &run);
     }
     log(
         Path::new(&run.job.log),

@@ -89,13 +89,8 @@ impl Resolver<'_> {
 
     fn lookup_absent(&self, dir: &str) -> bool {
         #[cfg(target_os = "linux")]
-        if let Some(root) = &self.root_dir {
-            use nix::errno::Errno;
-            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
-            let how = OpenHow::new()
-                .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
-                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-            return openat2(root, dir, how).err() == Some(Errno::ENOENT);
+        if let Some(opened) = self.beneath(dir, nix::fcntl::OFlag::O_PATH) {
+            return opened.err() == Some(nix::errno::Errno::ENOENT);
         }
         let _ = dir;
         false
@@ -108,15 +103,11 @@ impl Resolver<'_> {
     fn confine(&self, candidate: &str) -> Confined {
         let joined = self.work_tree.root.join(candidate);
         #[cfg(target_os = "linux")]
-        if let Some(root) = &self.root_dir {
+        if let Some(opened) = self.beneath(candidate, nix::fcntl::OFlag::O_PATH) {
             use nix::errno::Errno;
-            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
-            let how = OpenHow::new()
-                .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
-                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-            match openat2(root, candidate, how) {
-                Ok(fd) => {
-                    return match std::fs::File::from(fd).metadata() {
+            match opened {
+                Ok(file) => {
+                    return match file.metadata() {
                         Ok(meta) => Confined::Inside(joined, meta),
                         Err(_) => Confined::Absent,
                     };
@@ -142,15 +133,27 @@ impl Resolver<'_> {
     /// path is not walked again from `/`.
     pub(super) fn open_beneath(&self, candidate: &str) -> Option<std::fs::File> {
         #[cfg(target_os = "linux")]
-        if let Some(root) = &self.root_dir {
-            use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
-            let how = OpenHow::new()
-                .flags(OFlag::O_RDONLY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
-                .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-            return openat2(root, candidate, how).ok().map(std::fs::File::from);
+        if let Some(opened) = self.beneath(
+            candidate,
+            nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_NONBLOCK,
+        ) {
+            return opened.ok();
         }
         let _ = candidate;
         None
+    }
+
+    /// `path` opened relative to the work tree's root with `flags`, never leaving it on the way
+    /// (`openat2` with `RESOLVE_BENEATH`, no magic links); `None` when the root is not open. The
+    /// one place confinement asks the kernel.
+    #[cfg(target_os = "linux")]
+    fn beneath(&self, path: &str, flags: nix::fcntl::OFlag) -> Option<nix::Result<std::fs::File>> {
+        use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+        let root = self.root_dir.as_ref()?;
+        let how = OpenHow::new()
+            .flags(flags | OFlag::O_CLOEXEC)
+            .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+        Some(openat2(root, path, how).map(std::fs::File::from))
     }
 }
 

@@ -118,6 +118,12 @@ impl Index {
 const FIELDS: usize = 12;
 
 impl Records<'_> {
+    /// Whether the index holds no entry (absent, torn, or a small store's): then looking
+    /// anything up is wasted work.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
     /// The envelope of `name` if the index holds it for exactly this state of the file.
     pub fn get(&self, store: &Store, name: &str, stamp: Stamp) -> Option<HandoffInfo> {
         let mut f = self.by_name.get(name)?.split('\0');

@@ -189,8 +189,9 @@ impl Store {
         use nix::fcntl::AtFlags;
         let mut scan = Scan::default();
         for name in names {
-            if let Ok(st) =
-                nix::sys::stat::fstatat(dir, name.as_str(), AtFlags::AT_SYMLINK_NOFOLLOW)
+            if !records.is_empty()
+                && let Ok(st) =
+                    nix::sys::stat::fstatat(dir, name.as_str(), AtFlags::AT_SYMLINK_NOFOLLOW)
                 && st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG
             {
                 let stamp = index::Stamp::of_stat(&st);

@@ -245,6 +245,15 @@ pub fn slot_replaced(store: &Store, target: &crate::store::Target) -> bool {
     auto_push(target)
 }
 
+/// A background write's candidate just replaced its slot: it joins the chain of the run's
+/// checkout like a written version (see [`slot_replaced`]) — unless that checkout has moved to
+/// another branch since, whose slot this is not. Whether a push was started.
+pub fn promoted(store: &Store, run: &crate::store::runs::Run) -> bool {
+    crate::store::Target::at(Path::new(&run.job.cwd))
+        .filter(|t| t.name == run.job.slot)
+        .is_some_and(|target| slot_replaced(store, &target))
+}
+
 /// What merging one branch's remote chain did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -51,35 +51,36 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
-    if !background {
-        return act(opts, action, false, out, err);
+    if background {
+        // Detached from the writer's session, so nothing waits for it or prompts through it.
+        let _ = nix::unistd::setsid();
     }
-    // Detached from the writer's session, so nothing waits for it or prompts through it; and
-    // nobody reads its output, so how it ended is recorded for `status`.
-    let _ = nix::unistd::setsid();
-    let mut said = Vec::new();
-    let result = act(opts, action, true, out, &mut said);
-    if let Ok(store) = Store::open() {
-        let checkout = opts.checkout.clone().unwrap_or_default();
-        let said = String::from_utf8_lossy(&said);
-        let said = said.trim().trim_start_matches("handoff-store: ");
+    let result = act(opts, action, background, out);
+    if let Ok((_, Some(message))) = &result {
+        let _ = writeln!(err, "handoff-store: {message}");
+    }
+    // Nobody reads a background push's output: how it ended is recorded for `status`.
+    if background && let Ok(store) = Store::open() {
         let (exit, message) = match &result {
-            Ok(0) => (0, "ok".to_string()),
-            Ok(code) => (*code, said.to_string()),
+            Ok((exit, Some(message))) => (*exit, message.clone()),
+            Ok((0, None)) => (0, "ok".to_string()),
+            Ok((exit, None)) => (*exit, format!("exit {exit}")),
             Err(e) => (e.exit_code(), e.to_string()),
         };
-        crate::sync::outcome::record(&store, &checkout, exit, &message);
+        let checkout = opts.checkout.as_deref().unwrap_or_default();
+        crate::sync::outcome::record(&store, checkout, exit, &message);
     }
-    result
+    result.map(|(exit, _)| exit)
 }
 
+/// The command's work and its printed result: the exit code, and the failure to report on
+/// stderr, if any.
 fn act(
     opts: &Options,
     action: Action,
     background: bool,
     out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<(i32, Option<String>), Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
     let store = Store::open()?;
     // Background pushes go one at a time: two started by quick successive writes would race on
@@ -150,10 +151,7 @@ fn act(
             print(out, &text)?;
         }
     }
-    if let Some(message) = failure {
-        let _ = writeln!(err, "handoff-store: {message}");
-    }
-    Ok(exit)
+    Ok((exit, failure))
 }
 
 /// The message for a push the remote did not take, if any.

@@ -287,7 +287,7 @@ fn write_candidate(
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
     // In the slot now: it joins the chain and travels like any written version.
-    let auto_push = promoted && target.name == run.job.slot && sync::slot_replaced(store, target);
+    let auto_push = promoted && sync::promoted(store, run);
     let result = WriteJson {
         stored: true,
         path: if promoted {
