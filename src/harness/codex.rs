@@ -20,13 +20,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The `codex` program: `HANDOFF_CODEX_BIN`, else `codex` on PATH.
 pub fn binary() -> Option<PathBuf> {
-    if let Some(p) = crate::env::non_empty("HANDOFF_CODEX_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("codex"))
-        .find(|p| p.is_file())
+    super::program("HANDOFF_CODEX_BIN", "codex")
 }
 
 /// One of Codex's hooks as `hooks/list` reports it.

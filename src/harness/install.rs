@@ -78,13 +78,6 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
     };
     let command = hook_command(h, "session-start");
     let group = |event: &str, timeout: u64| json!({"hooks": [{"type": "command", "command": hook_command(h, event), "timeout": timeout}]});
-    let claude_like = |timeout: u64| Shape::Json {
-        groups: vec![(
-            &["hooks", "SessionStart"][..],
-            group("session-start", timeout),
-        )],
-        new_file: "{}\n",
-    };
     // Codex also gets the compaction pair: PreCompact starts the background writer (codex
     // exec), PostCompact confirms the compaction.
     let codex = || Shape::Json {
@@ -92,6 +85,19 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
             (&["hooks", "SessionStart"][..], group("session-start", 10)),
             (&["hooks", "PreCompact"][..], group("pre-compact", 10)),
             (&["hooks", "PostCompact"][..], group("post-compact", 10)),
+        ],
+        new_file: "{}\n",
+    };
+    // Gemini CLI also gets PreCompress and AfterAgent, which both look for a compression since
+    // the previous call (`gemini.rs`). Its timeouts are in milliseconds.
+    let gemini = || Shape::Json {
+        groups: vec![
+            (
+                &["hooks", "SessionStart"][..],
+                group("session-start", 10_000),
+            ),
+            (&["hooks", "PreCompress"][..], group("pre-compact", 10_000)),
+            (&["hooks", "AfterAgent"][..], group("post-compact", 10_000)),
         ],
         new_file: "{}\n",
     };
@@ -106,13 +112,8 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
             codex(),
         ),
         (Harness::Codex, Scope::Project) => (project(".codex/hooks.json")?, codex()),
-        // Gemini CLI's timeouts are in milliseconds.
-        (Harness::Gemini, Scope::User) => {
-            (home()?.join(".gemini/settings.json"), claude_like(10_000))
-        }
-        (Harness::Gemini, Scope::Project) => {
-            (project(".gemini/settings.json")?, claude_like(10_000))
-        }
+        (Harness::Gemini, Scope::User) => (home()?.join(".gemini/settings.json"), gemini()),
+        (Harness::Gemini, Scope::Project) => (project(".gemini/settings.json")?, gemini()),
         (Harness::Copilot, Scope::Project) => (
             project(".github/hooks/handoff-store.json")?,
             Shape::Json {
@@ -247,11 +248,19 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
         },
     };
     write_text(&plan.file, &after, matches!(plan.shape, Shape::Script(_)))?;
+    // Installing again over our own earlier install (a newer release adds hooks) keeps what the
+    // file was before the first one, so uninstall still gives the user's file back.
+    let earlier: Option<Record> = read_text(&record_path(store, &plan.file))?
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|r: &Record| before.as_deref() == Some(r.after.as_str()));
     let record = Record {
         path: plan.file.to_string_lossy().into_owned(),
-        before,
         after,
-        trust_keys: Vec::new(),
+        trust_keys: earlier
+            .as_ref()
+            .map(|r| r.trust_keys.clone())
+            .unwrap_or_default(),
+        before: earlier.map_or(before, |r| r.before),
     };
     save_record(store, &plan.file, &record)?;
     Ok(installed(true))

@@ -6,6 +6,7 @@
 //! `status.rs`.
 
 pub mod codex;
+pub mod gemini;
 pub mod install;
 pub mod jsonc;
 pub mod status;
@@ -175,37 +176,62 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
     })
 }
 
-/// `hook pre-compact --harness <h>`: for a harness with a compaction hook and a headless mode
-/// (Codex: `codex exec`), record a background write and start its supervisor — the same one
-/// Claude Code's writer runs under — with the harness's writer. Prints nothing (Codex does not
-/// read PreCompact's output). Always exits 0.
+/// A harness's own program: the path in `var`, else `name` on PATH.
+pub fn program(var: &str, name: &str) -> Option<std::path::PathBuf> {
+    if let Some(p) = crate::env::non_empty(var) {
+        return Some(std::path::PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// `hook pre-compact --harness <h>`. Codex: record a background write and start its
+/// supervisor — the same one Claude Code's writer runs under — with `codex exec` as the writer;
+/// prints nothing (Codex does not read PreCompact's output). Gemini CLI: PreCompress comes
+/// before every model call, compression or not; it only looks for a compression since the
+/// previous call (`gemini.rs`). Always exits 0.
 pub fn pre_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() || h != Harness::Codex {
+        if crate::hooks::is_writer_child() {
             return;
         }
         let Some(input) = crate::hooks::read_input(std::io::stdin()) else {
             return;
         };
-        let spec = crate::hooks::pre_compact::WriterSpec {
-            agent: crate::hooks::texts::Agent::Codex,
-            program: codex::binary(),
-            instructions: false,
-        };
-        crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
+        match h {
+            Harness::Codex => {
+                let spec = crate::hooks::pre_compact::WriterSpec {
+                    agent: crate::hooks::texts::Agent::Codex,
+                    program: codex::binary(),
+                    instructions: false,
+                    compacted: None,
+                };
+                crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
+            }
+            Harness::Gemini => gemini::observe(&input),
+            _ => {}
+        }
     })
 }
 
-/// `hook post-compact --harness <h>`: the harness's word that the compaction happened, which
-/// lets the background write's handoff replace the slot (Codex's PostCompact input has Claude
-/// Code's field names). Always exits 0.
+/// `hook post-compact --harness <h>`. Codex: PostCompact, the harness's word that the
+/// compaction happened, which lets the background write's handoff replace the slot (its input
+/// has Claude Code's field names). Gemini CLI: AfterAgent, the end of every turn, looks for a
+/// compression since the previous call like PreCompress does. Always exits 0.
 pub fn post_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() || h != Harness::Codex {
+        if crate::hooks::is_writer_child() {
             return;
         }
-        if let Some(input) = crate::hooks::read_input(std::io::stdin()) {
-            crate::hooks::post_compact::run(&input);
+        let Some(input) = crate::hooks::read_input(std::io::stdin()) else {
+            return;
+        };
+        match h {
+            Harness::Codex => crate::hooks::post_compact::run(&input),
+            Harness::Gemini => gemini::observe(&input),
+            _ => {}
         }
     })
 }

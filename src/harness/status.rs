@@ -129,7 +129,8 @@ fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static 
             let Some(listing) = codex else {
                 return (
                     "unknown",
-                    "codex is not on PATH (or HANDOFF_CODEX_BIN) to ask whether it trusts the hook".into(),
+                    "codex is not on PATH (or HANDOFF_CODEX_BIN) to ask whether it trusts the hook"
+                        .into(),
                 );
             };
             match listing {
@@ -157,10 +158,18 @@ fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static 
                 Err(e) => ("unknown", e.clone()),
             }
         }
-        Harness::Gemini => (
-            "yes",
-            "headless runs also need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)".into(),
-        ),
+        Harness::Gemini => {
+            let trust = "headless runs also need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)";
+            match super::gemini::binary() {
+                Some(_) => ("yes", trust.into()),
+                None => (
+                    "yes",
+                    format!(
+                        "{trust}; the writer after a compression needs gemini on PATH or HANDOFF_GEMINI_BIN"
+                    ),
+                ),
+            }
+        }
         Harness::Copilot if scope == Scope::Project => {
             let repo = file.ancestors().nth(3).unwrap_or(file);
             if copilot_trusts(repo) {

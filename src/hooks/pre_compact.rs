@@ -26,6 +26,18 @@ pub struct WriterSpec {
     /// The program; `None`: `HANDOFF_WRITER`, else `claude` on PATH.
     pub program: Option<PathBuf>,
     pub instructions: bool,
+    /// Set when the client has already compacted (Gemini CLI): the writer reads a copy of the
+    /// transcript cut where the compaction began, and the run is confirmed from the start.
+    pub compacted: Option<Compacted>,
+}
+
+/// A compaction that already happened, seen in the transcript itself.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    /// The transcript's length before the compaction: the copy the writer reads ends here.
+    pub cut: u64,
+    /// Who confirmed it, for the run record.
+    pub by: &'static str,
 }
 
 impl WriterSpec {
@@ -35,6 +47,7 @@ impl WriterSpec {
             agent: texts::Agent::ClaudeCode,
             program: None,
             instructions: true,
+            compacted: None,
         }
     }
 }
@@ -158,10 +171,16 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
     );
     job.slot = target.name.clone();
     job.started = now();
-    let draft = runs::run_dir(&store, &id).join(runs::DRAFT);
+    let dir = runs::run_dir(&store, &id);
+    let draft = dir.join(runs::DRAFT);
+    let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
     let text = texts::writer_prompt(
         spec.agent,
-        transcript,
+        if spec.compacted.is_some() {
+            &copy
+        } else {
+            transcript
+        },
         &here,
         &target.facts.reference,
         &slot_path,
@@ -170,6 +189,18 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
     let Ok(run) = Run::create(&store, job, &text) else {
         return decline("store not writable");
     };
+    if let Some(compacted) = &spec.compacted {
+        let copied = std::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
+        let Ok(mut before) = copied else {
+            let _ = run.record_exit(&store, "spawn-failed");
+            return decline("transcript unreadable");
+        };
+        if slot::replace_from(Path::new(&copy), &mut before, None, None).is_err() {
+            let _ = run.record_exit(&store, "spawn-failed");
+            return decline("store not writable");
+        }
+        run.confirm(&store, compacted.by);
+    }
     match spawn_supervisor(&run.dir) {
         Some(pid) => log(
             &log_path,
@@ -219,6 +250,24 @@ fn job(
             "--dangerously-bypass-approvals-and-sandbox".into(),
             "--json".into(),
             "-".into(),
+        ],
+        // Headless (`-p`: the prompt on stdin comes first, this line after it), allowed to run
+        // the write command with nobody there to approve it; the run directory (the transcript
+        // copy, the draft) joins the workspace, or Gemini's file tools refuse it. Its shell tool
+        // refuses a heredoc holding backticks, so the document goes through write_file.
+        texts::Agent::Gemini => vec![
+            program,
+            "--include-directories".into(),
+            std::path::absolute(runs::run_dir(store, id))
+                .unwrap_or_else(|_| runs::run_dir(store, id))
+                .to_string_lossy()
+                .into_owned(),
+            "--approval-mode".into(),
+            "yolo".into(),
+            "--output-format".into(),
+            "json".into(),
+            "-p".into(),
+            "Write the handoff as the text above says.".into(),
         ],
     };
     if let Some(model) = crate::env::settings().author_model.clone() {

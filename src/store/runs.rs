@@ -24,6 +24,8 @@ const JOB: &str = "job.json";
 const PROMPT: &str = "prompt.txt";
 /// Where the writer drafts its document, inside the run directory.
 pub const DRAFT: &str = "draft.md";
+/// The copy of the transcript a writer reads when the client compacted before it started.
+pub const TRANSCRIPT: &str = "transcript.jsonl";
 const PID: &str = "supervisor.pid";
 const EXIT: &str = "exit";
 const CANDIDATE: &str = "candidate.md";

@@ -11,7 +11,8 @@ use crate::util::*;
 
 /// A writer that does what the prompt says: it copies `$FAKE_DOC` to the draft path the prompt
 /// names and runs the prompt's own write command with `sh -c` (so the command must work as
-/// written, with the PATH the writer has). Exits with `$FAKE_EXIT` (default 0).
+/// written, with the PATH the writer has). Records its prompt and arguments in `$FAKE_LOG`.
+/// Exits with `$FAKE_EXIT` (default 0).
 fn obedient_writer(env: &TestEnv) -> PathBuf {
     let p = env.write(
         "obedient-writer.sh",
@@ -19,10 +20,11 @@ fn obedient_writer(env: &TestEnv) -> PathBuf {
 prompt=$(cat)
 mkdir -p "$FAKE_LOG"
 printf '%s\n' "$prompt" > "$FAKE_LOG/prompt"
+printf '%s\n' "$@" > "$FAKE_LOG/argv"
 sleep "${FAKE_SLEEP:-0}"
 if [ -n "$FAKE_DOC" ]; then
-  draft=$(printf '%s\n' "$prompt" | sed -n 's/^Write the document with the Write tool to \(.*\), then run:$/\1/p')
-  cmd=$(printf '%s\n' "$prompt" | grep -A1 '^Write the document with the Write tool' | tail -n 1)
+  draft=$(printf '%s\n' "$prompt" | sed -n 's/^Write the document with .* to \(.*\), then run:$/\1/p')
+  cmd=$(printf '%s\n' "$prompt" | grep -A1 '^Write the document with ' | tail -n 1)
   cp "$FAKE_DOC" "$draft"
   sh -c "$cmd" > "$FAKE_LOG/write.out" 2>&1
   echo $? > "$FAKE_LOG/write.exit"
@@ -606,4 +608,100 @@ fn the_git_hook_installs_chains_and_uninstalls_leaving_the_original_intact() {
     let o = run(env.store().args(["uninstall", "git-hook"]).arg(&repo));
     assert!(o.stdout.starts_with("nothing to remove"));
     assert_eq!(std::fs::read_to_string(&mine).expect("untouched"), original);
+}
+
+/// Gemini CLI fires PreCompress before every model call and nothing after a compression; the
+/// compression shows in its append-only session file as a restart (`{"$set":{"sessionId"}}`)
+/// whose history opens with a text never written before (the summary). Calls on a file that
+/// only grew, and a resume's restart (new ids, the same first prompt), start nothing; after a
+/// compression's restart the next call starts the writer through HANDOFF_GEMINI_BIN, on a
+/// copy of the file cut where the restart begins, with the run directory in its workspace, and
+/// its handoff replaces the slot with no other confirmation; the call after that starts nothing.
+#[test]
+fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversation_before_it() {
+    let s = Scene::new();
+    let session = s.env.path("session.jsonl");
+    let append = |lines: &[&str]| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&session)
+            .expect("session file");
+        for l in lines {
+            writeln!(f, "{l}").expect("append");
+        }
+    };
+    let doc = s.env.write("doc.md", version(&s.repo, "gemini"));
+    let call = |event: &str| {
+        let input = serde_json::json!({"session_id": "g1", "transcript_path": session, "cwd": s.repo,
+            "hook_event_name": "x", "timestamp": "2026-12-03T00:00:00Z"});
+        let mut c = s.env.store();
+        c.args(["hook", event, "--harness", "gemini"])
+            .write_stdin(input.to_string())
+            .env("HANDOFF_GEMINI_BIN", &s.writer)
+            .env("FAKE_LOG", &s.fake)
+            .env("FAKE_DOC", &doc)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "30")
+            .env("PATH", "/usr/bin:/bin");
+        let o = run(&mut c);
+        assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    };
+    let spawned = || s.log().matches(" spawned ").count();
+    append(&[
+        r#"{"sessionId":"g1","startTime":"t"}"#,
+        r#"{"id":"u1","type":"user","content":[{"text":"make \"it\" faster"}]}"#,
+    ]);
+    call("pre-compact");
+    append(&[
+        r#"{"id":"m1","type":"gemini","content":"done"}"#,
+        r#"{"$set":{"messages":[]}}"#,
+    ]);
+    call("post-compact");
+    // A resume: the restart record, its history opening with the first prompt under new ids.
+    append(&[
+        r#"{"$set":{"sessionId":"g1"}}"#,
+        r#"{"$set":{"messages":[{"id":"e","content":[{"text":"<session_context>\nlater"}]},{"id":"r1","content":[{"text":"make \"it\" faster"}]}]}}"#,
+    ]);
+    call("pre-compact");
+    assert_eq!(spawned(), 0, "{}", s.log());
+    let before = std::fs::read(&session).expect("session");
+    append(&[
+        r#"{"$set":{"sessionId":"g1"}}"#,
+        r#"{"$set":{"messages":[{"id":"e","content":[{"text":"<session_context>\nlater"}]},{"id":"s","type":"user","content":[{"text":"<state_snapshot>made it faster</state_snapshot>"}]}]}}"#,
+    ]);
+    call("post-compact");
+    assert_eq!(spawned(), 1, "{}", s.log());
+    s.writer_ended();
+    assert!(
+        eventually(30, || std::fs::read_to_string(&s.slot)
+            .is_ok_and(|t| t.contains("status: gemini "))),
+        "the writer's handoff is in the slot: {}",
+        s.log()
+    );
+    let prompt = std::fs::read_to_string(s.fake.join("prompt")).expect("prompt");
+    let copy = prompt
+        .lines()
+        .skip_while(|l| !l.ends_with("as it was before, a JSONL file at:"))
+        .nth(1)
+        .expect("the prompt names the copy");
+    assert_eq!(
+        std::fs::read(copy).expect("copy"),
+        before,
+        "cut at the restart"
+    );
+    let argv = std::fs::read_to_string(s.fake.join("argv")).expect("argv");
+    let run_dir = Path::new(copy)
+        .parent()
+        .expect("run dir")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        argv.contains(&format!("--include-directories\n{run_dir}\n"))
+            && argv.contains("--approval-mode\nyolo\n")
+            && argv.contains("-p\n"),
+        "{argv}"
+    );
+    call("pre-compact");
+    assert_eq!(spawned(), 1, "one compression, one writer: {}", s.log());
 }

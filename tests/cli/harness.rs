@@ -116,6 +116,52 @@ fn a_file_edited_since_install_loses_only_our_hook() {
     assert!(!after.contains("--harness gemini"), "{after}");
 }
 
+/// An install made by an earlier release (SessionStart only, as Gemini's was before PreCompress
+/// and AfterAgent were added): installing again adds the new hooks, and uninstall still gives
+/// back the file as it was before the first install, not the earlier release's version of it.
+#[test]
+fn installing_over_an_earlier_release_keeps_the_users_file_for_uninstall() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let file = env.home().join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("dirs");
+    let mine = "{\n  // mine\n  \"theme\": \"GitHub\"\n}\n";
+    std::fs::write(&file, mine).expect("settings");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "gemini"])).code, 0);
+    // What the earlier release left: its SessionStart group, and its record of the file.
+    let earlier = format!(
+        "{{\n  // mine\n  \"theme\": \"GitHub\",\n  \"hooks\": {{\"SessionStart\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook session-start --harness gemini\", \"timeout\": 10000}}]}}]}}\n}}\n",
+        assert_cmd::cargo::cargo_bin("handoff-store").display()
+    );
+    std::fs::write(&file, &earlier).expect("earlier install");
+    let records: Vec<_> = std::fs::read_dir(env.store_dir().join(".installs"))
+        .expect("install records")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let mut record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&records[0]).expect("record")).expect("json");
+    record["after"] = serde_json::Value::String(earlier.clone());
+    std::fs::write(&records[0], record.to_string()).expect("record");
+
+    let o = run(&mut hs(&env, &repo, &["install", "gemini"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let now = std::fs::read_to_string(&file).expect("settings");
+    assert_eq!(
+        now.matches("hook session-start --harness gemini").count(),
+        1,
+        "{now}"
+    );
+    assert!(
+        now.contains("\"PreCompress\"") && now.contains("hook post-compact --harness gemini"),
+        "{now}"
+    );
+    let o = run(&mut hs(&env, &repo, &["uninstall", "gemini"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&file).expect("settings"), mine);
+}
+
 #[test]
 fn files_of_our_own_are_created_and_removed_whole() {
     let env = TestEnv::new();

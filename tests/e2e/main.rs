@@ -94,7 +94,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 16] = [
+    let scenarios: [Scenario; 17] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -147,6 +147,10 @@ fn main() {
         (
             "gemini: the shipped extension validates and, linked, carries the handoff after /clear",
             Suite::gemini_extension,
+        ),
+        (
+            "gemini: a refused compression leaves the slot alone; a compression runs the writer through gemini -p and its handoff replaces the slot",
+            Suite::gemini_compaction,
         ),
         (
             "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
@@ -617,6 +621,22 @@ impl Suite {
         Ok(PathBuf::from(path.trim()))
     }
 
+    /// Whether `tag`'s handoff is among the slot's older versions (`history`, not the current).
+    fn kept_in_history(&self, scene: &Scene, tag: &str) -> Check {
+        let (_, history) = self.store_cmd(scene, &["history"], None);
+        let kept = history
+            .lines()
+            .filter(|l| !l.starts_with('0'))
+            .filter_map(|l| l.split('\t').next_back())
+            .any(|p| {
+                std::fs::read_to_string(p.trim())
+                    .is_ok_and(|t| t.contains(&format!("{tag} is where")))
+            });
+        ensure(kept, || {
+            format!("the replaced handoff is not in history: {history}")
+        })
+    }
+
     fn log(scene: &Scene) -> String {
         std::fs::read_to_string(scene.home.join(".claude/state/handoff-fork/log.txt"))
             .unwrap_or_default()
@@ -910,6 +930,103 @@ impl Suite {
         self.gemini_clear_carries(&scene)
     }
 
+    /// Gemini CLI's compression, with `install gemini` (SessionStart, PreCompress, AfterAgent).
+    /// A first session, then resumed ones (`--resume latest`; a compression needs two prompts of
+    /// history, and a resume appends the same restart record a compression does). The user's
+    /// settings name the model (the writer uses it too) and set `model.compressionThreshold` to
+    /// 0.001 (about 1,000 tokens), and a prompt the mock reports
+    /// at 5,000 tokens makes Gemini compress before its next call. First the compressor returns
+    /// more than it was given: Gemini refuses (the history would grow), PreCompress has fired,
+    /// and yet no writer starts and the slot stays byte-identical. Then a compression that succeeds: the writer
+    /// runs through `gemini -p` on a copy of the session file cut where the compression began
+    /// (the conversation before it, not the compressed history), and its handoff replaces the
+    /// slot, the old one kept in history.
+    fn gemini_compaction(&self) -> Check {
+        let (scene, settings, _) = self.gemini_scene()?;
+        let low = "{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  \"model\": {\"name\": \"gemini-2.5-flash\", \"compressionThreshold\": 0.001}\n}\n";
+        std::fs::write(&settings, low).map_err(|e| e.to_string())?;
+        let slot = self.stored(&scene, "tag-gemini-old")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "gemini"], None);
+        ensure(code == 0, || format!("install gemini: {said}"))?;
+        let original = std::fs::read(&slot).map_err(|e| e.to_string())?;
+        let compressions = |requests: &[String]| {
+            requests
+                .iter()
+                .filter(|r| r.contains("generate the updated <state_snapshot>"))
+                .count()
+        };
+        let flash = ["-m", "gemini-2.5-flash"];
+        let resumed = |prompt: &str| -> Result<Vec<String>, String> {
+            let mark = self.mock.mark();
+            let args = [&flash[..], &["--resume", "latest", "-p", prompt]].concat();
+            self.gemini_cmd(&scene, &args)?;
+            Ok(self.mock.since(mark))
+        };
+        self.gemini_cmd(
+            &scene,
+            &[&flash[..], &["-p", "first gemini prompt"]].concat(),
+        )?;
+
+        self.mock.set_refuse_summary(true);
+        let refused = resumed("OVERFLOW-NOW, and the summary comes back empty");
+        self.mock.set_refuse_summary(false);
+        let refused = refused?;
+        ensure(compressions(&refused) == 1, || {
+            format!(
+                "Gemini did not try to compress once ({} requests)",
+                refused.len()
+            )
+        })?;
+        std::thread::sleep(Duration::from_secs(2));
+        ensure(!Self::log(&scene).contains("spawned"), || {
+            format!(
+                "a writer started for a refused compression: {}",
+                Self::log(&scene)
+            )
+        })?;
+        ensure(std::fs::read(&slot).ok() == Some(original), || {
+            "a refused compression changed the slot".into()
+        })?;
+
+        self.mock.set_writer_doc(Some(handoff("tag-gemini-writer")));
+        let mark = self.mock.mark();
+        let ran = resumed("OVERFLOW-NOW, second");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let replaced = || {
+            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("tag-gemini-writer is where"))
+        };
+        while ran.is_ok() && !replaced() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.mock.set_writer_doc(None);
+        ran?;
+        let sent = self.mock.since(mark);
+        ensure(replaced(), || {
+            format!(
+                "the writer's handoff never reached the slot; writer log: {}",
+                Self::log(&scene)
+            )
+        })?;
+        let prompt = sent
+            .iter()
+            .rev()
+            .find(|r| r.contains("You are writing a handoff for a Gemini CLI session"))
+            .ok_or("the writer's prompt never reached the model")?;
+        let copy = prompt
+            .split("\\n")
+            .skip_while(|l| !l.ends_with("as it was before, a JSONL file at:"))
+            .nth(1)
+            .filter(|l| l.ends_with("/transcript.jsonl"))
+            .ok_or_else(|| format!("the prompt names no transcript copy: {prompt}"))?;
+        let copied = std::fs::read_to_string(copy).map_err(|e| format!("{copy}: {e}"))?;
+        ensure(
+            copied.contains("OVERFLOW-NOW, second")
+                && !copied.contains("e2e: the decisions are kept"),
+            || format!("the copy is not the conversation before the compression: {copied}"),
+        )?;
+        self.kept_in_history(&scene, "tag-gemini-old")
+    }
+
     /// A scene whose user settings.json (a comment, the API-key auth) is the user's own; its
     /// path and text.
     fn gemini_scene(&self) -> Result<(Scene, PathBuf, &'static str), String> {
@@ -925,11 +1042,14 @@ impl Suite {
     /// Run Gemini CLI in the scene; what it printed.
     fn gemini_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
         let url = self.mock.url();
+        let gemini = self.gemini.to_string_lossy();
         let env = [
             ("HANDOFF_STORE_BIN", STORE_BIN),
             ("GEMINI_API_KEY", "e2e-not-a-key"),
             ("GOOGLE_GEMINI_BASE_URL", url.as_str()),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+            ("HANDOFF_GEMINI_BIN", &*gemini),
+            ("CTX_FORK_TIMEOUT_SECONDS", "120"),
         ];
         run_client(&self.gemini, scene, &env, args)
     }
@@ -1068,18 +1188,7 @@ impl Suite {
                 Self::log(&scene)
             )
         })?;
-        let (_, history) = self.store_cmd(&scene, &["history"], None);
-        let kept = history
-            .lines()
-            .filter(|l| !l.starts_with('0'))
-            .filter_map(|l| l.split('\t').next_back())
-            .any(|p| {
-                std::fs::read_to_string(p.trim())
-                    .is_ok_and(|t| t.contains("tag-before-compact is where"))
-            });
-        ensure(kept, || {
-            format!("the replaced handoff is not in history: {history}")
-        })
+        self.kept_in_history(&scene, "tag-before-compact")
     }
 
     /// A scene with a `CODEX_HOME` whose config points Codex at the mock (plus `extra` lines).

@@ -22,6 +22,8 @@ pub struct State {
     pub requests: Vec<Value>,
     /// The document the background writer writes; `None`: it answers without writing.
     pub writer_doc: Option<String>,
+    /// Gemini's compressor answers with more than it was given, which Gemini CLI refuses.
+    pub refuse_summary: bool,
     /// Overflow refusals already sent, so each prompt is refused once.
     overflowed: Vec<String>,
 }
@@ -60,6 +62,10 @@ impl Mock {
 
     pub fn set_writer_doc(&self, doc: Option<String>) {
         self.lock().writer_doc = doc;
+    }
+
+    pub fn set_refuse_summary(&self, refuse: bool) {
+        self.lock().refuse_summary = refuse;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -235,32 +241,43 @@ fn all_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// The writer's next step, read from how far its conversation has got.
-fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
-    let text = request.to_string();
-    let Some(doc) = doc else {
-        return Reply::Text("RESULT handoff=none write_exit=none (nothing written)".into());
-    };
+/// From the writer prompt (the string in `request` holding `opening`): the draft path on the
+/// line that starts with `lead`, and the write command on the line after it.
+fn prompt_steps(request: &Value, opening: &str, lead: &str) -> (String, String) {
     let mut strings = Vec::new();
     all_strings(request, &mut strings);
     let prompt = strings
         .into_iter()
-        .find(|s| s.contains("You are writing a handoff for a Claude Code session"))
+        .find(|s| s.contains(opening))
         .unwrap_or_default();
     let draft = prompt
         .lines()
         .find_map(|l| {
-            l.strip_prefix("Write the document with the Write tool to ")
+            l.strip_prefix(lead)
                 .and_then(|r| r.strip_suffix(", then run:"))
         })
         .unwrap_or("/nonexistent/draft.md")
         .to_string();
     let command = prompt
         .lines()
-        .skip_while(|l| !l.starts_with("Write the document with the Write tool"))
+        .skip_while(|l| !l.starts_with(lead))
         .nth(1)
         .unwrap_or("false")
         .to_string();
+    (draft, command)
+}
+
+/// The writer's next step, read from how far its conversation has got.
+fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
+    let text = request.to_string();
+    let Some(doc) = doc else {
+        return Reply::Text("RESULT handoff=none write_exit=none (nothing written)".into());
+    };
+    let (draft, command) = prompt_steps(
+        request,
+        "You are writing a handoff for a Claude Code session",
+        "Write the document with the Write tool to ",
+    );
     let tool_results = text.matches("\"tool_result\"").count();
     match tool_results {
         0 => Reply::Tool {
@@ -346,27 +363,11 @@ fn responses_reply(
     let writer = text.contains("You are writing a handoff for a Codex session");
     let item = match (writer, writer_doc) {
         (true, Some(doc)) if !text.contains("function_call_output") => {
-            let mut strings = Vec::new();
-            all_strings(&request, &mut strings);
-            let prompt = strings
-                .into_iter()
-                .find(|s| s.contains("You are writing a handoff for a Codex session"))
-                .unwrap_or_default();
-            let lead = "Write the document with a shell command (a quoted heredoc) to ";
-            let draft = prompt
-                .lines()
-                .find_map(|l| {
-                    l.strip_prefix(lead)
-                        .and_then(|r| r.strip_suffix(", then run:"))
-                })
-                .unwrap_or("/nonexistent/draft.md")
-                .to_string();
-            let command = prompt
-                .lines()
-                .skip_while(|l| !l.starts_with(lead))
-                .nth(1)
-                .unwrap_or("false")
-                .to_string();
+            let (draft, command) = prompt_steps(
+                &request,
+                "You are writing a handoff for a Codex session",
+                "Write the document with a shell command (a quoted heredoc) to ",
+            );
             let cmd = format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}");
             json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
                    "name": "exec_command", "arguments": json!({"cmd": cmd}).to_string()})
@@ -401,7 +402,13 @@ fn responses_reply(
 }
 
 /// A Gemini API answer (Gemini CLI): the request recorded, then one candidate, streamed as one
-/// server-sent event when the path asks for `alt=sse`.
+/// server-sent event when the path asks for `alt=sse`. A prompt holding `OVERFLOW-NOW` is answered
+/// with a `list_directory` call and a prompt of 5,000 tokens, so (with a low
+/// `compressionThreshold`) the call that carries the tool's result is compressed first; the
+/// compressor gets a short `<state_snapshot>`, or, when the scenario says so, one longer than
+/// the history it replaces, which Gemini refuses (the compression would inflate it). The background
+/// writer's session (our prompt) gets a `write_file` of the draft, a `run_shell_command` of the
+/// prompt's write command, then a final line.
 fn gemini_reply(
     out: &mut TcpStream,
     path: &str,
@@ -411,14 +418,61 @@ fn gemini_reply(
     if path.contains(":countTokens") {
         return send(out, "200 OK", "application/json", r#"{"totalTokens":100}"#);
     }
-    match state.lock() {
-        Ok(mut g) => g.requests.push(request),
-        Err(p) => p.into_inner().requests.push(request),
-    }
+    let text = request.to_string();
+    let (writer_doc, refuse) = {
+        let mut g = match state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.requests.push(request.clone());
+        (g.writer_doc.clone(), g.refuse_summary)
+    };
+    // What the request ends with: a tool's result, or the user's prompt.
+    let last = request["contents"]
+        .as_array()
+        .and_then(|c| c.last())
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let answered = last.contains("functionResponse");
+    let writer = text.contains("You are writing a handoff for a Gemini CLI session");
+    let compressor = text.contains("generate the updated <state_snapshot>")
+        || text.contains("Critically evaluate the <state_snapshot>");
+    let mut used = 100;
+    let part = if compressor {
+        let summary = if refuse {
+            format!(
+                "<state_snapshot>{}</state_snapshot>",
+                "inflated ".repeat(20_000)
+            )
+        } else {
+            "<state_snapshot>e2e: the decisions are kept</state_snapshot>".to_string()
+        };
+        json!({"text": summary})
+    } else if writer && let Some(doc) = writer_doc {
+        let (draft, command) = prompt_steps(
+            &request,
+            "You are writing a handoff for a Gemini CLI session",
+            "Write the document with the write_file tool to ",
+        );
+        match text.matches("\"functionResponse\"").count() {
+            0 => json!({"functionCall": {"name": "write_file",
+                        "args": {"file_path": draft, "content": doc}}}),
+            1 => json!({"functionCall": {"name": "run_shell_command",
+                        "args": {"command": command}}}),
+            _ => json!({"text": "RESULT handoff=stored write_exit=0"}),
+        }
+    } else if writer {
+        json!({"text": "RESULT handoff=stored write_exit=0"})
+    } else if last.contains("OVERFLOW-NOW") && !answered {
+        used = 5_000;
+        json!({"functionCall": {"name": "list_directory", "args": {"dir_path": "."}}})
+    } else {
+        json!({"text": "ok from the mock"})
+    };
     let chunk = json!({
-        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok from the mock"}]},
+        "candidates": [{"content": {"role": "model", "parts": [part]},
                         "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105}
+        "usageMetadata": {"promptTokenCount": used, "candidatesTokenCount": 5, "totalTokenCount": used + 5}
     });
     if path.contains("alt=sse") {
         send(

@@ -63,6 +63,7 @@ pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<Stri
 pub enum Agent {
     ClaudeCode,
     Codex,
+    Gemini,
 }
 
 /// The background writer's prompt (hooks.md §3.2): self-contained, naming this binary by its
@@ -76,18 +77,30 @@ pub fn writer_prompt(
     draft: &Path,
 ) -> String {
     let draft = draft.to_string_lossy();
+    let shell = "with a shell command (a quoted heredoc)";
     let (name, explore, write) = match agent {
         Agent::ClaudeCode => ("Claude Code", "Bash", "with the Write tool"),
-        Agent::Codex => (
-            "Codex",
-            "shell commands",
-            "with a shell command (a quoted heredoc)",
+        Agent::Codex => ("Codex", "shell commands", shell),
+        Agent::Gemini => (
+            "Gemini CLI",
+            "grep_search and read_file with line ranges",
+            "with the write_file tool",
+        ),
+    };
+    let (when, what) = match agent {
+        Agent::Gemini => (
+            "has just been compacted",
+            "a copy of the session's transcript as it was before, a JSONL file at",
+        ),
+        Agent::ClaudeCode | Agent::Codex => (
+            "is being compacted now",
+            "the session's transcript, a JSONL file at",
         ),
     };
     format!(
-        "You are writing a handoff for a {name} session you were not part of. That session is being compacted now. Nobody is attending, so ask no questions.
+        "You are writing a handoff for a {name} session you were not part of. That session {when}. Nobody is attending, so ask no questions.
 
-The one source of truth is the session's transcript, a JSONL file at:
+The one source of truth is {what}:
 {transcript}
 Explore it with {explore} (count its lines, grep it, tail it, use jq if present). Never read it whole.
 

@@ -1,0 +1,301 @@
+//! Gemini CLI's compaction. Gemini CLI (0.61.0) fires PreCompress before every model call —
+//! before it even checks whether a compression is due — and has no event after one, so the
+//! writer cannot start at PreCompress the way Claude Code's and Codex's do: it would run on every
+//! call, with nothing to say whether a compression followed. What Gemini does have: its session
+//! file is append-only JSONL, and a compression restarts the chat on the same file, appending
+//! `{"$set":{"sessionId":…}}` and then the new history as `{"$set":{"messages":[…]}}`, which
+//! opens (after Gemini's session context) with the summary — a text written nowhere before. A
+//! resume appends the same restart record, but its history opens with the first prompt, already
+//! in the file (measured on 0.61.0: the ids of resumed messages do change, their texts do not).
+//! Everything above the restart is the conversation as it was.
+//!
+//! So both PreCompress and AfterAgent run [`observe`]: look past the point where the file ended
+//! at the previous call (the watch); a restart found there is the client's own record that the
+//! compression happened, and the writer starts through `gemini -p` on a copy of the file cut at
+//! that line, its run confirmed from the start. Then the watch moves to the file's end. A
+//! compression Gemini refused (failed, or nothing to compress) appends no such record, so no
+//! writer runs and the slot is untouched.
+
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::hooks::pre_compact::{Compacted, WriterSpec, run_with};
+use crate::hooks::{safe_session_id, state_dir, string_field, texts};
+use crate::store::slot;
+
+/// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
+const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;
+
+/// The `gemini` program: `HANDOFF_GEMINI_BIN`, else `gemini` on PATH.
+pub fn binary() -> Option<PathBuf> {
+    super::program("HANDOFF_GEMINI_BIN", "gemini")
+}
+
+/// Where a session's watch is kept: `<state>/gemini/<safe sid>.watch`.
+fn watch_path(sid: &str) -> Option<PathBuf> {
+    Some(state_dir()?.join("gemini").join(format!("{sid}.watch")))
+}
+
+/// A watch: the session file's inode and its length at the previous call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Watch {
+    ino: u64,
+    len: u64,
+}
+
+impl Watch {
+    fn parse(text: &str) -> Option<Watch> {
+        let (ino, len) = text.trim().split_once(' ')?;
+        Some(Watch {
+            ino: ino.parse().ok()?,
+            len: len.parse().ok()?,
+        })
+    }
+
+    fn of(meta: &std::fs::Metadata) -> Watch {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        Watch {
+            ino,
+            len: meta.len(),
+        }
+    }
+}
+
+/// Where a compression's restart record begins in `file` past `watch`, if one is there. The
+/// file must still be the same file (a rewritten one starts over: nothing can be told) and no
+/// shorter. Lines are read one by one, so a long tool output costs no more than its bytes.
+fn restart_since(file: &mut std::fs::File, watch: Watch, now: Watch) -> Option<u64> {
+    if now.ino != watch.ino || now.len < watch.len {
+        return None;
+    }
+    file.seek(SeekFrom::Start(watch.len)).ok()?;
+    let mut lines = BufReader::new(file.try_clone().ok()?.take(now.len - watch.len));
+    let mut at = watch.len;
+    let mut line = Vec::new();
+    let mut restart: Option<u64> = None;
+    loop {
+        line.clear();
+        let n = lines.read_until(b'\n', &mut line).ok()?;
+        if n == 0 {
+            return None;
+        }
+        if let Some(cut) = restart.take()
+            && let Some(opening) = opening_text(&line)
+            && !occurs_before(file, cut, &opening)
+        {
+            return Some(cut);
+        }
+        if line.starts_with(RESTART) && is_restart(&line) {
+            restart = Some(at);
+        }
+        at += n as u64;
+    }
+}
+
+/// Whether a line is exactly a `$set` of the session id (and nothing else).
+fn is_restart(line: &[u8]) -> bool {
+    let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
+        return false;
+    };
+    record.len() == 1
+        && record
+            .get("$set")
+            .and_then(Value::as_object)
+            .is_some_and(|set| set.len() == 1 && set.get("sessionId").is_some_and(Value::is_string))
+}
+
+/// The opening of the history a `{"$set":{"messages":[…]}}` record sets: the text of its first
+/// message after Gemini's session context, as the file spells it (JSON-escaped). After a
+/// compression that is the summary, written nowhere before; after a resume, the first prompt.
+fn opening_text(line: &[u8]) -> Option<String> {
+    let record: Value = serde_json::from_slice(line).ok()?;
+    let messages = record.get("$set")?.get("messages")?.as_array()?;
+    let text = |m: &Value| -> Option<String> {
+        match m.get("content")? {
+            Value::String(t) => Some(t.clone()),
+            Value::Array(parts) => parts
+                .iter()
+                .find_map(|p| p.get("text")?.as_str().map(str::to_string)),
+            _ => None,
+        }
+    };
+    let first = messages
+        .iter()
+        .filter_map(text)
+        .find(|t| !t.starts_with("<session_context>"))?;
+    let quoted = serde_json::to_string(&first).ok()?;
+    Some(quoted[1..quoted.len() - 1].to_string())
+}
+
+/// Whether `needle` occurs in the first `end` bytes of `file` (read once; this happens only at a
+/// restart). Unreadable counts as found: nothing new can be claimed.
+fn occurs_before(file: &mut std::fs::File, end: u64, needle: &str) -> bool {
+    let mut text = Vec::new();
+    if file.seek(SeekFrom::Start(0)).is_err() || file.take(end).read_to_end(&mut text).is_err() {
+        return true;
+    }
+    memchr::memmem::find(&text, needle.as_bytes()).is_some()
+}
+
+/// PreCompress and AfterAgent: start the writer if a compression happened since the previous
+/// call, then move the watch to the file's end. Silent; never fails the session.
+pub fn observe(input: &Map<String, Value>) {
+    let (Some(session), Some(transcript)) = (
+        string_field(input, "session_id"),
+        string_field(input, "transcript_path"),
+    ) else {
+        return;
+    };
+    let Some(watch_file) = watch_path(&safe_session_id(session)) else {
+        return;
+    };
+    let path = crate::env::expand_home(transcript);
+    let Ok(mut file) = std::fs::File::open(&path) else {
+        return;
+    };
+    let Ok(meta) = file.metadata() else { return };
+    if !meta.is_file() {
+        return;
+    }
+    let now = Watch::of(&meta);
+    let before = std::fs::read_to_string(&watch_file)
+        .ok()
+        .and_then(|t| Watch::parse(&t));
+    if before == Some(now) {
+        return;
+    }
+    if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now)) {
+        let spec = WriterSpec {
+            agent: texts::Agent::Gemini,
+            program: binary(),
+            instructions: false,
+            compacted: Some(Compacted {
+                cut,
+                by: "Gemini CLI's compression (its session file restarted)",
+            }),
+        };
+        run_with(input, &mut std::io::sink(), &spec);
+    }
+    remember(&watch_file, now);
+}
+
+fn remember(watch_file: &Path, now: Watch) {
+    let Some(dir) = watch_file.parent() else {
+        return;
+    };
+    if slot::create_private_dir(dir).is_err() {
+        return;
+    }
+    crate::hooks::clean_old(dir, ".watch");
+    let _ = slot::replace(
+        watch_file,
+        format!("{} {}\n", now.ino, now.len).as_bytes(),
+        None,
+        None,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file_with(lines: &[&str]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let mut f = std::fs::File::create(&path).unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        (dir, path)
+    }
+
+    fn watch(path: &Path) -> Watch {
+        Watch::of(&std::fs::metadata(path).unwrap())
+    }
+
+    #[test]
+    fn a_restart_past_the_watch_is_found_where_it_begins() {
+        let head = r#"{"sessionId":"s","messages":[]}"#;
+        let (_d, path) = file_with(&[head, r#"{"id":"1","type":"user","content":"x"}"#]);
+        let w = watch(&path);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, r#"{{"$set":{{"messages":[]}}}}"#).unwrap();
+        let restart_at = std::fs::metadata(&path).unwrap().len();
+        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
+        writeln!(
+            f,
+            r#"{{"$set":{{"messages":[{{"id":"0","content":[{{"text":"<session_context>\nnow"}}]}},{{"id":"9","type":"user","content":[{{"text":"<state_snapshot>a \"new\" summary</state_snapshot>"}}]}},{{"id":"1","content":"x"}}]}}}}"#
+        )
+        .unwrap();
+        let now = watch(&path);
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(restart_since(&mut file, w, now), Some(restart_at));
+        // Past the restart there is nothing more to find; and a rewritten file tells nothing.
+        assert_eq!(restart_since(&mut file, now, now), None);
+        let other = Watch {
+            ino: now.ino + 1,
+            ..w
+        };
+        assert_eq!(restart_since(&mut file, other, now), None);
+    }
+
+    #[test]
+    fn a_resume_restarts_with_the_history_already_there() {
+        let first = r#"{"id":"1","type":"user","content":[{"text":"fix \"it\"\nplease"}]}"#;
+        let (_d, path) = file_with(&[r#"{"sessionId":"s"}"#, first]);
+        let w = watch(&path);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
+        // Resumed: new ids, a session context of today, the same first prompt.
+        writeln!(
+            f,
+            r#"{{"$set":{{"messages":[{{"id":"e","content":[{{"text":"<session_context>\nlater"}}]}},{{"id":"7","content":[{{"text":"fix \"it\"\nplease"}}]}}]}}}}"#
+        )
+        .unwrap();
+        writeln!(f, r#"{{"$set":{{"lastUpdated":"t"}}}}"#).unwrap();
+        // A restart that is the last line so far, its history not written yet: nothing to tell.
+        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
+        let now = watch(&path);
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(restart_since(&mut file, w, now), None);
+    }
+
+    #[test]
+    fn only_the_exact_restart_record_counts() {
+        let (_d, path) = file_with(&[r#"{"sessionId":"s"}"#]);
+        let w = watch(&path);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        // A message whose text holds the record, a $set with more in it, masking's history.
+        writeln!(f, r#"{{"$set":{{"sessionId":"s","lastUpdated":"t"}}}}"#).unwrap();
+        writeln!(
+            f,
+            r#"{{"id":"3","content":"{{\"$set\":{{\"sessionId\":\"s\"}}}}"}}"#
+        )
+        .unwrap();
+        writeln!(
+            f,
+            r#"{{"$set":{{"messages":[{{"id":"n","content":"new"}}]}}}}"#
+        )
+        .unwrap();
+        let now = watch(&path);
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(restart_since(&mut file, w, now), None);
+        assert!(Watch::parse("12 34\n") == Some(Watch { ino: 12, len: 34 }));
+        assert!(Watch::parse("torn").is_none());
+    }
+}
