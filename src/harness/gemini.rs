@@ -16,14 +16,14 @@
 //! compression Gemini refused (failed, or nothing to compress) appends no such record, so no
 //! writer runs and the slot is untouched.
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::watch::{self, Watch};
 use crate::hooks::pre_compact::{Compacted, WriterSpec, run_with};
-use crate::hooks::{safe_session_id, state_dir, string_field, texts};
-use crate::store::slot;
+use crate::hooks::{string_field, texts};
 
 /// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
 const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;
@@ -33,68 +33,23 @@ pub fn binary() -> Option<PathBuf> {
     super::program("HANDOFF_GEMINI_BIN", "gemini")
 }
 
-/// Where a session's watch is kept: `<state>/gemini/<safe sid>.watch`.
-fn watch_path(sid: &str) -> Option<PathBuf> {
-    Some(state_dir()?.join("gemini").join(format!("{sid}.watch")))
-}
-
-/// A watch: the session file's inode and its length at the previous call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Watch {
-    ino: u64,
-    len: u64,
-}
-
-impl Watch {
-    fn parse(text: &str) -> Option<Watch> {
-        let (ino, len) = text.trim().split_once(' ')?;
-        Some(Watch {
-            ino: ino.parse().ok()?,
-            len: len.parse().ok()?,
-        })
-    }
-
-    fn of(meta: &std::fs::Metadata) -> Watch {
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let ino = 0;
-        Watch {
-            ino,
-            len: meta.len(),
-        }
-    }
-}
-
-/// Where a compression's restart record begins in `file` past `watch`, if one is there. The
-/// file must still be the same file (a rewritten one starts over: nothing can be told) and no
-/// shorter. Lines are read one by one, so a long tool output costs no more than its bytes.
+/// Where a compression's restart record begins in `file` past `watch`: a restart whose next
+/// line sets a history that opens with a text the file did not hold before.
 fn restart_since(file: &mut std::fs::File, watch: Watch, now: Watch) -> Option<u64> {
-    if now.ino != watch.ino || now.len < watch.len {
-        return None;
-    }
-    file.seek(SeekFrom::Start(watch.len)).ok()?;
-    let mut lines = BufReader::new(file.try_clone().ok()?.take(now.len - watch.len));
-    let mut at = watch.len;
-    let mut line = Vec::new();
     let mut restart: Option<u64> = None;
-    loop {
-        line.clear();
-        let n = lines.read_until(b'\n', &mut line).ok()?;
-        if n == 0 {
-            return None;
-        }
+    let mut reader = file.try_clone().ok()?;
+    watch::find_since(file, watch, now, |at, line| {
         if let Some(cut) = restart.take()
-            && let Some(opening) = opening_text(&line)
-            && !occurs_before(file, cut, &opening)
+            && let Some(opening) = opening_text(line)
+            && !occurs_before(&mut reader, cut, &opening)
         {
             return Some(cut);
         }
-        if line.starts_with(RESTART) && is_restart(&line) {
+        if line.starts_with(RESTART) && is_restart(line) {
             restart = Some(at);
         }
-        at += n as u64;
-    }
+        None
+    })
 }
 
 /// Whether a line is exactly a `$set` of the session id (and nothing else).
@@ -151,7 +106,7 @@ pub fn observe(input: &Map<String, Value>) {
     ) else {
         return;
     };
-    let Some(watch_file) = watch_path(&safe_session_id(session)) else {
+    let Some(watch_file) = watch::path("gemini", session) else {
         return;
     };
     let path = crate::env::expand_home(transcript);
@@ -163,9 +118,7 @@ pub fn observe(input: &Map<String, Value>) {
         return;
     }
     let now = Watch::of(&meta);
-    let before = std::fs::read_to_string(&watch_file)
-        .ok()
-        .and_then(|t| Watch::parse(&t));
+    let before = watch::load(&watch_file);
     if before == Some(now) {
         return;
     }
@@ -181,29 +134,14 @@ pub fn observe(input: &Map<String, Value>) {
         };
         run_with(input, &mut std::io::sink(), &spec);
     }
-    remember(&watch_file, now);
-}
-
-fn remember(watch_file: &Path, now: Watch) {
-    let Some(dir) = watch_file.parent() else {
-        return;
-    };
-    if slot::create_private_dir(dir).is_err() {
-        return;
-    }
-    crate::hooks::clean_old(dir, ".watch");
-    let _ = slot::replace(
-        watch_file,
-        format!("{} {}\n", now.ino, now.len).as_bytes(),
-        None,
-        None,
-    );
+    watch::save(&watch_file, now);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::path::Path;
 
     fn file_with(lines: &[&str]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -295,7 +233,5 @@ mod tests {
         let now = watch(&path);
         let mut file = std::fs::File::open(&path).unwrap();
         assert_eq!(restart_since(&mut file, w, now), None);
-        assert!(Watch::parse("12 34\n") == Some(Watch { ino: 12, len: 34 }));
-        assert!(Watch::parse("torn").is_none());
     }
 }

@@ -101,6 +101,8 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         ],
         new_file: "{}\n",
     };
+    let copilot =
+        |event: &str| json!({"type": "command", "bash": hook_command(h, event), "timeoutSec": 10});
     let (file, shape) = match (h, scope) {
         (Harness::ClaudeCode, _) => {
             return Err(Error::Usage(
@@ -114,13 +116,17 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         (Harness::Codex, Scope::Project) => (project(".codex/hooks.json")?, codex()),
         (Harness::Gemini, Scope::User) => (home()?.join(".gemini/settings.json"), gemini()),
         (Harness::Gemini, Scope::Project) => (project(".gemini/settings.json")?, gemini()),
+        // Copilot CLI also gets preCompact (the writer) and agentStop / sessionEnd (which
+        // confirm the compaction from its events file).
         (Harness::Copilot, Scope::Project) => (
             project(".github/hooks/handoff-store.json")?,
             Shape::Json {
-                groups: vec![(
-                    &["hooks", "sessionStart"][..],
-                    json!({"type": "command", "bash": command, "timeoutSec": 10}),
-                )],
+                groups: vec![
+                    (&["hooks", "sessionStart"][..], copilot("session-start")),
+                    (&["hooks", "preCompact"][..], copilot("pre-compact")),
+                    (&["hooks", "agentStop"][..], copilot("post-compact")),
+                    (&["hooks", "sessionEnd"][..], copilot("post-compact")),
+                ],
                 new_file: "{\n  \"version\": 1\n}\n",
             },
         ),

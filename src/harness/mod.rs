@@ -6,10 +6,12 @@
 //! `status.rs`.
 
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 pub mod install;
 pub mod jsonc;
 pub mod status;
+pub mod watch;
 
 use std::io::Write;
 
@@ -191,7 +193,8 @@ pub fn program(var: &str, name: &str) -> Option<std::path::PathBuf> {
 /// supervisor — the same one Claude Code's writer runs under — with `codex exec` as the writer;
 /// prints nothing (Codex does not read PreCompact's output). Gemini CLI: PreCompress comes
 /// before every model call, compression or not; it only looks for a compression since the
-/// previous call (`gemini.rs`). Always exits 0.
+/// previous call (`gemini.rs`). Copilot CLI: preCompact notes where its events file ends and
+/// starts the writer through Copilot's headless mode (`copilot.rs`). Always exits 0.
 pub fn pre_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
         if crate::hooks::is_writer_child() {
@@ -211,6 +214,7 @@ pub fn pre_compact(h: Harness) -> i32 {
                 crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
             }
             Harness::Gemini => gemini::observe(&input),
+            Harness::Copilot => copilot::pre_compact(&input),
             _ => {}
         }
     })
@@ -219,7 +223,9 @@ pub fn pre_compact(h: Harness) -> i32 {
 /// `hook post-compact --harness <h>`. Codex: PostCompact, the harness's word that the
 /// compaction happened, which lets the background write's handoff replace the slot (its input
 /// has Claude Code's field names). Gemini CLI: AfterAgent, the end of every turn, looks for a
-/// compression since the previous call like PreCompress does. Always exits 0.
+/// compression since the previous call like PreCompress does. Copilot CLI: agentStop and
+/// sessionEnd confirm the run once its events file records a compaction that succeeded.
+/// Always exits 0.
 pub fn post_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
         if crate::hooks::is_writer_child() {
@@ -231,6 +237,7 @@ pub fn post_compact(h: Harness) -> i32 {
         match h {
             Harness::Codex => crate::hooks::post_compact::run(&input),
             Harness::Gemini => gemini::observe(&input),
+            Harness::Copilot => copilot::after(&input),
             _ => {}
         }
     })

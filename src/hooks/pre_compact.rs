@@ -251,6 +251,14 @@ fn job(
             "--json".into(),
             "-".into(),
         ],
+        // Headless: with no -p, Copilot takes the prompt from stdin (1.0.102, measured); every
+        // tool allowed with nobody there to approve, and the paths outside the checkout (the
+        // draft, the store, this binary) too, or its path check denies the write command.
+        texts::Agent::Copilot => vec![
+            program,
+            "--allow-all-tools".into(),
+            "--allow-all-paths".into(),
+        ],
         // Headless (`-p`: the prompt on stdin comes first, this line after it), allowed to run
         // the write command with nobody there to approve it; the run directory (the transcript
         // copy, the draft) joins the workspace, or Gemini's file tools refuse it. Its shell tool
@@ -258,10 +266,7 @@ fn job(
         texts::Agent::Gemini => vec![
             program,
             "--include-directories".into(),
-            std::path::absolute(runs::run_dir(store, id))
-                .unwrap_or_else(|_| runs::run_dir(store, id))
-                .to_string_lossy()
-                .into_owned(),
+            run_dir(store, id),
             "--approval-mode".into(),
             "yolo".into(),
             "--output-format".into(),
@@ -293,6 +298,15 @@ fn job(
         slot: String::new(),
         started: 0,
     }
+}
+
+/// A run's directory as an absolute path, for a writer's argument.
+fn run_dir(store: &Store, id: &str) -> String {
+    let dir = runs::run_dir(store, id);
+    std::path::absolute(&dir)
+        .unwrap_or(dir)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The dedup step (hooks.md §3.1 step 6): stamp `<state>/<sid>.lock` unless it was stamped

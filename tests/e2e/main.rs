@@ -94,7 +94,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 17] = [
+    let scenarios: [Scenario; 18] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -159,6 +159,10 @@ fn main() {
         (
             "copilot: install copilot, the folder trusted; with the user's own model provider a session after /clear carries the handoff",
             Suite::copilot_session_start,
+        ),
+        (
+            "copilot: a failed compaction leaves the slot alone; a compaction runs the writer through copilot's headless mode and its handoff replaces the slot",
+            Suite::copilot_compaction,
         ),
     ];
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
@@ -1264,22 +1268,9 @@ impl Suite {
                 .unwrap_or("")
                 .to_string()
         };
-        let base = format!("{}/v1", self.mock.url());
-        let env = [
-            ("HANDOFF_STORE_BIN", STORE_BIN),
-            ("COPILOT_OFFLINE", "true"),
-            ("COPILOT_PROVIDER_BASE_URL", base.as_str()),
-            ("COPILOT_PROVIDER_API_KEY", "e2e-not-a-key"),
-            ("COPILOT_MODEL", "gpt-4o"),
-        ];
         let prompt = |text: &str| -> Result<Vec<String>, String> {
             let mark = self.mock.mark();
-            run_client(
-                &self.copilot,
-                &scene,
-                &env,
-                &["-p", text, "--allow-all-tools"],
-            )?;
+            self.copilot_cmd(&scene, &["-p", text, "--allow-all-tools"])?;
             let sent = self.mock.since(mark);
             ensure(!sent.is_empty(), || "copilot sent the mock nothing".into())?;
             Ok(sent)
@@ -1304,16 +1295,7 @@ impl Suite {
             "Copilot ran the hook of a folder it does not trust".into()
         })?;
 
-        let config = scene.home.join(".copilot/config.json");
-        std::fs::create_dir_all(scene.home.join(".copilot")).map_err(|e| e.to_string())?;
-        std::fs::write(
-            &config,
-            format!(
-                "// the trust prompt's record\n{}\n",
-                serde_json::json!({ "trustedFolders": [scene.repo] })
-            ),
-        )
-        .map_err(|e| e.to_string())?;
+        Self::copilot_trust(&scene)?;
         ensure(copilot_row().contains("runs=yes"), || {
             format!("status after the trust step: {}", copilot_row())
         })?;
@@ -1330,6 +1312,125 @@ impl Suite {
         ensure(!carried(&plain), || {
             "a plain headless session carried the handoff again".into()
         })
+    }
+
+    /// Run Copilot CLI in the scene with a model provider of the user's own (the loopback mock,
+    /// `COPILOT_OFFLINE=true`: no account, no network); what it printed.
+    ///
+    /// Copilot removes its provider settings (`COPILOT_OFFLINE`, `COPILOT_PROVIDER_*`) from the
+    /// environment of the hooks it runs (1.0.102, measured), so the background writer started from
+    /// preCompact would look for a GitHub login. A user of their own provider points
+    /// `HANDOFF_COPILOT_BIN` at a script that sets those variables and runs copilot — the one
+    /// the README shows, written here into the scene's home.
+    fn copilot_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
+        let base = format!("{}/v1", self.mock.url());
+        let provider = [
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_PROVIDER_BASE_URL", base.as_str()),
+            ("COPILOT_PROVIDER_API_KEY", "e2e-not-a-key"),
+        ];
+        let script: String = provider
+            .iter()
+            .map(|(k, v)| format!("export {k}='{v}'\n"))
+            .collect();
+        let wrapper = scene.home.join("bin/copilot-with-my-provider");
+        std::fs::create_dir_all(scene.home.join("bin")).map_err(|e| e.to_string())?;
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\n{script}exec '{}' \"$@\"\n",
+                self.copilot.display()
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| e.to_string())?;
+        }
+        let wrapper = wrapper.to_string_lossy();
+        let mut env = vec![
+            ("HANDOFF_STORE_BIN", STORE_BIN),
+            ("HANDOFF_COPILOT_BIN", &*wrapper),
+            ("CTX_FORK_TIMEOUT_SECONDS", "120"),
+            ("COPILOT_MODEL", "gpt-4o"),
+        ];
+        env.extend(provider);
+        run_client(&self.copilot, scene, &env, args)
+    }
+
+    /// The user's trust step: the repository listed under `trustedFolders` in
+    /// ~/.copilot/config.json, what Copilot's folder-trust prompt records.
+    fn copilot_trust(scene: &Scene) -> Check {
+        let config = scene.home.join(".copilot/config.json");
+        std::fs::create_dir_all(scene.home.join(".copilot")).map_err(|e| e.to_string())?;
+        std::fs::write(
+            &config,
+            format!(
+                "// the trust prompt's record\n{}\n",
+                serde_json::json!({ "trustedFolders": [scene.repo] })
+            ),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// Copilot CLI's compaction, with `install copilot` (sessionStart, preCompact, agentStop,
+    /// sessionEnd) and the folder trusted. A prompt the mock refuses once as too large (413)
+    /// makes Copilot compact and retry (`trigger: context_limit_retry`, a second prompt of a
+    /// resumed session so there is history to compact). First the summary call fails: Copilot
+    /// records `session.compaction_complete` with `success: false`, the writer's handoff stays
+    /// out of the slot (byte-identical) and is kept in history. Then a compaction that succeeds:
+    /// the writer run through Copilot's headless mode (the prompt on stdin) has its handoff
+    /// replace the slot, the old one kept in history.
+    fn copilot_compaction(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let slot = self.stored(&scene, "tag-copilot-old")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "copilot"], None);
+        ensure(code == 0, || format!("install copilot: {said}"))?;
+        Self::copilot_trust(&scene)?;
+        let original = std::fs::read(&slot).map_err(|e| e.to_string())?;
+        let session = |second: &str| -> Check {
+            self.copilot_cmd(&scene, &["-p", "first copilot prompt", "--allow-all-tools"])?;
+            self.copilot_cmd(&scene, &["--continue", "-p", second, "--allow-all-tools"])?;
+            Ok(())
+        };
+
+        self.mock
+            .set_writer_doc(Some(handoff("tag-copilot-refused")));
+        self.mock.set_refuse_summary(true);
+        let refused = session("OVERFLOW-NOW, and the summary fails");
+        self.mock.set_refuse_summary(false);
+        refused?;
+        let log = Self::writer_end(&scene);
+        self.mock.set_writer_doc(None);
+        let log = log?;
+        ensure(log.contains(" rc=0 state=held "), || {
+            format!("the writer of a failed compaction was not held out: {log}")
+        })?;
+        ensure(std::fs::read(&slot).ok() == Some(original), || {
+            "a failed compaction changed the slot".into()
+        })?;
+        self.kept_in_history(&scene, "tag-copilot-refused")?;
+
+        self.mock
+            .set_writer_doc(Some(handoff("tag-copilot-writer")));
+        let ran = session("OVERFLOW-NOW, second");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let replaced = || {
+            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("tag-copilot-writer is where"))
+        };
+        while ran.is_ok() && !replaced() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.mock.set_writer_doc(None);
+        ran?;
+        ensure(replaced(), || {
+            format!(
+                "the writer's handoff never reached the slot; writer log: {}",
+                Self::log(&scene)
+            )
+        })?;
+        self.kept_in_history(&scene, "tag-copilot-old")
     }
 
     /// The shipped Codex plugin (`contrib/codex`, listed by `contrib/.agents/plugins/

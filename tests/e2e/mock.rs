@@ -486,27 +486,82 @@ fn gemini_reply(
     }
 }
 
-/// An OpenAI-compatible chat completion (Cline's CLI): the request recorded, then one message,
-/// streamed when asked.
+/// An OpenAI-compatible chat completion (Cline's CLI, Copilot CLI with its own provider): the
+/// request recorded, then one message, streamed when asked. A prompt holding `OVERFLOW-NOW` is
+/// refused once as too large (413), which makes Copilot compact and retry; its compaction
+/// request gets a summary, or, when the scenario says so, an error (the compaction fails). The
+/// background writer's session (our prompt) gets one `bash` call that writes the draft and runs
+/// the prompt's write command, then a final line.
 fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std::io::Result<()> {
     let stream = request["stream"].as_bool() == Some(true);
-    match state.lock() {
-        Ok(mut g) => g.requests.push(request),
-        Err(p) => p.into_inner().requests.push(request),
+    let text = request.to_string();
+    let last = request["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let (writer_doc, refuse, overflow) = {
+        let mut g = match state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.requests.push(request.clone());
+        let overflow = last.contains("OVERFLOW-NOW") && !g.overflowed.contains(&last);
+        if overflow {
+            g.overflowed.push(last.clone());
+        }
+        (g.writer_doc.clone(), g.refuse_summary, overflow)
+    };
+    let compaction = last.contains("The history is being compacted");
+    if overflow || (compaction && refuse) {
+        let (status, message) = if overflow {
+            ("413 Payload Too Large", "prompt is too long for this model")
+        } else {
+            ("400 Bad Request", "the mock refuses to summarise")
+        };
+        let body = json!({"error": {"message": message, "type": "invalid_request_error"}});
+        return send(out, status, "application/json", &body.to_string());
     }
+    let writer = text.contains("You are writing a handoff for a Copilot CLI session");
+    let tool = match (writer, writer_doc) {
+        (true, Some(doc)) if !text.contains("\"role\":\"tool\"") => {
+            let (draft, command) = prompt_steps(
+                &request,
+                "You are writing a handoff for a Copilot CLI session",
+                "Write the document with a shell command (a quoted heredoc) to ",
+            );
+            let cmd = format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}");
+            Some(json!({"command": cmd, "description": "Store the handoff"}).to_string())
+        }
+        _ => None,
+    };
+    let reply = if compaction {
+        "<overview>e2e: the decisions are kept</overview>"
+    } else if writer {
+        "RESULT handoff=stored write_exit=0"
+    } else {
+        "ok from the mock"
+    };
     let id = next_id("chatcmpl");
     let usage = json!({"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105});
+    let (message, finish) = match &tool {
+        Some(arguments) => (
+            json!({"role": "assistant", "tool_calls": [{"index": 0,
+                "id": next_id("call"), "type": "function",
+                "function": {"name": "bash", "arguments": arguments}}]}),
+            "tool_calls",
+        ),
+        None => (json!({"role": "assistant", "content": reply}), "stop"),
+    };
     if !stream {
         let body = json!({"id": id, "object": "chat.completion", "created": 1, "model": "mock",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok from the mock"},
-                         "finish_reason": "stop"}], "usage": usage});
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage});
         return send(out, "200 OK", "application/json", &body.to_string());
     }
     let first = json!({"id": id, "object": "chat.completion.chunk", "created": 1, "model": "mock",
-        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok from the mock"},
-                     "finish_reason": null}]});
+        "choices": [{"index": 0, "delta": message, "finish_reason": null}]});
     let last = json!({"id": id, "object": "chat.completion.chunk", "created": 1, "model": "mock",
-        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage});
+        "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage});
     let body = format!("data: {first}\n\ndata: {last}\n\ndata: [DONE]\n\n");
     send(out, "200 OK", "text/event-stream", &body)
 }

@@ -64,6 +64,7 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     Gemini,
+    Copilot,
 }
 
 /// The background writer's prompt (hooks.md §3.2): self-contained, naming this binary by its
@@ -81,6 +82,7 @@ pub fn writer_prompt(
     let (name, explore, write) = match agent {
         Agent::ClaudeCode => ("Claude Code", "Bash", "with the Write tool"),
         Agent::Codex => ("Codex", "shell commands", shell),
+        Agent::Copilot => ("Copilot CLI", "shell commands", shell),
         Agent::Gemini => (
             "Gemini CLI",
             "grep_search and read_file with line ranges",
@@ -92,7 +94,7 @@ pub fn writer_prompt(
             "has just been compacted",
             "a copy of the session's transcript as it was before, a JSONL file at",
         ),
-        Agent::ClaudeCode | Agent::Codex => (
+        Agent::ClaudeCode | Agent::Codex | Agent::Copilot => (
             "is being compacted now",
             "the session's transcript, a JSONL file at",
         ),

@@ -1,0 +1,116 @@
+//! Copilot CLI's compaction. Its preCompact hook runs before a compaction and no hook runs after
+//! one, but Copilot records how it ended in the session's own append-only events file (the
+//! `transcriptPath` of every hook input): `session.compaction_complete` with `success` (measured
+//! on 1.0.102: `true` with `outcome: applied`, `false` when the summary call failed). So
+//! preCompact notes where the file ends and starts the background writer through Copilot's
+//! headless mode, under the same supervisor as Claude Code's; agentStop and sessionEnd look past
+//! that point, and a completion that succeeded confirms the run, whose handoff may then replace
+//! the slot. A failed compaction confirms nothing: the slot stays as it was.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::Harness;
+use super::watch::{self, Watch};
+use crate::hooks::pre_compact::{WriterSpec, run_with};
+use crate::hooks::{safe_session_id, string_field, texts};
+use crate::store::runs;
+
+/// The `copilot` program: `HANDOFF_COPILOT_BIN`, else `copilot` on PATH.
+pub fn binary() -> Option<PathBuf> {
+    super::program("HANDOFF_COPILOT_BIN", "copilot")
+}
+
+/// The session id and the events file of a hook input, with the file's current watch.
+fn session(
+    raw: &Map<String, Value>,
+) -> Option<(Map<String, Value>, PathBuf, Watch, std::fs::File)> {
+    let input = Harness::Copilot.input(raw);
+    let events = crate::env::expand_home(string_field(&input, "transcript_path")?);
+    let file = std::fs::File::open(&events).ok()?;
+    let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+    Some((input, events, Watch::of(&meta), file))
+}
+
+/// preCompact: note where the events file ends, then start the writer.
+pub fn pre_compact(raw: &Map<String, Value>) {
+    let Some((input, _, now, _)) = session(raw) else {
+        return;
+    };
+    let Some(watch_file) =
+        string_field(&input, "session_id").and_then(|s| watch::path("copilot", s))
+    else {
+        return;
+    };
+    watch::save(&watch_file, now);
+    let spec = WriterSpec {
+        agent: texts::Agent::Copilot,
+        program: binary(),
+        instructions: false,
+        compacted: None,
+    };
+    run_with(&input, &mut std::io::sink(), &spec);
+}
+
+/// Whether an events line records a compaction that succeeded.
+fn succeeded(line: &[u8]) -> Option<bool> {
+    memchr::memmem::find(line, b"\"session.compaction_complete\"")?;
+    let event: Value = serde_json::from_slice(line).ok()?;
+    if event.get("type")?.as_str()? != "session.compaction_complete" {
+        return None;
+    }
+    Some(event.get("data")?.get("success")? == &Value::Bool(true))
+}
+
+/// agentStop / sessionEnd: if a compaction completed since preCompact, confirm the session's
+/// run when it succeeded; either way the watch is done. Nothing noted: nothing to do.
+pub fn after(raw: &Map<String, Value>) {
+    let Some((input, _, now, file)) = session(raw) else {
+        return;
+    };
+    let Some(session_id) = string_field(&input, "session_id") else {
+        return;
+    };
+    let Some(watch_file) = watch::path("copilot", session_id) else {
+        return;
+    };
+    let Some(before) = watch::load(&watch_file) else {
+        return;
+    };
+    let mut outcome = None;
+    watch::find_since(&file, before, now, |at, line| {
+        outcome = succeeded(line);
+        outcome.map(|_| at)
+    });
+    let Some(success) = outcome else { return };
+    let _ = std::fs::remove_file(&watch_file);
+    if !success {
+        return;
+    }
+    let Some(store) = crate::hooks::store() else {
+        return;
+    };
+    let by = "Copilot CLI's session.compaction_complete (success)";
+    if let Some(run) = runs::confirm_session(&store, &safe_session_id(session_id), by) {
+        crate::sync::promoted(&store, &run);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_compaction_complete_event_tells_and_success_decides() {
+        let ok = br#"{"type":"session.compaction_complete","data":{"success":true,"outcome":"applied"}}"#;
+        let failed =
+            br#"{"type":"session.compaction_complete","data":{"success":false,"error":"x"}}"#;
+        let quoted =
+            br#"{"type":"user.message","data":{"content":"\"session.compaction_complete\""}}"#;
+        assert_eq!(succeeded(ok), Some(true));
+        assert_eq!(succeeded(failed), Some(false));
+        assert_eq!(succeeded(quoted), None);
+        assert_eq!(succeeded(b"{\"type\":\"session.compaction_start\"}"), None);
+    }
+}
