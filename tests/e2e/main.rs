@@ -625,6 +625,25 @@ impl Suite {
         Ok(PathBuf::from(path.trim()))
     }
 
+    /// Wait (up to 120 s) for the background writer's handoff, `tag`'s, to reach `slot`, once
+    /// the session that compacted (`ran`) ended well; the mock's writer document is cleared.
+    fn writer_replaces(&self, scene: &Scene, slot: &Path, tag: &str, ran: Check) -> Check {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let replaced =
+            || std::fs::read_to_string(slot).is_ok_and(|t| t.contains(&format!("{tag} is where")));
+        while ran.is_ok() && !replaced() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.mock.set_writer_doc(None);
+        ran?;
+        ensure(replaced(), || {
+            format!(
+                "the writer's handoff never reached the slot; writer log: {}",
+                Self::log(scene)
+            )
+        })
+    }
+
     /// Whether `tag`'s handoff is among the slot's older versions (`history`, not the current).
     fn kept_in_history(&self, scene: &Scene, tag: &str) -> Check {
         let (_, history) = self.store_cmd(scene, &["history"], None);
@@ -995,22 +1014,8 @@ impl Suite {
         self.mock.set_writer_doc(Some(handoff("tag-gemini-writer")));
         let mark = self.mock.mark();
         let ran = resumed("OVERFLOW-NOW, second");
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let replaced = || {
-            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("tag-gemini-writer is where"))
-        };
-        while ran.is_ok() && !replaced() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        self.mock.set_writer_doc(None);
-        ran?;
+        self.writer_replaces(&scene, &slot, "tag-gemini-writer", ran.map(|_| ()))?;
         let sent = self.mock.since(mark);
-        ensure(replaced(), || {
-            format!(
-                "the writer's handoff never reached the slot; writer log: {}",
-                Self::log(&scene)
-            )
-        })?;
         let prompt = sent
             .iter()
             .rev()
@@ -1415,21 +1420,7 @@ impl Suite {
         self.mock
             .set_writer_doc(Some(handoff("tag-copilot-writer")));
         let ran = session("OVERFLOW-NOW, second");
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let replaced = || {
-            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("tag-copilot-writer is where"))
-        };
-        while ran.is_ok() && !replaced() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        self.mock.set_writer_doc(None);
-        ran?;
-        ensure(replaced(), || {
-            format!(
-                "the writer's handoff never reached the slot; writer log: {}",
-                Self::log(&scene)
-            )
-        })?;
+        self.writer_replaces(&scene, &slot, "tag-copilot-writer", ran)?;
         self.kept_in_history(&scene, "tag-copilot-old")
     }
 
