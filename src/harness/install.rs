@@ -54,9 +54,14 @@ pub fn hook_command(h: Harness, event: &str) -> String {
 /// Whether a hook group (or script) is ours: it runs one of our hooks for this harness.
 pub fn is_ours(h: Harness, group: &Value) -> bool {
     let text = group.to_string();
-    ["session-start", "pre-compact", "post-compact"]
-        .iter()
-        .any(|e| text.contains(&format!("hook {e} --harness {}", h.name())))
+    [
+        "session-start",
+        "pre-compact",
+        "post-compact",
+        "user-prompt-submit",
+    ]
+    .iter()
+    .any(|e| text.contains(&format!("hook {e} --harness {}", h.name())))
 }
 
 fn codex_home() -> Option<PathBuf> {
@@ -89,12 +94,17 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         new_file: "{}\n",
     };
     // Gemini CLI also gets PreCompress and AfterAgent, which both look for a compression since
-    // the previous call (`gemini.rs`). Its timeouts are in milliseconds.
+    // the previous call (`gemini.rs`), and BeforeAgent, which delivers after its /clear (whose
+    // SessionStart output Gemini drops). Its timeouts are in milliseconds.
     let gemini = || Shape::Json {
         groups: vec![
             (
                 &["hooks", "SessionStart"][..],
                 group("session-start", 10_000),
+            ),
+            (
+                &["hooks", "BeforeAgent"][..],
+                group("user-prompt-submit", 10_000),
             ),
             (&["hooks", "PreCompress"][..], group("pre-compact", 10_000)),
             (&["hooks", "AfterAgent"][..], group("post-compact", 10_000)),

@@ -17,6 +17,8 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
+use crate::hooks::string_field;
+
 /// The harnesses we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Harness {
@@ -169,9 +171,38 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
         }
         let raw = crate::hooks::read_input(std::io::stdin()).unwrap_or_default();
         let input = h.input(&raw);
+        // Gemini CLI's /clear (0.61.0, read in its clear command) fires SessionStart(clear) but
+        // drops its additionalContext: delivering here would mark the handoff read with nothing
+        // shown. Nothing is claimed, so the new session's first prompt (BeforeAgent, the
+        // user-prompt-submit fallback) delivers it instead.
+        if h == Harness::Gemini && string_field(&input, "source") == Some("clear") {
+            return;
+        }
         let mut printed = Vec::new();
         crate::hooks::session_start::run(&input, &mut printed);
         if let Some(line) = h.output(context_of(&printed).as_deref()) {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    })
+}
+
+/// `hook user-prompt-submit --harness <h>` (Gemini CLI's BeforeAgent, on every prompt): the
+/// session's first prompt delivers the handoff when no SessionStart claimed the session — after
+/// Gemini's /clear, see [`session_start`]. BeforeAgent reads Claude Code's output shape. Always
+/// exits 0.
+pub fn user_prompt(h: Harness, out: &mut dyn Write) -> i32 {
+    crate::hooks::guard(|| {
+        if crate::hooks::is_writer_child() || h != Harness::Gemini {
+            return;
+        }
+        let Some(raw) = crate::hooks::read_input(std::io::stdin()) else {
+            return;
+        };
+        let mut printed = Vec::new();
+        crate::hooks::user_prompt::run(&h.input(&raw), &mut printed);
+        if let Some(c) = context_of(&printed) {
+            let line = json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": c}});
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }

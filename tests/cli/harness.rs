@@ -326,6 +326,65 @@ fn with_handoff_at(env: &TestEnv) -> (PathBuf, PathBuf) {
     (repo, slot)
 }
 
+/// Gemini CLI's /clear fires SessionStart(clear) but drops its output (0.61.0): that firing
+/// prints nothing and leaves the handoff unread; the new session's first prompt (BeforeAgent,
+/// `user-prompt-submit --harness gemini`) delivers it in Gemini's shape and consumes it, once.
+/// A session that SessionStart(startup) claimed gets nothing from its prompts.
+#[test]
+fn gemini_delivers_after_its_clear_on_the_first_prompt() {
+    let env = TestEnv::new();
+    let (repo, slot) = with_handoff_at(&env);
+    let prompt = |sid: &str| {
+        let mut c = env.store();
+        c.args(["hook", "user-prompt-submit", "--harness", "gemini"])
+            .env("LAST_CLEAR_STATE_DIR", env.marker_dir())
+            .write_stdin(
+                serde_json::json!({"session_id": sid, "cwd": repo, "hook_event_name": "BeforeAgent",
+                    "prompt": "go on", "transcript_path": "", "timestamp": "t"})
+                .to_string(),
+            );
+        run(&mut c)
+    };
+    let started = |sid: &str, source: &str| {
+        fire(
+            &env,
+            "gemini",
+            serde_json::json!({"session_id": sid, "cwd": repo, "source": source,
+                "hook_event_name": "SessionStart", "timestamp": "t"}),
+        )
+    };
+    let unread = || {
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: complete")
+    };
+    let o = started("g-plain", "startup");
+    assert_eq!((o.code, o.stdout.as_str()), (0, ""));
+    assert_eq!(
+        prompt("g-plain").stdout,
+        "",
+        "a started session's prompt is quiet"
+    );
+
+    let o = started("g-cleared", "clear");
+    assert_eq!((o.code, o.stdout.as_str()), (0, ""), "{}", o.stderr);
+    assert!(
+        unread(),
+        "a clear whose output Gemini drops consumes nothing"
+    );
+    let o = prompt("g-cleared");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|t| t.contains("type the mailables")),
+        "{v}"
+    );
+    assert!(!unread(), "delivered, it is consumed");
+    assert_eq!(prompt("g-cleared").stdout, "", "once per session");
+}
+
 #[test]
 fn cursor_fixture_input_gets_additional_context() {
     let env = TestEnv::new();
@@ -411,7 +470,12 @@ fn cline_and_copilot_fixture_inputs_get_their_shapes() {
 fn a_harness_hook_never_fails_on_bad_input() {
     let env = TestEnv::new();
     for h in ["codex", "gemini", "copilot", "cline", "cursor"] {
-        for event in ["session-start", "pre-compact", "post-compact"] {
+        for event in [
+            "session-start",
+            "pre-compact",
+            "post-compact",
+            "user-prompt-submit",
+        ] {
             for input in ["", "not json", "[1,2]", "{\"cwd\": 5}"] {
                 let mut c = env.store();
                 c.args(["hook", event, "--harness", h])

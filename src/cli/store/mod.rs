@@ -199,8 +199,12 @@ enum HookEvent {
         #[arg(long, value_enum)]
         harness: Option<crate::harness::Harness>,
     },
-    /// Claude Code UserPromptSubmit: deliver the handoff once when SessionStart did not run.
-    UserPromptSubmit,
+    /// UserPromptSubmit: deliver the handoff once when SessionStart did not run (Claude Code, or
+    /// Gemini CLI's BeforeAgent with --harness gemini).
+    UserPromptSubmit {
+        #[arg(long, value_enum)]
+        harness: Option<crate::harness::Harness>,
+    },
     /// Claude Code SessionEnd: on /clear, record a marker for the next session.
     SessionEnd,
     /// git post-checkout <prev> <new> <flag>: say whether the new branch has a handoff.
@@ -264,12 +268,17 @@ pub fn run(
                 harness: Some(h), ..
             },
         } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::post_compact(h)),
+        Command::Hook {
+            event: HookEvent::UserPromptSubmit {
+                harness: Some(h), ..
+            },
+        } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::user_prompt(h, out)),
         Command::Hook { event } => {
             let event = match event {
                 HookEvent::SessionStart { .. } => hooks::Event::SessionStart,
                 HookEvent::PreCompact { .. } => hooks::Event::PreCompact,
                 HookEvent::PostCompact { .. } => hooks::Event::PostCompact,
-                HookEvent::UserPromptSubmit => hooks::Event::UserPromptSubmit,
+                HookEvent::UserPromptSubmit { .. } => hooks::Event::UserPromptSubmit,
                 HookEvent::SessionEnd => hooks::Event::SessionEnd,
                 HookEvent::PostCheckout { args } => hooks::Event::PostCheckout(args),
                 HookEvent::Supervise { run_dir } => hooks::Event::Supervise(run_dir),
