@@ -22,6 +22,8 @@ struct Case {
     cwd: std::path::PathBuf,
     /// Peak RSS target in MB.
     rss_mb: f64,
+    /// Run before each run, outside the timing.
+    setup: Option<fn(&fixtures::Fixtures)>,
 }
 
 fn command(case: &Case, f: &fixtures::Fixtures, program: &Path) -> Command {
@@ -60,6 +62,9 @@ fn peak_mb(case: &Case, f: &fixtures::Fixtures, program: &Path) -> Option<f64> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {
         return None;
+    }
+    if let Some(setup) = case.setup {
+        setup(f);
     }
     let inner = command(case, f, program);
     let mut c = Command::new(time);
@@ -116,6 +121,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "gate, canonical 2 citations",
@@ -125,6 +131,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "gate, 200 line citations, 20k files",
@@ -134,6 +141,7 @@ fn main() {
             stdin: None,
             cwd: f.big_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "gate, 1,000 line citations, 20k files",
@@ -143,6 +151,7 @@ fn main() {
             stdin: None,
             cwd: f.big_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "gate, 20,000 line citations, 20k files",
@@ -152,6 +161,7 @@ fn main() {
             stdin: None,
             cwd: f.big_repo.clone(),
             rss_mb: 40.0,
+            setup: None,
         },
         Case {
             name: "gate, 50 symbol citations, 20k files",
@@ -161,6 +171,7 @@ fn main() {
             stdin: None,
             cwd: f.big_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "baseline: rg -F -l, the same 50 symbols, same tree (not a target)",
@@ -177,6 +188,7 @@ fn main() {
             stdin: None,
             cwd: f.big_repo.clone(),
             rss_mb: f64::INFINITY,
+            setup: None,
         },
         Case {
             name: "hook session-start (clear, handoff present)",
@@ -186,6 +198,7 @@ fn main() {
             stdin: Some(clear),
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "hook user-prompt-submit (nothing to do)",
@@ -195,6 +208,7 @@ fn main() {
             stdin: Some(prompt),
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "hook post-checkout (branch with a handoff)",
@@ -210,6 +224,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "list, 10,000 handoffs",
@@ -219,6 +234,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "read exact slot, 10,000 in store",
@@ -228,6 +244,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "orient exact slot, 10,000 in store",
@@ -237,6 +254,45 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
+            name: "hook pre-compact --harness gemini (PreCompress, before every model call: 100 KB appended to a 20 MB session file, no compression)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec![
+                "hook".into(),
+                "pre-compact".into(),
+                "--harness".into(),
+                "gemini".into(),
+            ],
+            stdin: Some(format!(
+                "{{\"session_id\":\"bench-g\",\"transcript_path\":{:?},\"cwd\":{:?}}}",
+                s(&gemini_session(&f)),
+                s(&f.small_repo)
+            )),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: Some(gemini_watch_behind),
+        },
+        Case {
+            name: "hook post-compact --harness copilot (agentStop, no compaction pending)",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec![
+                "hook".into(),
+                "post-compact".into(),
+                "--harness".into(),
+                "copilot".into(),
+            ],
+            stdin: Some(format!(
+                "{{\"sessionId\":\"bench-c\",\"transcriptPath\":{:?},\"cwd\":{:?}}}",
+                s(&gemini_session(&f)),
+                s(&f.small_repo)
+            )),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
         },
     ];
     let h = hostile(&f);
@@ -249,6 +305,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "gate, one 4 MiB single-line Pointers block",
@@ -258,6 +315,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 300.0,
+            setup: None,
         },
         Case {
             name: "citations into a 2 GiB file (2 citations)",
@@ -272,6 +330,7 @@ fn main() {
             stdin: None,
             cwd: f.small_repo.clone(),
             rss_mb: 64.0,
+            setup: None,
         },
     ];
     // `HANDOFF_BENCH_BEFORE=<dir>` holds an earlier build's two binaries: each case then runs
@@ -338,12 +397,16 @@ fn main() {
 
 /// The median and minimum in ms of `RUNS` runs after `WARMUP` warm-ups.
 fn measure(case: &Case, f: &fixtures::Fixtures, program: &Path) -> (f64, f64) {
+    let once = || {
+        if let Some(setup) = case.setup {
+            setup(f);
+        }
+        run_once(command(case, f, program), case.stdin.as_deref())
+    };
     for _ in 0..WARMUP {
-        run_once(command(case, f, program), case.stdin.as_deref());
+        once();
     }
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| run_once(command(case, f, program), case.stdin.as_deref()))
-        .collect();
+    let mut times: Vec<Duration> = (0..RUNS).map(|_| once()).collect();
     times.sort();
     (
         times[RUNS / 2].as_secs_f64() * 1000.0,
@@ -388,4 +451,28 @@ fn hostile(f: &fixtures::Fixtures) -> std::path::PathBuf {
     .expect("cites");
     std::fs::write(dir.join("done"), "").expect("done");
     dir
+}
+
+/// A Gemini CLI session file of 20 MB (20,000 JSONL records of about 1 KB), made once.
+fn gemini_session(f: &fixtures::Fixtures) -> std::path::PathBuf {
+    let path = f.home.parent().expect("fixtures root").join("gemini-session.jsonl");
+    if !path.exists() {
+        let line = format!(
+            "{{\"id\":\"m\",\"type\":\"gemini\",\"content\":\"{}\"}}\n",
+            "x".repeat(1000)
+        );
+        std::fs::write(&path, line.repeat(20_000)).expect("session file");
+    }
+    path
+}
+
+/// The watch of the Gemini case, put back 100 KB before the file's end before each run: every
+/// run reads what a turn appended, as PreCompress does before each model call.
+fn gemini_watch_behind(f: &fixtures::Fixtures) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(gemini_session(f)).expect("session file");
+    let dir = f.home.join(".claude/state/handoff-fork/gemini");
+    std::fs::create_dir_all(&dir).expect("watch dir");
+    let watch = format!("{} {}\n", meta.ino(), meta.len() - 100 * 1024);
+    std::fs::write(dir.join("bench-g.watch"), watch).expect("watch");
 }
