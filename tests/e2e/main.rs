@@ -354,6 +354,24 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// Kill the processes a client left running with `home` as their HOME (Linux `/proc`).
+fn stop_left_behind(home: &Path) {
+    let wanted = format!("HOME={}", home.display());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for p in procs.flatten() {
+        let Ok(pid) = p.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let ours = std::fs::read(p.path().join("environ"))
+            .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()));
+        if ours && pid != std::process::id() as i32 {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
+
 /// The manual install: every wrapper in `hooks/`, by event.
 const MANUAL: [(&str, &str); 5] = [
     ("SessionStart", "session-start.sh"),
@@ -1134,7 +1152,10 @@ impl Suite {
         while !fired() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(100));
         }
-        ensure(fired(), || "Cline never ran our TaskStart hook".into())?;
+        let ran = ensure(fired(), || "Cline never ran our TaskStart hook".into());
+        // Cline's CLI leaves its hub daemon running after the task; it must not outlive the scene.
+        stop_left_behind(&scene.home);
+        ran?;
         let (_, orient) = self.store_cmd(&scene, &["orient"], None);
         ensure(orient.contains("progress=complete"), || {
             format!("a delivery whose output Cline drops consumed the handoff: {orient}")
