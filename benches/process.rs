@@ -455,7 +455,11 @@ fn hostile(f: &fixtures::Fixtures) -> std::path::PathBuf {
 
 /// A Gemini CLI session file of 20 MB (20,000 JSONL records of about 1 KB), made once.
 fn gemini_session(f: &fixtures::Fixtures) -> std::path::PathBuf {
-    let path = f.home.parent().expect("fixtures root").join("gemini-session.jsonl");
+    let path = f
+        .home
+        .parent()
+        .expect("fixtures root")
+        .join("gemini-session.jsonl");
     if !path.exists() {
         let line = format!(
             "{{\"id\":\"m\",\"type\":\"gemini\",\"content\":\"{}\"}}\n",

@@ -94,7 +94,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 18] = [
+    let scenarios: [Scenario; 19] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -135,6 +135,10 @@ fn main() {
         (
             "codex: an automatic compaction runs the writer through codex exec; its handoff replaces the slot",
             Suite::codex_compaction,
+        ),
+        (
+            "codex: in the real TUI, the session after its own /clear carries the handoff",
+            Suite::codex_tui_clear,
         ),
         (
             "codex: the shipped plugin installs from its marketplace; trusted, it carries the handoff after /clear",
@@ -369,6 +373,139 @@ fn stop_left_behind(home: &Path) {
         if ours && pid != std::process::id() as i32 {
             let _ = Command::new("kill").arg(pid.to_string()).status();
         }
+    }
+}
+
+/// Wait (up to 60 s) until `done`; `what` names it in the error.
+fn wait_for(what: &str, done: impl Fn() -> bool) -> Check {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        if Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+/// A terminal client on a pseudo-terminal: keys in, the screen's text (escape sequences
+/// stripped) collected as it comes.
+struct Tui {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    screen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// How much of the screen the last wait consumed: each wait looks at what came after.
+    seen: usize,
+}
+
+impl Tui {
+    fn start(mut cmd: Command) -> Result<Tui, String> {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("script: {e}"))?;
+        let input = child.stdin.take().ok_or("no stdin")?;
+        let mut output = child.stdout.take().ok_or("no stdout")?;
+        let screen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = std::io::Read::read(&mut output, &mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut s) = sink.lock() {
+                    s.extend_from_slice(&buf[..n]);
+                }
+            }
+        });
+        Ok(Tui {
+            child,
+            input,
+            screen,
+            seen: 0,
+        })
+    }
+
+    /// The text shown since the last wait, without terminal escape sequences.
+    fn text(&self) -> (String, usize) {
+        let bytes = self.screen.lock().map(|s| s.clone()).unwrap_or_default();
+        let mut out = String::new();
+        let raw = String::from_utf8_lossy(&bytes[self.seen.min(bytes.len())..]).into_owned();
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '\u{1b}' {
+                out.push(c);
+                continue;
+            }
+            // CSI / OSC / two-character sequences.
+            match chars.next() {
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if c.is_ascii_alphabetic() || c == '~' {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (out, bytes.len())
+    }
+
+    fn wait(&mut self, what: &str, shown: impl Fn(&str) -> bool) -> Check {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (text, len) = self.text();
+            if shown(&text) {
+                self.seen = len;
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "timed out waiting for {what}; the screen showed: {text}"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        let _ = self.input.write_all(keys.as_bytes());
+        let _ = self.input.flush();
+    }
+
+    /// Type a line, then Enter a moment later (typed at once it would read as a paste).
+    fn line(&mut self, text: &str) {
+        self.keys(text);
+        std::thread::sleep(Duration::from_millis(700));
+        self.keys("\r");
+    }
+
+    /// Ctrl-C twice, then the process is ended if it is still there.
+    fn stop(mut self) {
+        for _ in 0..2 {
+            self.keys("\u{3}");
+            std::thread::sleep(Duration::from_millis(700));
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -934,6 +1071,88 @@ impl Suite {
         });
         ensure(as_developer, || {
             "the handoff did not arrive as a developer message".into()
+        })?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=consumed"), || {
+            format!("the delivered handoff is not consumed: {orient}")
+        })
+    }
+
+    /// Codex's own `/clear`, in its TUI on a pseudo-terminal (util-linux `script`): the user
+    /// answers Codex's folder-trust question, sends a prompt (its request carries no handoff),
+    /// types `/clear`, and the next prompt — Codex fires SessionStart with `clear` — has its
+    /// request carry the handoff as a developer message; the handoff is then consumed. Each step
+    /// waits for what the screen or the mock shows, not for a fixed time.
+    fn codex_tui_clear(&self) -> Check {
+        let (scene, codex_home) = self.codex_scene("")?;
+        self.stored(&scene, "tag-codex-tui")?;
+        self.codex_install(&scene, &codex_home)?;
+        let mut cmd = Command::new("script");
+        self.codex_env(&scene, &codex_home, &mut cmd);
+        cmd.env("TERM", "xterm-256color").args([
+            "-qfec",
+            &format!(
+                "stty cols 120 rows 40; exec '{}' --no-alt-screen",
+                self.codex.display()
+            ),
+            "/dev/null",
+        ]);
+        let mut tui = Tui::start(cmd)?;
+        let mark = self.mock.mark();
+        let sent_with = |text: &str| {
+            self.mock
+                .since(mark)
+                .into_iter()
+                .filter(|r| r.contains(text))
+                .collect::<Vec<_>>()
+        };
+        let claims = scene.home.join(".claude/state/handoff-fork/claims");
+        let cleared = || {
+            std::fs::read_dir(&claims).is_ok_and(|d| {
+                d.flatten().any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .ends_with(".session-start-clear")
+                })
+            })
+        };
+        let steps = (|| -> Check {
+            tui.wait("the folder-trust question", |s| {
+                s.contains("Trust this folder")
+            })?;
+            tui.keys("\r");
+            tui.wait("the composer", |s| s.contains("Ask Codex to do anything"))?;
+            tui.line("first codex tui prompt");
+            wait_for("the first prompt's request", || {
+                !sent_with("first codex tui prompt").is_empty()
+            })?;
+            tui.wait("the first answer", |s| s.contains("Worked for"))?;
+            tui.line("/clear");
+            tui.wait("the new chat", |s| s.contains("OpenAI Codex"))?;
+            tui.line("after the codex tui clear");
+            wait_for("the request after /clear", || {
+                !sent_with("after the codex tui clear").is_empty()
+            })?;
+            // Codex fired SessionStart with `clear` (the claim our hook records is named so).
+            wait_for("SessionStart(clear)", cleared)
+        })();
+        tui.stop();
+        steps?;
+        ensure(
+            sent_with("first codex tui prompt")
+                .iter()
+                .all(|r| !r.contains("tag-codex-tui is where")),
+            || "the first session carried the handoff".into(),
+        )?;
+        let after = sent_with("after the codex tui clear");
+        let request: Value = serde_json::from_str(&after[0]).map_err(|e| e.to_string())?;
+        let as_developer = request["input"].as_array().is_some_and(|items| {
+            items.iter().any(|i| {
+                i["role"] == "developer" && i.to_string().contains("tag-codex-tui is where")
+            })
+        });
+        ensure(as_developer, || {
+            format!("the handoff is not a developer message after /clear: {request}")
         })?;
         let (_, orient) = self.store_cmd(&scene, &["orient"], None);
         ensure(orient.contains("progress=consumed"), || {
