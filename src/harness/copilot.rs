@@ -63,9 +63,78 @@ fn succeeded(line: &[u8]) -> Option<bool> {
     Some(event.get("data")?.get("success")? == &Value::Bool(true))
 }
 
+/// The Copilot process running this hook, as `<pid>-<start time>` (a reused pid is another
+/// process): the nearest ancestor that is not a shell. Linux `/proc` only; elsewhere none.
+fn client() -> Option<String> {
+    let stat = |pid: i64| -> Option<(String, i64, String)> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid … starttime` — comm may hold spaces and parentheses.
+        let (head, rest) = text.rsplit_once(')')?;
+        let comm = head.split_once('(')?.1.to_string();
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        Some((
+            comm,
+            fields.get(1)?.parse().ok()?,
+            fields.get(19)?.to_string(),
+        ))
+    };
+    let mut pid = i64::from(std::os::unix::process::parent_id());
+    for _ in 0..4 {
+        let (comm, ppid, start) = stat(pid)?;
+        if !matches!(comm.as_str(), "sh" | "bash" | "dash" | "zsh" | "env") {
+            return Some(format!("{pid}-{start}"));
+        }
+        pid = ppid;
+    }
+    None
+}
+
+/// Where a Copilot process notes that a session of its own ended.
+fn ended_note(client: &str) -> Option<PathBuf> {
+    Some(
+        crate::hooks::state_dir()?
+            .join("copilot")
+            .join(format!("{client}.ended")),
+    )
+}
+
+/// sessionEnd: note that this Copilot process ended a session. Its /clear (1.0.102, measured in
+/// the TUI) ends the session with `reason: user_exit` and starts the next one, lazily, with
+/// `source: new` and the next prompt as `initialPrompt` — the very shape of a fresh start.
+fn note_ended() {
+    let Some(note) = client().and_then(|c| ended_note(&c)) else {
+        return;
+    };
+    if let Some(dir) = note.parent()
+        && crate::store::slot::create_private_dir(dir).is_ok()
+    {
+        crate::hooks::clean_old(dir, ".ended");
+        let _ = crate::store::slot::replace(&note, b"", None, None);
+    }
+}
+
+/// Whether the process running this sessionStart ended a session of its own within the last
+/// ten minutes: then this `new` session is its /clear, not a start. The note is used up.
+pub fn cleared_here() -> bool {
+    let Some(note) = client().and_then(|c| ended_note(&c)) else {
+        return false;
+    };
+    let fresh = std::fs::metadata(&note)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_secs() <= crate::hooks::session_start::FRESH as u64);
+    let _ = std::fs::remove_file(&note);
+    fresh
+}
+
 /// agentStop / sessionEnd: if a compaction completed since preCompact, confirm the session's
-/// run when it succeeded; either way the watch is done. Nothing noted: nothing to do.
+/// run when it succeeded; either way the watch is done. sessionEnd (it has a `reason`) also
+/// notes that this process ended a session.
 pub fn after(raw: &Map<String, Value>) {
+    if raw.contains_key("reason") {
+        note_ended();
+    }
     let Some((input, _, now, file)) = session(raw) else {
         return;
     };

@@ -178,6 +178,15 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
         if h == Harness::Gemini && string_field(&input, "source") == Some("clear") {
             return;
         }
+        // Copilot's /clear starts the next session like a fresh start; only the Copilot
+        // process that ended a session just before tells them apart (`copilot.rs`).
+        let mut input = input;
+        if h == Harness::Copilot
+            && string_field(&raw, "source") == Some("new")
+            && copilot::cleared_here()
+        {
+            input.insert("source".into(), Value::String("clear".into()));
+        }
         let mut printed = Vec::new();
         crate::hooks::session_start::run(&input, &mut printed);
         if let Some(line) = h.output(context_of(&printed).as_deref()) {

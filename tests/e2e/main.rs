@@ -94,7 +94,7 @@ fn main() {
         mock,
     };
     let started = Instant::now();
-    let scenarios: [Scenario; 19] = [
+    let scenarios: [Scenario; 20] = [
         (
             "manifests pass claude plugin validate --strict",
             Suite::validate,
@@ -163,6 +163,10 @@ fn main() {
         (
             "copilot: install copilot, the folder trusted; with the user's own model provider a session after /clear carries the handoff",
             Suite::copilot_session_start,
+        ),
+        (
+            "copilot: in the real TUI, the session after its own /clear carries the handoff",
+            Suite::copilot_tui_clear,
         ),
         (
             "copilot: a failed compaction leaves the slot alone; a compaction runs the writer through copilot's headless mode and its handoff replaces the slot",
@@ -1565,11 +1569,21 @@ impl Suite {
     /// `HANDOFF_COPILOT_BIN` at a script that sets those variables and runs copilot — the one
     /// the README shows, written here into the scene's home.
     fn copilot_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
-        let base = format!("{}/v1", self.mock.url());
+        let env = self.copilot_env(scene)?;
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run_client(&self.copilot, scene, &env, args)
+    }
+
+    /// The environment of a Copilot run in `scene`: the user's own provider, and the writer's
+    /// wrapper that sets it again (see [`Self::copilot_cmd`]).
+    fn copilot_env(&self, scene: &Scene) -> Result<Vec<(&'static str, String)>, String> {
         let provider = [
-            ("COPILOT_OFFLINE", "true"),
-            ("COPILOT_PROVIDER_BASE_URL", base.as_str()),
-            ("COPILOT_PROVIDER_API_KEY", "e2e-not-a-key"),
+            ("COPILOT_OFFLINE", "true".to_string()),
+            (
+                "COPILOT_PROVIDER_BASE_URL",
+                format!("{}/v1", self.mock.url()),
+            ),
+            ("COPILOT_PROVIDER_API_KEY", "e2e-not-a-key".to_string()),
         ];
         let script: String = provider
             .iter()
@@ -1590,15 +1604,121 @@ impl Suite {
             std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
                 .map_err(|e| e.to_string())?;
         }
-        let wrapper = wrapper.to_string_lossy();
         let mut env = vec![
-            ("HANDOFF_STORE_BIN", STORE_BIN),
-            ("HANDOFF_COPILOT_BIN", &*wrapper),
-            ("CTX_FORK_TIMEOUT_SECONDS", "120"),
-            ("COPILOT_MODEL", "gpt-4o"),
+            ("HANDOFF_STORE_BIN", STORE_BIN.to_string()),
+            (
+                "HANDOFF_COPILOT_BIN",
+                wrapper.to_string_lossy().into_owned(),
+            ),
+            ("CTX_FORK_TIMEOUT_SECONDS", "120".to_string()),
+            ("COPILOT_MODEL", "gpt-4o".to_string()),
         ];
         env.extend(provider);
-        run_client(&self.copilot, scene, &env, args)
+        Ok(env)
+    }
+
+    /// Copilot's own `/clear`, in its TUI on a pseudo-terminal, the folder trusted: a quiet first
+    /// prompt, `/clear`, and the next prompt's request carries the handoff, which is then
+    /// consumed. Copilot (1.0.102, measured here) ends the session at /clear with
+    /// `reason: user_exit` and starts the next one with `source: new` and the prompt — what a
+    /// fresh start sends too; only the same Copilot process having ended a session tells them
+    /// apart. A plain `copilot -p` afterwards, another process, stays quiet.
+    fn copilot_tui_clear(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.stored(&scene, "tag-copilot-tui")?;
+        let (code, said) = self.store_cmd(&scene, &["install", "copilot"], None);
+        ensure(code == 0, || format!("install copilot: {said}"))?;
+        Self::copilot_trust(&scene)?;
+        let mut cmd = Command::new("script");
+        cmd.env_clear()
+            .current_dir(&scene.repo)
+            .env("HOME", &scene.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HANDOFF_STORE_DIR", &scene.store)
+            .env("TERM", "xterm-256color")
+            .envs(self.copilot_env(&scene)?)
+            .args([
+                "-qfec",
+                &format!("stty cols 120 rows 40; exec '{}'", self.copilot.display()),
+                "/dev/null",
+            ]);
+        let mut tui = Tui::start(cmd)?;
+        let mark = self.mock.mark();
+        let sent_with = |text: &str| {
+            self.mock
+                .since(mark)
+                .into_iter()
+                .filter(|r| r.contains(text))
+                .collect::<Vec<_>>()
+        };
+        let claims = scene.home.join(".claude/state/handoff-fork/claims");
+        let cleared = || {
+            std::fs::read_dir(&claims).is_ok_and(|d| {
+                d.flatten().any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .ends_with(".session-start-clear")
+                })
+            })
+        };
+        let steps = (|| -> Check {
+            tui.wait("the prompt", |s| s.contains("/ commands"))?;
+            tui.line("first copilot tui prompt");
+            wait_for("the first prompt's request", || {
+                !sent_with("first copilot tui prompt").is_empty()
+            })?;
+            // The turn is over when Copilot's own events file says so.
+            wait_for("the first turn's end", || {
+                std::fs::read_dir(scene.home.join(".copilot/session-state")).is_ok_and(|d| {
+                    d.flatten().any(|e| {
+                        std::fs::read_to_string(e.path().join("events.jsonl"))
+                            .is_ok_and(|t| t.contains("\"assistant.turn_end\""))
+                    })
+                })
+            })?;
+            tui.line("/clear");
+            // The first Enter takes the completion Copilot offers; the second runs it.
+            std::thread::sleep(Duration::from_millis(700));
+            tui.keys("\r");
+            tui.wait("the new session", |s| s.contains("Started a fresh session"))?;
+            tui.line("after the copilot tui clear");
+            wait_for("the request after /clear", || {
+                !sent_with("after the copilot tui clear").is_empty()
+            })?;
+            // Handled as a clear: this Copilot process had just ended a session.
+            wait_for("sessionStart after /clear", cleared)
+        })();
+        tui.stop();
+        steps?;
+        ensure(
+            sent_with("first copilot tui prompt")
+                .iter()
+                .all(|r| !r.contains("tag-copilot-tui is where")),
+            || "the first session carried the handoff".into(),
+        )?;
+        ensure(
+            sent_with("after the copilot tui clear")
+                .iter()
+                .any(|r| r.contains("tag-copilot-tui is where")),
+            || "the handoff is not in the request after /clear".into(),
+        )?;
+        let (_, orient) = self.store_cmd(&scene, &["orient"], None);
+        ensure(orient.contains("progress=consumed"), || {
+            format!("the delivered handoff is not consumed: {orient}")
+        })?;
+        self.stored(&scene, "tag-copilot-tui-next")?;
+        let mark = self.mock.mark();
+        self.copilot_cmd(
+            &scene,
+            &["-p", "a plain copilot start", "--allow-all-tools"],
+        )?;
+        ensure(
+            self.mock
+                .since(mark)
+                .iter()
+                .all(|r| !r.contains("tag-copilot-tui-next is where")),
+            || "a fresh copilot process took its start for a /clear".into(),
+        )
     }
 
     /// The user's trust step: the repository listed under `trustedFolders` in
