@@ -3,7 +3,9 @@
 //! field spellings, `source` values) to the Claude Code shape the hooks read, and the result
 //! back to the harness's output shape. Where each harness keeps its hook configuration, and how
 //! ours is put there and taken out again, is in `install.rs`; whether it would run, in
-//! `status.rs`.
+//! `status.rs`. Compaction has no common shape: Codex confirms with PostCompact; Gemini CLI and
+//! Copilot CLI say it happened only in their own session files (`gemini.rs`, `copilot.rs`, both
+//! reading past a `watch.rs` mark).
 
 pub mod codex;
 pub mod copilot;
