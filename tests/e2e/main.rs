@@ -380,6 +380,20 @@ fn stop_left_behind(home: &Path) {
     }
 }
 
+/// Every file under `dir`, recursively.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Wait (up to 60 s) until `done`; `what` names it in the error.
 fn wait_for(what: &str, done: impl Fn() -> bool) -> Check {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -1268,11 +1282,19 @@ impl Suite {
             .nth(1)
             .filter(|l| l.ends_with("/transcript.jsonl"))
             .ok_or_else(|| format!("the prompt names no transcript copy: {prompt}"))?;
-        let copied = std::fs::read_to_string(copy).map_err(|e| format!("{copy}: {e}"))?;
+        let copied = std::fs::read(copy).map_err(|e| format!("{copy}: {e}"))?;
+        // The copy is the live session file up to the compression's restart record.
+        let chats = scene.home.join(".gemini/tmp");
+        let live = walk_files(&chats)
+            .into_iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .find(|b| b.starts_with(&copied) && b.len() > copied.len())
+            .ok_or("no session file begins with the writer's copy")?;
+        let text = String::from_utf8_lossy(&copied);
         ensure(
-            copied.contains("OVERFLOW-NOW, second")
-                && !copied.contains("e2e: the decisions are kept"),
-            || format!("the copy is not the conversation before the compression: {copied}"),
+            text.contains("OVERFLOW-NOW, second")
+                && live[copied.len()..].starts_with(br#"{"$set":{"sessionId":"#),
+            || format!("the copy is not the conversation up to the compression: {text}"),
         )?;
         self.kept_in_history(&scene, "tag-gemini-old")
     }

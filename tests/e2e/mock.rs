@@ -445,7 +445,11 @@ fn gemini_reply(
                 "inflated ".repeat(20_000)
             )
         } else {
-            "<state_snapshot>e2e: the decisions are kept</state_snapshot>".to_string()
+            // A model never writes the same summary twice.
+            format!(
+                "<state_snapshot>e2e {}: the decisions are kept</state_snapshot>",
+                next_id("summary")
+            )
         };
         json!({"text": summary})
     } else if writer && let Some(doc) = writer_doc {
