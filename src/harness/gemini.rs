@@ -41,7 +41,7 @@ fn restart_since(file: &mut std::fs::File, watch: Watch, now: Watch) -> Option<u
     watch::find_since(file, watch, now, |at, line| {
         if let Some(cut) = restart.take()
             && let Some(opening) = opening_text(line)
-            && !occurs_before(&mut reader, cut, &opening)
+            && compacts(&mut reader, cut, &opening)
         {
             return Some(cut);
         }
@@ -87,14 +87,18 @@ fn opening_text(line: &[u8]) -> Option<String> {
     Some(quoted[1..quoted.len() - 1].to_string())
 }
 
-/// Whether `needle` occurs in the first `end` bytes of `file` (read once; this happens only at a
-/// restart). Unreadable counts as found: nothing new can be claimed.
-fn occurs_before(file: &mut std::fs::File, end: u64, needle: &str) -> bool {
+/// Whether a restart at `end` whose history opens with `opening` compacts this file's
+/// conversation: the file holds a user message before it (a resume into a new file starts with
+/// the restart — measured after a headless `/compress`), and the opening is a text it never held
+/// (a summary; a resume opens with the first prompt). Read once, only at a restart; unreadable
+/// counts as no.
+fn compacts(file: &mut std::fs::File, end: u64, opening: &str) -> bool {
     let mut text = Vec::new();
     if file.seek(SeekFrom::Start(0)).is_err() || file.take(end).read_to_end(&mut text).is_err() {
-        return true;
+        return false;
     }
-    memchr::memmem::find(&text, needle.as_bytes()).is_some()
+    let has = |needle: &[u8]| memchr::memmem::find(&text, needle).is_some();
+    has(br#""type":"user""#) && !has(opening.as_bytes())
 }
 
 /// PreCompress and AfterAgent: start the writer if a compression happened since the previous
@@ -205,6 +209,26 @@ mod tests {
         writeln!(f, r#"{{"$set":{{"lastUpdated":"t"}}}}"#).unwrap();
         // A restart that is the last line so far, its history not written yet: nothing to tell.
         writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
+        let now = watch(&path);
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(restart_since(&mut file, w, now), None);
+    }
+
+    #[test]
+    fn a_resume_into_a_new_file_starts_with_the_restart_and_is_no_compression() {
+        let (_d, path) = file_with(&[r#"{"sessionId":"s","startTime":"t"}"#]);
+        let w = watch(&path);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
+        // The resumed history opens with an earlier compression's summary, not in this file.
+        writeln!(
+            f,
+            r#"{{"$set":{{"messages":[{{"id":"9","type":"user","content":[{{"text":"<state_snapshot>old</state_snapshot>"}}]}}]}}}}"#
+        )
+        .unwrap();
         let now = watch(&path);
         let mut file = std::fs::File::open(&path).unwrap();
         assert_eq!(restart_since(&mut file, w, now), None);
