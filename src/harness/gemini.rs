@@ -161,33 +161,44 @@ mod tests {
         Watch::of(&std::fs::metadata(path).unwrap())
     }
 
+    fn append(path: &Path, lines: &[&str]) {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+    }
+
+    /// The restart found past `w` in the file as it is now.
+    fn found(path: &Path, w: Watch) -> Option<u64> {
+        let mut file = std::fs::File::open(path).unwrap();
+        restart_since(&mut file, w, watch(path))
+    }
+
+    const RESTART_LINE: &str = r#"{"$set":{"sessionId":"s"}}"#;
+
     #[test]
     fn a_restart_past_the_watch_is_found_where_it_begins() {
         let head = r#"{"sessionId":"s","messages":[]}"#;
         let (_d, path) = file_with(&[head, r#"{"id":"1","type":"user","content":"x"}"#]);
         let w = watch(&path);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        writeln!(f, r#"{{"$set":{{"messages":[]}}}}"#).unwrap();
+        append(&path, &[r#"{"$set":{"messages":[]}}"#]);
         let restart_at = std::fs::metadata(&path).unwrap().len();
-        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
-        writeln!(
-            f,
-            r#"{{"$set":{{"messages":[{{"id":"0","content":[{{"text":"<session_context>\nnow"}}]}},{{"id":"9","type":"user","content":[{{"text":"<state_snapshot>a \"new\" summary</state_snapshot>"}}]}},{{"id":"1","content":"x"}}]}}}}"#
-        )
-        .unwrap();
-        let now = watch(&path);
-        let mut file = std::fs::File::open(&path).unwrap();
-        assert_eq!(restart_since(&mut file, w, now), Some(restart_at));
+        append(
+            &path,
+            &[
+                RESTART_LINE,
+                r#"{"$set":{"messages":[{"id":"0","content":[{"text":"<session_context>\nnow"}]},{"id":"9","type":"user","content":[{"text":"<state_snapshot>a \"new\" summary</state_snapshot>"}]},{"id":"1","content":"x"}]}}"#,
+            ],
+        );
+        assert_eq!(found(&path, w), Some(restart_at));
         // Past the restart there is nothing more to find; and a rewritten file tells nothing.
-        assert_eq!(restart_since(&mut file, now, now), None);
+        let now = watch(&path);
+        assert_eq!(found(&path, now), None);
         let other = Watch {
             ino: now.ino + 1,
             ..w
         };
-        assert_eq!(restart_since(&mut file, other, now), None);
+        assert_eq!(found(&path, other), None);
     }
 
     #[test]
@@ -195,67 +206,48 @@ mod tests {
         let first = r#"{"id":"1","type":"user","content":[{"text":"fix \"it\"\nplease"}]}"#;
         let (_d, path) = file_with(&[r#"{"sessionId":"s"}"#, first]);
         let w = watch(&path);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
-        // Resumed: new ids, a session context of today, the same first prompt.
-        writeln!(
-            f,
-            r#"{{"$set":{{"messages":[{{"id":"e","content":[{{"text":"<session_context>\nlater"}}]}},{{"id":"7","content":[{{"text":"fix \"it\"\nplease"}}]}}]}}}}"#
-        )
-        .unwrap();
-        writeln!(f, r#"{{"$set":{{"lastUpdated":"t"}}}}"#).unwrap();
-        // A restart that is the last line so far, its history not written yet: nothing to tell.
-        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
-        let now = watch(&path);
-        let mut file = std::fs::File::open(&path).unwrap();
-        assert_eq!(restart_since(&mut file, w, now), None);
+        append(
+            &path,
+            &[
+                RESTART_LINE,
+                // Resumed: new ids, a session context of today, the same first prompt.
+                r#"{"$set":{"messages":[{"id":"e","content":[{"text":"<session_context>\nlater"}]},{"id":"7","content":[{"text":"fix \"it\"\nplease"}]}]}}"#,
+                r#"{"$set":{"lastUpdated":"t"}}"#,
+                // A restart that is the last line so far, its history not written yet.
+                RESTART_LINE,
+            ],
+        );
+        assert_eq!(found(&path, w), None);
     }
 
     #[test]
     fn a_resume_into_a_new_file_starts_with_the_restart_and_is_no_compression() {
         let (_d, path) = file_with(&[r#"{"sessionId":"s","startTime":"t"}"#]);
         let w = watch(&path);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        writeln!(f, r#"{{"$set":{{"sessionId":"s"}}}}"#).unwrap();
         // The resumed history opens with an earlier compression's summary, not in this file.
-        writeln!(
-            f,
-            r#"{{"$set":{{"messages":[{{"id":"9","type":"user","content":[{{"text":"<state_snapshot>old</state_snapshot>"}}]}}]}}}}"#
-        )
-        .unwrap();
-        let now = watch(&path);
-        let mut file = std::fs::File::open(&path).unwrap();
-        assert_eq!(restart_since(&mut file, w, now), None);
+        append(
+            &path,
+            &[
+                RESTART_LINE,
+                r#"{"$set":{"messages":[{"id":"9","type":"user","content":[{"text":"<state_snapshot>old</state_snapshot>"}]}]}}"#,
+            ],
+        );
+        assert_eq!(found(&path, w), None);
     }
 
     #[test]
     fn only_the_exact_restart_record_counts() {
-        let (_d, path) = file_with(&[r#"{"sessionId":"s"}"#]);
+        let (_d, path) = file_with(&[r#"{"sessionId":"s"}"#, r#"{"type":"user"}"#]);
         let w = watch(&path);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        // A message whose text holds the record, a $set with more in it, masking's history.
-        writeln!(f, r#"{{"$set":{{"sessionId":"s","lastUpdated":"t"}}}}"#).unwrap();
-        writeln!(
-            f,
-            r#"{{"id":"3","content":"{{\"$set\":{{\"sessionId\":\"s\"}}}}"}}"#
-        )
-        .unwrap();
-        writeln!(
-            f,
-            r#"{{"$set":{{"messages":[{{"id":"n","content":"new"}}]}}}}"#
-        )
-        .unwrap();
-        let now = watch(&path);
-        let mut file = std::fs::File::open(&path).unwrap();
-        assert_eq!(restart_since(&mut file, w, now), None);
+        // A $set with more in it, a message whose text holds the record, masking's history.
+        append(
+            &path,
+            &[
+                r#"{"$set":{"sessionId":"s","lastUpdated":"t"}}"#,
+                r#"{"id":"3","content":"{\"$set\":{\"sessionId\":\"s\"}}"}"#,
+                r#"{"$set":{"messages":[{"id":"n","content":"new"}]}}"#,
+            ],
+        );
+        assert_eq!(found(&path, w), None);
     }
 }
