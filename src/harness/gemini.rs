@@ -6,8 +6,9 @@
 //! `{"$set":{"sessionId":…}}` and then the new history as `{"$set":{"messages":[…]}}`, which
 //! opens (after Gemini's session context) with the summary — a text written nowhere before. A
 //! resume appends the same restart record, but its history opens with the first prompt, already
-//! in the file (measured on 0.61.0: the ids of resumed messages do change, their texts do not).
-//! Everything above the restart is the conversation as it was.
+//! in the file (measured on 0.61.0: the ids of resumed messages do change, their texts do not);
+//! a resume into a new session file starts with the restart, before any message. Everything
+//! above the restart is the conversation as it was.
 //!
 //! So both PreCompress and AfterAgent run [`observe`]: look past the point where the file ended
 //! at the previous call (the watch); a restart found there is the client's own record that the
