@@ -3,7 +3,7 @@
 //! the gate, the store and the hooks.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The home directory: `$HOME` if non-empty, else the user database.
@@ -54,6 +54,13 @@ pub fn u64_var(name: &str, default: u64) -> u64 {
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The first `name` in a `PATH` directory that `accept` takes (a file, an executable).
+pub fn on_path(name: impl AsRef<Path>, accept: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(&name))
+        .find(|p| accept(p))
 }
 
 /// A non-empty environment value.

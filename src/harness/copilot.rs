@@ -22,20 +22,16 @@ pub fn binary() -> Option<PathBuf> {
     super::program("HANDOFF_COPILOT_BIN", "copilot")
 }
 
-/// The session id and the events file of a hook input, with the file's current watch.
-fn session(
-    raw: &Map<String, Value>,
-) -> Option<(Map<String, Value>, PathBuf, Watch, std::fs::File)> {
+/// A hook input in the Claude Code shape, its events file opened, and that file's watch now.
+fn session(raw: &Map<String, Value>) -> Option<(Map<String, Value>, Watch, std::fs::File)> {
     let input = Harness::Copilot.input(raw);
-    let events = crate::env::expand_home(string_field(&input, "transcript_path")?);
-    let file = std::fs::File::open(&events).ok()?;
-    let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
-    Some((input, events, Watch::of(&meta), file))
+    let (file, now) = watch::open(string_field(&input, "transcript_path")?)?;
+    Some((input, now, file))
 }
 
 /// preCompact: note where the events file ends, then start the writer.
 pub fn pre_compact(raw: &Map<String, Value>) {
-    let Some((input, _, now, _)) = session(raw) else {
+    let Some((input, now, _)) = session(raw) else {
         return;
     };
     let Some(watch_file) =
@@ -135,7 +131,7 @@ pub fn after(raw: &Map<String, Value>) {
     if raw.contains_key("reason") {
         note_ended();
     }
-    let Some((input, _, now, file)) = session(raw) else {
+    let Some((input, now, file)) = session(raw) else {
         return;
     };
     let Some(session_id) = string_field(&input, "session_id") else {

@@ -114,15 +114,9 @@ pub fn observe(input: &Map<String, Value>) {
     let Some(watch_file) = watch::path("gemini", session) else {
         return;
     };
-    let path = crate::env::expand_home(transcript);
-    let Ok(mut file) = std::fs::File::open(&path) else {
+    let Some((mut file, now)) = watch::open(transcript) else {
         return;
     };
-    let Ok(meta) = file.metadata() else { return };
-    if !meta.is_file() {
-        return;
-    }
-    let now = Watch::of(&meta);
     let before = watch::load(&watch_file);
     if before == Some(now) {
         return;

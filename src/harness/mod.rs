@@ -225,10 +225,7 @@ pub fn program(var: &str, name: &str) -> Option<std::path::PathBuf> {
     if let Some(p) = crate::env::non_empty(var) {
         return Some(std::path::PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    crate::env::on_path(name, std::path::Path::is_file)
 }
 
 /// `hook pre-compact --harness <h>`. Codex: record a background write and start its

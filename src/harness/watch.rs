@@ -38,6 +38,13 @@ impl Watch {
     }
 }
 
+/// A hook input's session file (`transcript_path`, `~` expanded), opened, with its watch now.
+pub fn open(transcript: &str) -> Option<(std::fs::File, Watch)> {
+    let file = std::fs::File::open(crate::env::expand_home(transcript)).ok()?;
+    let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+    Some((file, Watch::of(&meta)))
+}
+
 /// A session's watch file: `<state>/<harness>/<safe sid>.watch`.
 pub fn path(harness: &str, session: &str) -> Option<PathBuf> {
     Some(

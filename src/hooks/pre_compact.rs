@@ -65,9 +65,7 @@ fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
     let found = if path.components().count() > 1 || path.is_absolute() {
         Some(path)
     } else {
-        std::env::split_paths(&std::env::var_os("PATH")?)
-            .map(|d| d.join(&name))
-            .find(|p| is_executable(p))
+        crate::env::on_path(&name, is_executable)
     };
     found.filter(|p| is_executable(p))
 }

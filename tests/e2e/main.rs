@@ -406,6 +406,18 @@ fn wait_for(what: &str, done: impl Fn() -> bool) -> Check {
     Ok(())
 }
 
+/// `program` (a shell word list) on a 120×40 pseudo-terminal through util-linux `script`; the
+/// caller sets the environment (TERM is set after an `env_clear`, so it is in the command).
+fn on_a_terminal(program: &str) -> Command {
+    let mut cmd = Command::new("script");
+    cmd.args([
+        "-qfec",
+        &format!("stty cols 120 rows 40; TERM=xterm-256color exec {program}"),
+        "/dev/null",
+    ]);
+    cmd
+}
+
 /// A terminal client on a pseudo-terminal: keys in, the screen's text (escape sequences
 /// stripped) collected as it comes.
 struct Tui {
@@ -817,6 +829,27 @@ impl Suite {
         })
     }
 
+    /// The requests the mock received since `mark` that hold `text`.
+    fn sent_since(&self, mark: usize, text: &str) -> Vec<String> {
+        self.mock
+            .since(mark)
+            .into_iter()
+            .filter(|r| r.contains(text))
+            .collect()
+    }
+
+    /// Whether a SessionStart handled as a clear claimed a session in the scene (our hook
+    /// records the claim `<sid>.session-start-clear`).
+    fn claimed_clear(scene: &Scene) -> bool {
+        std::fs::read_dir(scene.home.join(".claude/state/handoff-fork/claims")).is_ok_and(|d| {
+            d.flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .ends_with(".session-start-clear")
+            })
+        })
+    }
+
     /// Whether `tag`'s handoff is among the slot's older versions (`history`, not the current).
     fn kept_in_history(&self, scene: &Scene, tag: &str) -> Check {
         let (_, history) = self.store_cmd(scene, &["history"], None);
@@ -1105,35 +1138,12 @@ impl Suite {
         let (scene, codex_home) = self.codex_scene("")?;
         self.stored(&scene, "tag-codex-tui")?;
         self.codex_install(&scene, &codex_home)?;
-        let mut cmd = Command::new("script");
+        let mut cmd = on_a_terminal(&format!("'{}' --no-alt-screen", self.codex.display()));
         self.codex_env(&scene, &codex_home, &mut cmd);
-        cmd.env("TERM", "xterm-256color").args([
-            "-qfec",
-            &format!(
-                "stty cols 120 rows 40; exec '{}' --no-alt-screen",
-                self.codex.display()
-            ),
-            "/dev/null",
-        ]);
         let mut tui = Tui::start(cmd)?;
         let mark = self.mock.mark();
-        let sent_with = |text: &str| {
-            self.mock
-                .since(mark)
-                .into_iter()
-                .filter(|r| r.contains(text))
-                .collect::<Vec<_>>()
-        };
-        let claims = scene.home.join(".claude/state/handoff-fork/claims");
-        let cleared = || {
-            std::fs::read_dir(&claims).is_ok_and(|d| {
-                d.flatten().any(|e| {
-                    e.file_name()
-                        .to_string_lossy()
-                        .ends_with(".session-start-clear")
-                })
-            })
-        };
+        let sent_with = |text: &str| self.sent_since(mark, text);
+        let cleared = || Self::claimed_clear(&scene);
         let steps = (|| -> Check {
             tui.wait("the folder-trust question", |s| {
                 s.contains("Trust this folder")
@@ -1383,16 +1393,7 @@ impl Suite {
         ensure(!self.mock.since(mark).is_empty(), || {
             "cline sent the mock nothing".into()
         })?;
-        let claims = scene.home.join(".claude/state/handoff-fork/claims");
-        let fired = || {
-            std::fs::read_dir(&claims).is_ok_and(|d| {
-                d.flatten().any(|e| {
-                    e.file_name()
-                        .to_string_lossy()
-                        .ends_with(".session-start-clear")
-                })
-            })
-        };
+        let fired = || Self::claimed_clear(&scene);
         let deadline = Instant::now() + Duration::from_secs(20);
         while !fired() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(100));
@@ -1651,38 +1652,17 @@ impl Suite {
         let (code, said) = self.store_cmd(&scene, &["install", "copilot"], None);
         ensure(code == 0, || format!("install copilot: {said}"))?;
         Self::copilot_trust(&scene)?;
-        let mut cmd = Command::new("script");
+        let mut cmd = on_a_terminal(&format!("'{}'", self.copilot.display()));
         cmd.env_clear()
             .current_dir(&scene.repo)
             .env("HOME", &scene.home)
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("HANDOFF_STORE_DIR", &scene.store)
-            .env("TERM", "xterm-256color")
-            .envs(self.copilot_env(&scene)?)
-            .args([
-                "-qfec",
-                &format!("stty cols 120 rows 40; exec '{}'", self.copilot.display()),
-                "/dev/null",
-            ]);
+            .envs(self.copilot_env(&scene)?);
         let mut tui = Tui::start(cmd)?;
         let mark = self.mock.mark();
-        let sent_with = |text: &str| {
-            self.mock
-                .since(mark)
-                .into_iter()
-                .filter(|r| r.contains(text))
-                .collect::<Vec<_>>()
-        };
-        let claims = scene.home.join(".claude/state/handoff-fork/claims");
-        let cleared = || {
-            std::fs::read_dir(&claims).is_ok_and(|d| {
-                d.flatten().any(|e| {
-                    e.file_name()
-                        .to_string_lossy()
-                        .ends_with(".session-start-clear")
-                })
-            })
-        };
+        let sent_with = |text: &str| self.sent_since(mark, text);
+        let cleared = || Self::claimed_clear(&scene);
         let steps = (|| -> Check {
             tui.wait("the prompt", |s| s.contains("/ commands"))?;
             tui.line("first copilot tui prompt");

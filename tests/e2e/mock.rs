@@ -267,6 +267,17 @@ fn prompt_steps(request: &Value, opening: &str, lead: &str) -> (String, String) 
     (draft, command)
 }
 
+/// The one shell command a writer of `agent`'s session runs (its prompt says "a shell command
+/// (a quoted heredoc)"): write `doc` to the draft, then run the prompt's write command.
+fn heredoc_step(request: &Value, agent: &str, doc: &str) -> String {
+    let (draft, command) = prompt_steps(
+        request,
+        &format!("You are writing a handoff for a {agent} session"),
+        "Write the document with a shell command (a quoted heredoc) to ",
+    );
+    format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}")
+}
+
 /// The writer's next step, read from how far its conversation has got.
 fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
     let text = request.to_string();
@@ -363,12 +374,7 @@ fn responses_reply(
     let writer = text.contains("You are writing a handoff for a Codex session");
     let item = match (writer, writer_doc) {
         (true, Some(doc)) if !text.contains("function_call_output") => {
-            let (draft, command) = prompt_steps(
-                &request,
-                "You are writing a handoff for a Codex session",
-                "Write the document with a shell command (a quoted heredoc) to ",
-            );
-            let cmd = format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}");
+            let cmd = heredoc_step(&request, "Codex", &doc);
             json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
                    "name": "exec_command", "arguments": json!({"cmd": cmd}).to_string()})
         }
@@ -529,12 +535,7 @@ fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std:
     let writer = text.contains("You are writing a handoff for a Copilot CLI session");
     let tool = match (writer, writer_doc) {
         (true, Some(doc)) if !text.contains("\"role\":\"tool\"") => {
-            let (draft, command) = prompt_steps(
-                &request,
-                "You are writing a handoff for a Copilot CLI session",
-                "Write the document with a shell command (a quoted heredoc) to ",
-            );
-            let cmd = format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}");
+            let cmd = heredoc_step(&request, "Copilot CLI", &doc);
             Some(json!({"command": cmd, "description": "Store the handoff"}).to_string())
         }
         _ => None,

@@ -2,7 +2,7 @@
 //! slot. A target without a slot is exit 1 here (a negative answer), not 3.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -26,9 +26,7 @@ fn gate_path() -> Option<PathBuf> {
     if let Some(p) = beside.filter(|p| p.is_file()) {
         return Some(p);
     }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(&name))
-        .find(|p| p.is_file())
+    crate::env::on_path(&name, Path::is_file)
 }
 
 #[derive(Serialize)]
