@@ -114,50 +114,71 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     run_with(input, out, &WriterSpec::claude());
 }
 
-/// [`run`] with the writer of another agent (the harness adapters).
+/// [`run`] with the writer of another agent (the harness adapters). The summary is steered
+/// whether or not a writer starts (what it must keep is the same), but it is told of a handoff
+/// being written in the background only when a writer for this session is really at work:
+/// started now, or by an earlier firing within the dedup window whose run is still writing.
 pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSpec) {
-    let Some(target) = target(input) else { return };
-    let Ok(store) = Store::locate() else { return };
-    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
-    // The summary is steered whether or not a writer starts: what it must keep is the same.
+    let slot_path = target(input).and_then(|target| {
+        let store = Store::locate().ok()?;
+        let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
+        start_writer(input, spec, &store, &target, &slot_path).then_some(slot_path)
+    });
     if spec.instructions {
-        let _ = writeln!(out, "{}", texts::compaction_instructions(&slot_path))
+        let background = slot_path.as_deref();
+        let _ = writeln!(out, "{}", texts::compaction_instructions(background))
             .and_then(|()| out.flush());
     }
+}
 
+/// Steps 2–11 of the hook: record a run and start its supervisor. Whether a writer for this
+/// session is at work when it returns.
+fn start_writer(
+    input: &Map<String, Value>,
+    spec: &WriterSpec,
+    store: &Store,
+    target: &crate::store::target::Target,
+    slot_path: &str,
+) -> bool {
     let Some(session) = string_field(input, "session_id") else {
-        return;
+        return false;
     };
     let Some(transcript) = string_field(input, "transcript_path") else {
-        return;
+        return false;
     };
     let transcript_file = crate::env::expand_home(transcript);
     if !std::fs::metadata(&transcript_file).is_ok_and(|m| m.is_file())
         || std::fs::File::open(&transcript_file).is_err()
     {
-        return;
+        return false;
     }
     let Some(writer) = writer_program(spec) else {
-        return;
+        return false;
     };
-    let Some(state) = state_dir() else { return };
+    let Some(state) = state_dir() else {
+        return false;
+    };
     if store.create().is_err() || create_private_dir(&state).is_err() {
-        return;
+        return false;
     }
     let sid = safe_session_id(session);
     super::clean_old(&state, ".lock");
     super::clean_old(&state.join("claims"), "");
     let Some(_dedup) = dedup(&state, &sid) else {
-        return;
+        // An earlier firing within the window: its writer, if it started, is still the one.
+        return writer_at_work(store, &sid);
     };
     let log_path = state.join("log.txt");
-    let decline = |why: &str| log(&log_path, &format!("session={sid} declined: {why}"));
+    let decline = |why: &str| {
+        log(&log_path, &format!("session={sid} declined: {why}"));
+        false
+    };
 
     {
-        let Ok(_slot_lock) = slot::lock(&store, &target.name, Duration::from_secs(2)) else {
+        let Ok(_slot_lock) = slot::lock(store, &target.name, Duration::from_secs(2)) else {
             return decline("slot locked");
         };
-        if store.check_collision(&target).is_err() {
+        if store.check_collision(target).is_err() {
             return decline("collision");
         }
     }
@@ -165,11 +186,11 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
     let here = target.checkout();
     let timeout = crate::env::settings().fork_timeout;
     let mut job = job(
-        spec.agent, &writer, &store, &here, &id, &sid, &log_path, timeout,
+        spec.agent, &writer, store, &here, &id, &sid, &log_path, timeout,
     );
     job.slot = target.name.clone();
     job.started = now();
-    let dir = runs::run_dir(&store, &id);
+    let dir = runs::run_dir(store, &id);
     let draft = dir.join(runs::DRAFT);
     let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
     let text = texts::writer_prompt(
@@ -181,37 +202,48 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
         },
         &here,
         &target.facts.reference,
-        &slot_path,
+        slot_path,
         &draft,
     );
-    let Ok(run) = Run::create(&store, job, &text) else {
+    let Ok(run) = Run::create(store, job, &text) else {
         return decline("store not writable");
     };
     if let Some(compacted) = &spec.compacted {
         let copied = std::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
         let Ok(mut before) = copied else {
-            let _ = run.record_exit(&store, "spawn-failed");
+            let _ = run.record_exit(store, "spawn-failed");
             return decline("transcript unreadable");
         };
         if slot::replace_from(Path::new(&copy), &mut before, None, None).is_err() {
-            let _ = run.record_exit(&store, "spawn-failed");
+            let _ = run.record_exit(store, "spawn-failed");
             return decline("store not writable");
         }
-        run.confirm(&store, compacted.by);
+        run.confirm(store, compacted.by);
     }
     match spawn_supervisor(&run.dir) {
-        Some(pid) => log(
-            &log_path,
-            &format!(
-                "session={sid} write_session={id} spawned writer={} supervisor_pid={pid}",
-                writer.display()
-            ),
-        ),
+        Some(pid) => {
+            log(
+                &log_path,
+                &format!(
+                    "session={sid} write_session={id} spawned writer={} supervisor_pid={pid}",
+                    writer.display()
+                ),
+            );
+            true
+        }
         None => {
-            let _ = run.record_exit(&store, "spawn-failed");
+            let _ = run.record_exit(store, "spawn-failed");
             decline("spawn failed")
         }
     }
+}
+
+/// Whether a run of session `sid` is still writing.
+fn writer_at_work(store: &Store, sid: &str) -> bool {
+    let now = now();
+    runs::all(store)
+        .iter()
+        .any(|r| r.job.session == sid && r.state(now) == runs::RunState::Writing)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -368,9 +368,32 @@ cp -a "$mnt/." "$out/store/"
     )
 }
 
+/// Whether this machine lets an unprivileged process mount a tmpfs in a private mount namespace
+/// (user namespaces may be switched off, or util-linux missing); why not, when it does not.
+fn private_tmpfs_unavailable(env: &TestEnv) -> Option<String> {
+    let mnt = env.path("probe-mnt");
+    std::fs::create_dir_all(&mnt).expect("probe mount point");
+    let probe = env
+        .std_cmd(Path::new("unshare"), &[])
+        .args(["-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&mnt)
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Err(e) => Some(format!("unshare could not be run: {e}")),
+    }
+}
+
 #[test]
 fn restore_on_a_full_disk_loses_no_version() {
     let env = TestEnv::new();
+    if let Some(why) = private_tmpfs_unavailable(&env) {
+        crate::util::skipped(&format!(
+            "needs user namespaces (unshare -rm, mount -t tmpfs): {why}"
+        ));
+        return;
+    }
     let repo = env.shop("shop", "main");
     // The version to restore is large; the slot it displaces is small.
     let padding: String = (0..4000)

@@ -695,6 +695,86 @@ fn pre_compact_declines_without_its_inputs() {
     assert!(runs(&env).is_empty(), "no run recorded");
 }
 
+/// The summary is told of a handoff being written in the background only when a writer was
+/// really started; on every decline the instructions still steer it, without that sentence.
+#[test]
+fn pre_compact_promises_a_background_handoff_only_when_a_writer_started() {
+    const BACKGROUND: &str = "being written in the background";
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let transcript = env.write("t.jsonl", "{}\n");
+    let writer = fake_writer(&env);
+    let fire = |sid: &str, transcript: &Path, extra: &[(&str, &Path)]| {
+        let mut input = serde_json::json!({"transcript_path": transcript, "cwd": repo});
+        if !sid.is_empty() {
+            input["session_id"] = sid.into();
+        }
+        let mut c = env.hook("pre-compact", &input.to_string());
+        c.env("HANDOFF_WRITER", &writer)
+            .env("FAKE_LOG", env.path(&format!("fake-{sid}")))
+            .env("CTX_FORK_TIMEOUT_SECONDS", "20");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        let o = run(&mut c);
+        assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{sid}");
+        assert!(o.stdout.starts_with("Keep verbatim"), "{sid}: {}", o.stdout);
+        o.stdout
+    };
+    let declined = |what: &str, stdout: String| {
+        assert!(!stdout.contains(BACKGROUND), "{what}: {stdout}");
+    };
+    declined("no session_id", fire("", &transcript, &[]));
+    declined(
+        "transcript missing",
+        fire("no-transcript", &env.path("missing.jsonl"), &[]),
+    );
+    declined(
+        "writer program missing",
+        fire(
+            "no-writer",
+            &transcript,
+            &[("HANDOFF_WRITER", &env.path("no-such-writer"))],
+        ),
+    );
+    let not_a_dir = env.write("store-is-a-file", "x");
+    declined(
+        "store unusable",
+        fire(
+            "no-store",
+            &transcript,
+            &[("HANDOFF_STORE_DIR", &not_a_dir)],
+        ),
+    );
+
+    // The slot locked by another holder (flock, as the store locks it).
+    let name = env.slot_name(&repo, "main");
+    let locks = env.store_dir().join(".locks");
+    std::fs::create_dir_all(&locks).expect("locks");
+    let holder = std::fs::File::create(locks.join(format!("{name}.lock"))).expect("lock file");
+    holder.lock().expect("lock");
+    let locked = fire("locked", &transcript, &[]);
+    drop(holder);
+    declined("slot locked", locked);
+
+    // Another branch's handoff in this branch's slot (a file-name collision).
+    std::fs::create_dir_all(env.store_dir()).expect("store");
+    let slot = env.store_dir().join(&name);
+    std::fs::write(&slot, canonical(&repo.to_string_lossy(), "elsewhere")).expect("slot");
+    declined("collision", fire("collision", &transcript, &[]));
+    std::fs::remove_file(&slot).expect("slot");
+    assert!(runs(&env).is_empty(), "no decline recorded a run");
+
+    let started = fire("started", &transcript, &[]);
+    assert!(
+        started.contains(BACKGROUND) && started.contains(&slot.display().to_string()),
+        "a writer started: {started}\n{}",
+        std::fs::read_to_string(env.home().join(".claude/state/handoff-fork/log.txt"))
+            .unwrap_or_default()
+    );
+    assert_eq!(runs(&env).len(), 1);
+}
+
 #[test]
 fn the_supervisor_returns_at_once_and_kills_a_writer_past_its_time() {
     let env = TestEnv::new();

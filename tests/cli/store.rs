@@ -1174,7 +1174,7 @@ fn write_from_a_terminal_is_a_usage_error_and_never_blocks() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     if !Path::new("/usr/bin/script").exists() {
-        eprintln!("skipped: needs util-linux script for a pseudo-terminal");
+        crate::util::skipped("needs util-linux script for a pseudo-terminal");
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("handoff-store");

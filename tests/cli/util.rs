@@ -405,6 +405,17 @@ pub fn eventually(secs: u64, mut check: impl FnMut() -> bool) -> bool {
     check()
 }
 
+/// Say on the real stderr — past libtest's capture, so a passing run shows it too — that a case
+/// was skipped because the machine lacks what it needs (a kernel feature, a tool), and why.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let case = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let _ = writeln!(std::io::stderr(), "skipped: {case}: {why}");
+}
+
 /// Run one of the crate's binaries as the unprivileged user `uid` through `setpriv`, from `/`,
 /// with HOME unset. `None` where that is impossible (not root, no setpriv, or the binary is not
 /// reachable by that user), so the caller can skip and say so.
@@ -417,7 +428,7 @@ pub fn as_user(
     let id = Process::new("id").arg("-u").output().ok()?;
     if String::from_utf8_lossy(&id.stdout).trim() != "0" || !Path::new("/usr/bin/setpriv").exists()
     {
-        eprintln!("skipped: needs root and setpriv to act as another user");
+        skipped("needs root and setpriv to act as another user");
         return None;
     }
     let mut c = Command::new("/usr/bin/setpriv");
@@ -433,10 +444,10 @@ pub fn as_user(
     }
     let o = run(&mut c);
     if o.stderr.starts_with("setpriv:") {
-        eprintln!(
-            "skipped: the binary is not reachable by uid {uid}: {}",
+        skipped(&format!(
+            "the binary is not reachable by uid {uid}: {}",
             o.stderr
-        );
+        ));
         return None;
     }
     Some(o)

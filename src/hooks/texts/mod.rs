@@ -11,11 +11,17 @@ use super::{self_command, shell_quote};
 use crate::store::gap;
 use crate::store::runs::RunState;
 
-/// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions.
-pub fn compaction_instructions(slot: &str) -> String {
-    format!(
-        "Keep verbatim, in a section of their own: every decision with what it beat, every dead end with why it failed, and every trap that will bite the next step — they cannot be re-derived from the code. Reduce everything else (file contents, command output, exploration) to short pointers (path:line). A handoff with the same sections is being written in the background to {slot}; say so in the summary."
-    )
+/// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The
+/// background sentence names `slot` only when a writer is really at work on it: the summary
+/// must never promise a handoff that is not coming.
+pub fn compaction_instructions(background: Option<&str>) -> String {
+    let keep = "Keep verbatim, in a section of their own: every decision with what it beat, every dead end with why it failed, and every trap that will bite the next step — they cannot be re-derived from the code. Reduce everything else (file contents, command output, exploration) to short pointers (path:line).";
+    match background {
+        Some(slot) => format!(
+            "{keep} A handoff with the same sections is being written in the background to {slot}; say so in the summary."
+        ),
+        None => keep.to_string(),
+    }
 }
 
 /// One line about a background write that did not put its result in the slot, for a reader
