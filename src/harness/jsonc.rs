@@ -52,6 +52,13 @@ pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, String
     Ok(root.to_string())
 }
 
+/// The whole document as a plain value (`{}` for an empty one; `None` when it is not JSON with
+/// comments).
+pub fn value(text: &str) -> Option<Value> {
+    let root = parse(text).ok()?;
+    root.value()?.to_serde_value()
+}
+
 /// The elements of the array at `path`, as plain values (`[]` when absent or unreadable).
 pub fn elements(text: &str, path: &[&str]) -> Vec<Value> {
     parse(text)

@@ -249,6 +249,7 @@ pub fn pre_compact(h: Harness) -> i32 {
                     program: codex::binary(),
                     instructions: false,
                     compacted: None,
+                    settings: None,
                 };
                 crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
             }

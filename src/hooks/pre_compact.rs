@@ -29,6 +29,18 @@ pub struct WriterSpec {
     /// Set when the client has already compacted (Gemini CLI): the writer reads a copy of the
     /// transcript cut where the compaction began, and the run is confirmed from the start.
     pub compacted: Option<Compacted>,
+    /// A settings file of the client's own that the writer must read (written into the run
+    /// directory, named to the writer through an environment variable).
+    pub settings: Option<WriterSettings>,
+}
+
+/// A settings file for the writer's client: its text, the file name in the run directory, and
+/// the environment variable that points the client at it.
+#[derive(Debug, Clone)]
+pub struct WriterSettings {
+    pub env: &'static str,
+    pub file: &'static str,
+    pub text: String,
 }
 
 /// A compaction that already happened, seen in the transcript itself.
@@ -48,6 +60,7 @@ impl WriterSpec {
             program: None,
             instructions: true,
             compacted: None,
+            settings: None,
         }
     }
 }
@@ -191,6 +204,11 @@ fn start_writer(
     job.slot = target.name.clone();
     job.started = now();
     let dir = runs::run_dir(store, &id);
+    if let Some(settings) = &spec.settings {
+        let file = std::path::absolute(dir.join(settings.file)).unwrap_or(dir.join(settings.file));
+        job.env
+            .push((settings.env.into(), file.to_string_lossy().into_owned()));
+    }
     let draft = dir.join(runs::DRAFT);
     let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
     let text = texts::writer_prompt(
@@ -208,6 +226,18 @@ fn start_writer(
     let Ok(run) = Run::create(store, job, &text) else {
         return decline("store not writable");
     };
+    if let Some(settings) = &spec.settings {
+        let written = slot::replace(
+            &dir.join(settings.file),
+            settings.text.as_bytes(),
+            None,
+            None,
+        );
+        if written.is_err() {
+            let _ = run.record_exit(store, "spawn-failed");
+            return decline("store not writable");
+        }
+    }
     if let Some(compacted) = &spec.compacted {
         let copied = std::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
         let Ok(mut before) = copied else {

@@ -21,6 +21,9 @@ prompt=$(cat)
 mkdir -p "$FAKE_LOG"
 printf '%s\n' "$prompt" > "$FAKE_LOG/prompt"
 printf '%s\n' "$@" > "$FAKE_LOG/argv"
+if [ -n "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" ]; then
+  cp "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" "$FAKE_LOG/gemini-system-settings"
+fi
 sleep "${FAKE_SLEEP:-0}"
 if [ -n "$FAKE_DOC" ]; then
   draft=$(printf '%s\n' "$prompt" | sed -n 's/^Write the document with .* to \(.*\), then run:$/\1/p')
@@ -633,6 +636,10 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
         }
     };
     let doc = s.env.write("doc.md", version(&s.repo, "gemini"));
+    let machine = s.env.write(
+        "etc-gemini-settings.json",
+        "{\n  // the administrator's policy\n  \"tools\": {\"sandbox\": true}\n}\n",
+    );
     let call = |event: &str| {
         let input = serde_json::json!({"session_id": "g1", "transcript_path": session, "cwd": s.repo,
             "hook_event_name": "x", "timestamp": "2026-12-03T00:00:00Z"});
@@ -643,6 +650,7 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
             .env("FAKE_LOG", &s.fake)
             .env("FAKE_DOC", &doc)
             .env("CTX_FORK_TIMEOUT_SECONDS", "30")
+            .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", &machine)
             .env("PATH", "/usr/bin:/bin");
         let o = run(&mut c);
         assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
@@ -701,6 +709,22 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
             && argv.contains("--approval-mode\nyolo\n")
             && argv.contains("-p\n"),
         "{argv}"
+    );
+    // Gemini's own session cleanup deleted the user's live session file when the writer started
+    // (a session file holding no conversation yet is garbage to it, with every file of the same
+    // session): the writer runs with the machine's settings and that cleanup switched off.
+    let settings: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(s.fake.join("gemini-system-settings")).expect("the writer's settings"),
+    )
+    .expect("json");
+    assert_eq!(
+        settings,
+        serde_json::json!({"tools": {"sandbox": true}, "general": {"sessionRetention": {"enabled": false}}})
+    );
+    assert_eq!(
+        std::fs::read_to_string(&machine).expect("machine settings"),
+        "{\n  // the administrator's policy\n  \"tools\": {\"sandbox\": true}\n}\n",
+        "the machine's own file is untouched"
     );
     call("pre-compact");
     assert_eq!(spawned(), 1, "one compression, one writer: {}", s.log());

@@ -144,7 +144,7 @@ impl Suite {
             .into_iter()
             .filter_map(|p| std::fs::read(p).ok())
             .find(|b| b.starts_with(&copied) && b.len() > copied.len())
-            .ok_or("no session file begins with the writer's copy")?;
+            .ok_or("no session file begins with the writer's copy: the user's live session file is gone (Gemini's session cleanup in the writer deletes it)")?;
         let text = String::from_utf8_lossy(&copied);
         ensure(
             text.contains("OVERFLOW-NOW, second")

@@ -397,9 +397,17 @@ impl Suite {
         self.mock.mark()
     }
 
-    /// A scenario ended: its scenes go.
-    pub fn end(&self) {
-        self.scenes.borrow_mut().clear();
+    /// A scenario ended: its scenes go, unless it failed and `HANDOFF_E2E_KEEP` is set (then
+    /// their folders stay for a look, and are named).
+    pub fn end(&self, failed: bool) {
+        let scenes = std::mem::take(&mut *self.scenes.borrow_mut());
+        if (failed || std::env::var_os("HANDOFF_E2E_KEEP_ALL").is_some())
+            && std::env::var_os("HANDOFF_E2E_KEEP").is_some()
+        {
+            for dir in scenes {
+                println!("  kept {}", dir.keep().display());
+            }
+        }
     }
 
     /// Remember what a client printed or showed, for a failure's report.

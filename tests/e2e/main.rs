@@ -114,7 +114,7 @@ fn main() {
                 println!("{}", suite.explain(mark));
             }
         }
-        suite.end();
+        suite.end(outcome.is_err());
     }
     println!(
         "e2e: {} passed, {failed} failed in {:.0} s",
