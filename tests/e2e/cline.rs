@@ -1,9 +1,7 @@
 //! Cline's CLI (`cline`): `install cline`'s TaskStart hook fires in the real CLI, which runs it
 //! detached and drops its output, so the handoff must stay unread.
 
-use std::time::{Duration, Instant};
-
-use crate::harness::{Check, Client, Scenario, Suite, ensure, stop_left_behind};
+use crate::harness::{Check, Client, Scenario, Suite, ensure, stop_left_behind, wait_for};
 
 pub const SCENARIOS: &[Scenario] = &[(
     "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
@@ -47,12 +45,10 @@ impl Suite {
         ensure(!self.mock.since(mark).is_empty(), || {
             "cline sent the mock nothing".into()
         })?;
-        let fired = || Self::claimed_clear(&scene);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !fired() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let ran = ensure(fired(), || "Cline never ran our TaskStart hook".into());
+        // Cline runs the hook detached: its claim shows up on its own time.
+        let ran = wait_for("Cline to run our TaskStart hook", || {
+            Self::claimed_clear(&scene)
+        });
         // Cline's CLI leaves its hub daemon running after the task; it must not outlive the scene.
         stop_left_behind(&scene.home);
         ran?;

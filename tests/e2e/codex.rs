@@ -107,13 +107,30 @@ impl Suite {
         })
     }
 
-    /// Codex's own `/clear`, in its TUI on a pseudo-terminal (util-linux `script`): the user
-    /// answers Codex's folder-trust question, sends a prompt (its request carries no handoff),
-    /// types `/clear`, and the next prompt — Codex fires SessionStart with `clear` — has its
-    /// request carry the handoff as a developer message; the handoff is then consumed. Each step
-    /// waits for what the screen or the mock shows, not for a fixed time.
+    /// Codex's own `/clear`, in its TUI on a pseudo-terminal (util-linux `script`): the folder
+    /// trusted the way Codex records the user's answer to its trust question, the user sends a
+    /// prompt once the composer has settled (its request carries no handoff), types `/clear`,
+    /// and the next prompt — Codex fires SessionStart with `clear` — has its request carry the
+    /// handoff as a developer message; the handoff is then consumed. Each step waits for what
+    /// the screen or the mock shows, not for a fixed time.
+    ///
+    /// The trust is recorded, not answered on the screen: Codex (0.169.0) discards pending input
+    /// right after it draws a startup question (trust, update, migration), for up to a second,
+    /// and nothing on the screen says when that ends. An Enter typed as soon as the question
+    /// showed was eaten (every time, sent within a millisecond: the composer never came) or, on
+    /// a loaded machine, ended Codex with `Error: timed out discarding buffered terminal input`.
     fn codex_tui_clear(&self) -> Check {
+        let trusted = |repo: &Path| {
+            format!(
+                "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                repo.display()
+            )
+        };
         let (scene, codex_home) = self.codex_scene("")?;
+        let config = codex_home.join("config.toml");
+        let mut text = std::fs::read_to_string(&config).map_err(|e| e.to_string())?;
+        text.push_str(&trusted(&scene.repo));
+        std::fs::write(&config, text).map_err(|e| e.to_string())?;
         self.stored(&scene, "tag-codex-tui")?;
         self.codex_install(&scene, &codex_home)?;
         let mut cmd = on_a_terminal(&format!("'{}' --no-alt-screen", self.codex.display()));
@@ -123,19 +140,18 @@ impl Suite {
         let sent_with = |text: &str| self.sent_since(mark, text);
         let cleared = || Self::claimed_clear(&scene);
         let steps = (|| -> Check {
-            tui.wait("the folder-trust question", |s| {
-                s.contains("Trust this folder")
+            // Settled: the footer names the model (while it loads, the header says `loading`).
+            tui.wait("the settled composer", |s| {
+                s.contains("Ask Codex to do anything") && s.contains("gpt-5 default")
             })?;
-            tui.keys("\r");
-            tui.wait("the composer", |s| s.contains("Ask Codex to do anything"))?;
-            tui.line("first codex tui prompt");
+            tui.line("first codex tui prompt")?;
             wait_for("the first prompt's request", || {
                 !sent_with("first codex tui prompt").is_empty()
             })?;
             tui.wait("the first answer", |s| s.contains("Worked for"))?;
-            tui.line("/clear");
+            tui.line("/clear")?;
             tui.wait("the new chat", |s| s.contains("OpenAI Codex"))?;
-            tui.line("after the codex tui clear");
+            tui.line("after the codex tui clear")?;
             wait_for("the request after /clear", || {
                 !sent_with("after the codex tui clear").is_empty()
             })?;

@@ -134,7 +134,7 @@ impl Suite {
         let cleared = || Self::claimed_clear(&scene);
         let steps = (|| -> Check {
             tui.wait("the prompt", |s| s.contains("/ commands"))?;
-            tui.line("first copilot tui prompt");
+            tui.line("first copilot tui prompt")?;
             wait_for("the first prompt's request", || {
                 !sent_with("first copilot tui prompt").is_empty()
             })?;
@@ -147,12 +147,12 @@ impl Suite {
                     })
                 })
             })?;
-            tui.line("/clear");
+            tui.line("/clear")?;
             // The first Enter takes the completion Copilot offers; the second runs it.
             std::thread::sleep(Duration::from_millis(700));
             tui.keys("\r");
             tui.wait("the new session", |s| s.contains("Started a fresh session"))?;
-            tui.line("after the copilot tui clear");
+            tui.line("after the copilot tui clear")?;
             wait_for("the request after /clear", || {
                 !sent_with("after the copilot tui clear").is_empty()
             })?;

@@ -4,7 +4,6 @@
 //! it was before).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::harness::{
     Check, Client, ROOT, STORE_BIN, Scenario, Scene, Suite, ensure, handoff, walk_files,
@@ -110,7 +109,8 @@ impl Suite {
                 refused.len()
             )
         })?;
-        std::thread::sleep(Duration::from_secs(2));
+        // PreCompress and AfterAgent are synchronous hooks: a writer they started is already in
+        // the log when the client has exited.
         ensure(!Self::log(&scene).contains("spawned"), || {
             format!(
                 "a writer started for a refused compression: {}",

@@ -318,11 +318,14 @@ impl Tui {
         let _ = self.input.flush();
     }
 
-    /// Type a line, then Enter a moment later (typed at once it would read as a paste).
-    pub fn line(&mut self, text: &str) {
+    /// Type a line; once the client shows it, Enter a moment later (typed at once it would
+    /// read as the end of a paste: the clients tell a paste from typing by time).
+    pub fn line(&mut self, text: &str) -> Check {
         self.keys(text);
+        self.wait(&format!("{text:?} to show"), |s| s.contains(text))?;
         std::thread::sleep(Duration::from_millis(700));
         self.keys("\r");
+        Ok(())
     }
 
     /// Ctrl-C twice, then the process is ended if it is still there.
@@ -401,9 +404,7 @@ impl Suite {
     /// their folders stay for a look, and are named).
     pub fn end(&self, failed: bool) {
         let scenes = std::mem::take(&mut *self.scenes.borrow_mut());
-        if (failed || std::env::var_os("HANDOFF_E2E_KEEP_ALL").is_some())
-            && std::env::var_os("HANDOFF_E2E_KEEP").is_some()
-        {
+        if failed && std::env::var_os("HANDOFF_E2E_KEEP").is_some() {
             for dir in scenes {
                 println!("  kept {}", dir.keep().display());
             }
