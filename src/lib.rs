@@ -16,6 +16,7 @@ pub mod git;
 pub mod harness;
 pub mod hooks;
 pub mod input;
+pub mod process;
 pub mod report;
 pub mod resolve;
 pub mod secrets;

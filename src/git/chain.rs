@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 
 /// The document's file name in a version's tree.
 pub const DOCUMENT: &str = "handoff.md";
@@ -31,6 +31,26 @@ pub enum RefError {
     /// Another process moved the ref since it was read.
     Moved,
     Other(String),
+}
+
+/// How long we wait for the lock of one of our refs, and how old a lock that outlasted the wait
+/// must be to count as left by a dead process: git holds a ref's lock for the moment of one
+/// update, and our own writers take the slot's lock around theirs (which the caller holds), so
+/// one that stayed through the whole wait has no live holder.
+pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Remove `<path>.lock` when it is at least [`STALE_LOCK`] old; whether it was removed.
+fn recover_stale_lock(path: &Path) -> bool {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    let stale = std::fs::symlink_metadata(&lock)
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= STALE_LOCK);
+    stale && std::fs::remove_file(&lock).is_ok()
 }
 
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
@@ -241,33 +261,50 @@ impl Chains {
 
     /// Point ref `name` at `new`, only if it still points at `expected` (`None`: only if it
     /// does not exist) — a compare-and-swap, so a concurrent writer is never overwritten.
+    ///
+    /// Done as git does a plain update: the loose ref's own lock (`<name>.lock`), the value
+    /// compared under it, the new value renamed into place. `packed-refs.lock` is never taken
+    /// (gix's transaction takes it for every update of a repository with a `packed-refs` file,
+    /// and a process killed holding it broke the user's own `git gc` and `git branch -d`).
+    /// Termination signals wait until the lock is gone; a lock left by a killed process (SIGKILL
+    /// cannot wait) is recovered by the next update, once it outlasted [`STALE_LOCK`].
     pub fn set(&self, name: &str, new: &str, expected: Option<&str>) -> Result<(), RefError> {
-        let expected_hex = expected;
+        let full: gix::refs::FullName = name.try_into().map_err(|e| RefError::Other(other(e)))?;
         let new = oid(new).map_err(RefError::Other)?;
-        let expected = match expected {
-            Some(e) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
-                oid(e).map_err(RefError::Other)?,
-            )),
-            None => PreviousValue::MustNotExist,
+        let path = self.repo.common_dir().join(full.as_bstr().to_string());
+        let _deferred = crate::process::Deferred::begin();
+        crate::process::kill_point();
+        let lock = match self.lock_ref(&path) {
+            Ok(lock) => lock,
+            Err(e) if recover_stale_lock(&path) => self.lock_ref(&path).map_err(|_| e)?,
+            Err(e) => return Err(e),
         };
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "handoff-store".into(),
-                },
-                expected,
-                new: gix::refs::Target::Object(new),
-            },
-            name: name.try_into().map_err(|e| RefError::Other(other(e)))?,
-            deref: false,
-        };
-        self.apply(edit, expected_hex)
+        if !same_id(self.tip(name).as_deref(), expected) {
+            return Err(RefError::Moved);
+        }
+        let mut lock = lock;
+        std::io::Write::write_all(&mut lock, format!("{new}\n").as_bytes())
+            .map_err(|e| RefError::Other(other(e)))?;
+        crate::process::kill_point();
+        lock.commit().map_err(|e| RefError::Other(other(e.error)))?;
+        Ok(())
     }
 
-    /// Delete ref `name` if it still points at `expected`.
+    /// The lock of the loose ref at `path` (its directories created up to the git dir).
+    fn lock_ref(&self, path: &Path) -> Result<gix::lock::File, RefError> {
+        gix::lock::File::acquire_to_update_resource(
+            path,
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK),
+            Some(self.repo.common_dir().to_path_buf()),
+            Default::default(),
+        )
+        .map_err(|e| RefError::Other(format!("cannot lock {}: {e}", path.display())))
+    }
+
+    /// Delete ref `name` if it still points at `expected` (as git does, through `packed-refs`
+    /// when the ref is packed; termination signals wait until its locks are gone).
     pub fn delete(&self, name: &str, expected: &str) -> Result<(), RefError> {
+        let _deferred = crate::process::Deferred::begin();
         let expected_hex = expected;
         let edit = RefEdit {
             change: Change::Delete {

@@ -149,23 +149,25 @@ fn sync_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::External(format!("{what}: {e}"))
 }
 
-/// Make the chain of `branch` hold the slot's current version (the caller holds the slot
-/// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
-/// another branch's handoff, or a document carrying a credential. Returns the chain's tip.
-pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
-    let name = slot_of(&chains.main(), branch);
-    let reference = handoff_ref(branch);
-    let tip = chains.tip(&reference);
-    let path = store.path_of(&name);
-    let Ok(meta) = std::fs::symlink_metadata(&path) else {
-        return Ok(tip);
+/// A document as a chain records it: its bytes, progress and when it was written. `None` for
+/// what never joins a chain: an empty or unreadable file, a `writing` placeholder, another
+/// branch's handoff, a document carrying a credential.
+struct Recordable {
+    bytes: Vec<u8>,
+    progress: Option<String>,
+    written_at: i64,
+}
+
+fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(None);
     };
     if !meta.is_file() || meta.len() == 0 {
-        return Ok(tip);
+        return Ok(None);
     }
-    let bytes = slot::read_capped(&path)?;
+    let bytes = slot::read_capped(path)?;
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Ok(tip);
+        return Ok(None);
     };
     let doc = Document::parse(&text.replace('\r', ""));
     let progress = slot::progress_of(&bytes);
@@ -177,32 +179,96 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
         || declared.as_deref().is_some_and(|d| d != branch)
         || !doc.secrets.is_empty()
     {
-        return Ok(tip);
+        return Ok(None);
     }
     let written_at = meta.modified().map(epoch).unwrap_or(0);
-    if let Some(tip_id) = &tip
-        && let Some(v) = chains.read(tip_id)
-        && Meta::parse(&v.meta).written_at == written_at
-        && portable(&v.document) == portable(&bytes)
-    {
-        return Ok(tip);
-    }
-    let meta = Meta {
+    Ok(Some(Recordable {
+        bytes,
+        progress,
         written_at,
-        progress: progress.clone(),
+    }))
+}
+
+/// Write `version` as the next commit after `parent` (not moving any ref); its id.
+fn commit_version(
+    chains: &Chains,
+    branch: &str,
+    version: &Recordable,
+    parent: Option<&String>,
+) -> Result<String, Error> {
+    let meta = Meta {
+        written_at: version.written_at,
+        progress: version.progress.clone(),
         host: host(),
         branch: branch.to_string(),
     };
     let message = format!(
         "handoff: {branch} ({}, written {})\n",
-        progress.as_deref().unwrap_or("complete"),
-        crate::store::iso(written_at)
+        version.progress.as_deref().unwrap_or("complete"),
+        crate::store::iso(version.written_at)
     );
-    let parents: Vec<String> = tip.iter().cloned().collect();
-    let now = crate::store::now();
-    let id = chains
-        .commit(&bytes, &meta.render(), &parents, &message, written_at, now)
-        .map_err(|e| sync_error("cannot record the handoff in git", e))?;
+    let parents: Vec<String> = parent.into_iter().cloned().collect();
+    chains
+        .commit(
+            &version.bytes,
+            &meta.render(),
+            &parents,
+            &message,
+            version.written_at,
+            crate::store::now(),
+        )
+        .map_err(|e| sync_error("cannot record the handoff in git", e))
+}
+
+/// Make the chain of `branch` hold the slot's current version (the caller holds the slot
+/// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
+/// another branch's handoff, or a document carrying a credential. Versions the chain missed
+/// (a record that failed or was cut short) are caught up from the slot's history first, oldest
+/// first: those written after the chain's tip. Returns the chain's tip.
+pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
+    let name = slot_of(&chains.main(), branch);
+    let reference = handoff_ref(branch);
+    let tip = chains.tip(&reference);
+    let Some(current) = recordable(&store.path_of(&name), branch)? else {
+        return Ok(tip);
+    };
+    let tip_version = tip.as_deref().and_then(|t| chains.read(t));
+    if let Some(v) = &tip_version
+        && Meta::parse(&v.meta).written_at == current.written_at
+        && portable(&v.document) == portable(&current.bytes)
+    {
+        return Ok(tip);
+    }
+    let mut missed = Vec::new();
+    if let Some(v) = &tip_version {
+        // The chain's versions from the tip's second on (times are whole seconds: a version
+        // written in the same second as the tip may still be missing).
+        let since = Meta::parse(&v.meta).written_at;
+        let mut recorded = vec![portable(&v.document)];
+        let mut at = v.parents.first().and_then(|p| chains.read(p));
+        while let Some(older) = at.filter(|o| Meta::parse(&o.meta).written_at >= since) {
+            recorded.push(portable(&older.document));
+            at = older.parents.first().and_then(|p| chains.read(p));
+        }
+        for kept in slot::versions(store, &name) {
+            if let Some(version) = recordable(&kept.path, branch)?
+                && version.written_at >= since
+                && version.written_at <= current.written_at
+                && portable(&version.bytes) != portable(&current.bytes)
+                && !recorded.contains(&portable(&version.bytes))
+            {
+                missed.push(version);
+            }
+        }
+    }
+    missed.sort_by_key(|v| v.written_at);
+    let mut parent = tip.clone();
+    for version in missed.iter().chain(std::iter::once(&current)) {
+        parent = Some(commit_version(chains, branch, version, parent.as_ref())?);
+    }
+    let Some(id) = parent else {
+        return Ok(tip);
+    };
     match chains.set(&reference, &id, tip.as_deref()) {
         Ok(()) => Ok(Some(id)),
         Err(RefError::Moved) => Err(Error::External(format!(

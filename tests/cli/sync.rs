@@ -778,3 +778,123 @@ fn an_emptied_store_is_offered_the_unread_handoff_from_the_local_chain_but_never
     );
     assert!(!a.slot(&env, "main").exists());
 }
+
+/// Every `*.lock` file under `dir`.
+fn locks_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(locks_under(&p));
+        } else if p.to_string_lossy().ends_with(".lock") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Issue 21.1: `write` killed (SIGKILL, and SIGTERM / SIGINT / SIGHUP) before each of its
+/// mutations, the chain's included, in a repository with a `packed-refs` file: no lock is left
+/// in `.git` that git trips over — the user's `git branch -d`, `git pack-refs`, `git gc --auto`
+/// and `git fetch` succeed afterwards — and the next write records every version the store
+/// holds, the one the killed write stored included.
+#[test]
+fn a_killed_write_leaves_no_lock_in_the_repository_and_loses_no_version_from_the_chain() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let m = machine(&env, "a", &bare);
+    assert_eq!(m.write(&env, "first").code, 0);
+    env.git(&m.repo, &["pack-refs", "--all"]);
+    assert!(m.repo.join(".git/packed-refs").is_file());
+    for signal in ["KILL", "TERM", "INT", "HUP"] {
+        let mut completed = false;
+        for n in 1..64 {
+            let doc = canonical(&m.repo.to_string_lossy(), "main")
+                .replace("status: ", &format!("status: killed-{signal}-{n} "));
+            let o = run(m
+                .hs(&env, &["write"])
+                .env("HANDOFF_STORE_KILL_AT", n.to_string())
+                .env("HANDOFF_STORE_KILL_WITH", signal)
+                .write_stdin(doc));
+            let what = format!("write killed with SIG{signal} before mutation {n}");
+            // Only SIGKILL, which nothing can hold back, may leave the lock of our own ref (git
+            // only warns about it); never packed-refs.lock or any other lock of git's.
+            let left = locks_under(&m.repo.join(".git"));
+            let ours = m.repo.join(".git/refs/handoffs/main.lock");
+            assert!(
+                left.is_empty() || (signal == "KILL" && left == [ours.clone()]),
+                "{what}: {left:?}"
+            );
+            env.git(&m.repo, &["branch", "scratch"]);
+            env.git(&m.repo, &["branch", "-d", "scratch"]);
+            env.git(&m.repo, &["pack-refs", "--all"]);
+            env.git(&m.repo, &["gc", "--auto", "--quiet"]);
+            env.git(&m.repo, &["fetch", "-q", "origin"]);
+            let after = m.write(&env, &format!("after-{signal}-{n}"));
+            assert_eq!((after.code, after.stderr.as_str()), (0, ""), "{what}");
+            assert_eq!(
+                locks_under(&m.repo.join(".git")),
+                Vec::<PathBuf>::new(),
+                "{what}, then a write: the lock it left is recovered"
+            );
+            let chain = chain_documents(&env, &m.repo, "refs/handoffs/main");
+            let slot = m.slot_text(&env);
+            for held in m.history_texts(&env).iter().chain(std::iter::once(&slot)) {
+                assert!(
+                    chain.iter().any(|c| c.trim_end() == held.trim_end()),
+                    "{what}, then a write: a stored version is not in the chain:\n{held}"
+                );
+            }
+            if o.code == 0 {
+                completed = true;
+                break;
+            }
+        }
+        assert!(completed, "the write never completed under SIG{signal}");
+    }
+}
+
+/// Issue 21.1: recording a version is a plain ref update, as git does it: it never takes
+/// `packed-refs.lock` — one held by a git process (here: left there) neither stops the record
+/// nor is touched — and a record that cannot be made is said on stderr, never silently.
+#[test]
+fn recording_never_takes_packed_refs_lock_and_a_failed_record_is_said() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let m = machine(&env, "a", &bare);
+    assert_eq!(m.write(&env, "first").code, 0);
+    env.git(&m.repo, &["pack-refs", "--all"]);
+    let packed_lock = m.repo.join(".git/packed-refs.lock");
+    std::fs::write(&packed_lock, "").expect("git's lock");
+    let o = m.write(&env, "second");
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    assert!(
+        chain_documents(&env, &m.repo, "refs/handoffs/main")
+            .iter()
+            .any(|d| d.contains("status: second ")),
+        "recorded while git holds packed-refs.lock"
+    );
+    assert!(packed_lock.is_file(), "git's lock is not ours to remove");
+    std::fs::remove_file(&packed_lock).expect("unlock");
+
+    // A ref we cannot update (a directory where the ref's lock would go): stored, and said.
+    let blocker = m.repo.join(".git/refs/handoffs/main.lock");
+    std::fs::create_dir_all(blocker.join("x")).expect("blocker");
+    let o = m.write(&env, "third");
+    assert_eq!(o.code, 0, "the write itself succeeds");
+    assert!(
+        o.stderr.contains("not yet recorded in git"),
+        "said: {}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(&blocker).expect("unblock");
+    let o = m.write(&env, "fourth");
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    let chain = chain_documents(&env, &m.repo, "refs/handoffs/main");
+    for tag in ["first", "second", "third", "fourth"] {
+        assert!(
+            chain.iter().any(|d| d.contains(&format!("status: {tag} "))),
+            "{tag} caught up: {chain:?}"
+        );
+    }
+}

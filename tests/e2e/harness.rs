@@ -400,10 +400,14 @@ impl Suite {
         self.mock.mark()
     }
 
-    /// A scenario ended: its scenes go, unless it failed and `HANDOFF_E2E_KEEP` is set (then
+    /// A scenario ended: what its clients left running is stopped, and its scenes go, unless it failed and `HANDOFF_E2E_KEEP` is set (then
     /// their folders stay for a look, and are named).
     pub fn end(&self, failed: bool) {
         let scenes = std::mem::take(&mut *self.scenes.borrow_mut());
+        // Daemons a client leaves behind (Codex's app-server, Cline's hub) end with the scene.
+        for dir in &scenes {
+            stop_left_behind(&dir.path().join("home"));
+        }
         if failed && std::env::var_os("HANDOFF_E2E_KEEP").is_some() {
             for dir in scenes {
                 println!("  kept {}", dir.keep().display());

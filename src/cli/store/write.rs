@@ -95,11 +95,15 @@ fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
 }
 
 /// Store `bytes` in the target's slot under the CLI lock; returns the kept history file.
+/// Every stored version joins the branch's chain (local refs only): a record that fails does
+/// not fail the write — the version is stored — but is said on `err`, and the next record
+/// catches up from the slot's history.
 pub fn store_slot(
     store: &Store,
     target: &Target,
     bytes: &[u8],
     force: bool,
+    err: &mut dyn Write,
 ) -> Result<Option<String>, Error> {
     store.create()?;
     let _lock = slot::lock_cli(store, &target.name)?;
@@ -107,8 +111,12 @@ pub fn store_slot(
         store.check_collision(target)?;
     }
     let kept = slot::replace_slot(store, &target.name, bytes)?;
-    // Every stored version joins the branch's chain (local refs only; never fails the write).
-    let _ = crate::sync::record_target(store, target);
+    if let Err(e) = crate::sync::record_target(store, target) {
+        let _ = writeln!(
+            err,
+            "handoff-store: warning: the handoff is stored, but not yet recorded in git ({e}); the next write records it"
+        );
+    }
     Ok(kept.map(|p| p.to_string_lossy().into_owned()))
 }
 
@@ -143,8 +151,12 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let checkout = target.checkout();
 
     // Stored without the gate: the placeholder (which passes it by construction) and --no-gate.
-    let ungated = |text: &str, placeholder: bool, out: &mut dyn Write| -> Result<i32, Error> {
-        let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+    let ungated = |text: &str,
+                   placeholder: bool,
+                   out: &mut dyn Write,
+                   err: &mut dyn Write|
+     -> Result<i32, Error> {
+        let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
         let gate = GateJson {
             run: false,
             exit: None,
@@ -191,7 +203,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
             session.as_deref(),
             crate::env::settings().fork_timeout,
         );
-        return ungated(&text, true, out);
+        return ungated(&text, true, out, err);
     };
 
     let fields = [
@@ -215,7 +227,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 "not stored — the document carries a credential; {slot_path} is unchanged"
             )));
         }
-        return ungated(&text, false, out);
+        return ungated(&text, false, out, err);
     }
 
     // The collision is refused before the gate runs (and again under the lock).
@@ -254,7 +266,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     if let Some(run) = run {
         return write_candidate(&store, &target, &run, &text, code, opts.format, out);
     }
-    let history = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+    let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
     let result = WriteJson {
         stored: true,
         path: slot_path,

@@ -10,19 +10,9 @@ use std::time::{Duration, SystemTime};
 use super::super::Store;
 use super::history::history_dir;
 use crate::error::Error;
+use crate::process::kill_point;
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-static MUTATIONS: AtomicU64 = AtomicU64::new(0);
-
-/// The test seam for crash tests: with `HANDOFF_STORE_KILL_AT=N` set, the process kills itself
-/// with SIGKILL just before its Nth store mutation (a temp file created, a rename, a removal),
-/// so a test can stop any operation at each of its steps. Unset, it is one env lookup.
-fn kill_point() {
-    let n = MUTATIONS.fetch_add(1, Ordering::Relaxed) + 1;
-    if std::env::var("HANDOFF_STORE_KILL_AT").is_ok_and(|v| v.parse() == Ok(n)) {
-        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
-    }
-}
 
 /// Remove a file the store owns, as one counted mutation.
 pub fn remove(path: &Path) -> std::io::Result<()> {
