@@ -25,6 +25,21 @@ pub struct Version {
     pub parents: Vec<String>,
 }
 
+/// The largest `handoff.md` a version may hold: the store's own cap on a document.
+pub const DOCUMENT_CAP: u64 = crate::input::MAX_BYTES;
+/// The largest `meta` a version may hold (ours are a few lines).
+pub const META_CAP: u64 = 64 * 1024;
+
+/// Why a commit is not read as a handoff version, said in a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotAVersion(pub String);
+
+impl std::fmt::Display for NotAVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Why a ref was not moved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefError {
@@ -134,22 +149,66 @@ impl Chains {
         self.tip(&format!("refs/heads/{branch}")).is_some()
     }
 
-    /// Read version `id`: its document, meta and parents. `None` when it is not a commit with
-    /// a `handoff.md` blob.
+    /// Read version `id`: its document, meta and parents. `None` when it is not a version
+    /// (see [`Chains::version`]).
     pub fn read(&self, id: &str) -> Option<Version> {
-        let commit = self.repo.find_commit(oid(id).ok()?).ok()?;
+        self.version(id).ok()
+    }
+
+    /// Read version `id`, which may come from anyone who can push to a remote: a commit whose
+    /// tree holds `handoff.md` (at most [`DOCUMENT_CAP`] bytes) and optionally `meta` (at most
+    /// [`META_CAP`]), both plain blobs, and nothing else. Sizes are known from the objects'
+    /// headers before anything is read, so a blob of any size costs nothing.
+    pub fn version(&self, id: &str) -> Result<Version, NotAVersion> {
+        let short = &id[..id.len().min(12)];
+        let not = |why: String| NotAVersion(format!("{short}: {why}"));
+        let commit = oid(id)
+            .ok()
+            .and_then(|o| self.repo.find_commit(o).ok())
+            .ok_or_else(|| not("not a commit".into()))?;
         let parents = commit.parent_ids().map(|p| p.to_string()).collect();
-        let tree = commit.tree().ok()?;
-        let blob = |name: &str| -> Option<Vec<u8>> {
-            let entry = tree.find_entry(name)?;
-            let object = entry.object().ok()?;
-            (object.kind == gix::object::Kind::Blob).then(|| object.data.clone())
-        };
-        let document = blob(DOCUMENT)?;
-        let meta = blob(META)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        Some(Version {
+        let tree = commit.tree().map_err(|e| not(other(e)))?;
+        let mut document = None;
+        let mut meta = String::new();
+        for entry in tree.iter() {
+            let entry = entry.map_err(|e| not(other(e)))?;
+            let name = entry.filename().to_string();
+            let cap = match name.as_str() {
+                DOCUMENT => DOCUMENT_CAP,
+                META => META_CAP,
+                _ => {
+                    return Err(not(format!(
+                        "its tree holds {name:?}, not only {DOCUMENT} and {META}"
+                    )));
+                }
+            };
+            if !entry.mode().is_blob() {
+                return Err(not(format!("{name} is not a file")));
+            }
+            let header = self
+                .repo
+                .find_header(entry.oid().to_owned())
+                .map_err(|e| not(other(e)))?;
+            if header.size() > cap {
+                return Err(not(format!(
+                    "{name} is {} bytes, over the {cap}-byte limit",
+                    header.size()
+                )));
+            }
+            let data = self
+                .repo
+                .find_blob(entry.oid().to_owned())
+                .map_err(|e| not(other(e)))?
+                .data
+                .clone();
+            if name == DOCUMENT {
+                document = Some(data);
+            } else {
+                meta = String::from_utf8_lossy(&data).into_owned();
+            }
+        }
+        let document = document.ok_or_else(|| not(format!("its tree has no {DOCUMENT}")))?;
+        Ok(Version {
             id: id.to_string(),
             document,
             meta,

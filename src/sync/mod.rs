@@ -132,8 +132,70 @@ fn epoch(t: SystemTime) -> i64 {
     crate::store::epoch(t)
 }
 
-fn at(epoch: i64) -> SystemTime {
-    SystemTime::UNIX_EPOCH + Duration::from_secs(epoch.max(0) as u64)
+/// A file time for `epoch` seconds (dates before 1970 and beyond what a file time holds are
+/// clamped, never a panic).
+pub fn at(epoch: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH
+        .checked_add(Duration::from_secs(epoch.max(0).unsigned_abs()))
+        .unwrap_or_else(SystemTime::now)
+}
+
+/// How far ahead of this machine's clock another machine's may run before its date is not
+/// believed.
+pub const CLOCK_SKEW: i64 = 300;
+
+/// A version that came from elsewhere, admitted: its meta with `written_at` in the sane window
+/// (not before 1970, not after now plus [`CLOCK_SKEW`]), and whether it had to be clamped — a
+/// clamped date never outranks a local version.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub meta: Meta,
+    pub clamped: bool,
+}
+
+/// Admit `version` as a handoff of `branch`, or say why not: its `meta` must say when it was
+/// written and for which branch, and both its `meta` and its document must name `branch`.
+pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, String> {
+    let field = |name: &str| {
+        version.meta.lines().find_map(|l| {
+            l.strip_prefix(name)
+                .and_then(|r| r.strip_prefix(": "))
+                .map(str::to_string)
+        })
+    };
+    let written_at: i64 = field("written-at")
+        .ok_or("its meta says nothing of when it was written")?
+        .trim()
+        .parse()
+        .map_err(|_| "its meta's written-at is not a number of seconds".to_string())?;
+    match field("branch") {
+        Some(b) if b.trim() == branch => {}
+        Some(b) => {
+            return Err(format!(
+                "its meta is for branch {:?}, not {branch:?}",
+                b.trim()
+            ));
+        }
+        None => return Err("its meta names no branch".into()),
+    }
+    let text = String::from_utf8_lossy(&version.document);
+    let doc = Document::parse(&text.replace('\r', ""));
+    let declared = doc
+        .field("branch")
+        .map(|f| f.value.clone())
+        .and_then(|v| crate::document::envelope::declared_branch(&v).map(str::to_string));
+    if let Some(d) = declared.filter(|d| d != branch) {
+        return Err(format!(
+            "the document declares branch {d:?}, not {branch:?}"
+        ));
+    }
+    let sane = written_at.clamp(0, now.saturating_add(CLOCK_SKEW));
+    let mut meta = Meta::parse(&version.meta);
+    meta.written_at = sane;
+    Ok(Admitted {
+        meta,
+        clamped: sane != written_at,
+    })
 }
 
 /// The document with its machine-specific `checkout:` value replaced, so versions are compared
@@ -345,6 +407,7 @@ pub fn import(
     name: &str,
     checkout: &str,
     version: &Version,
+    written_at: i64,
     into_slot: bool,
 ) -> Result<Result<(), String>, Error> {
     let Ok(text) = std::str::from_utf8(&version.document) else {
@@ -367,7 +430,7 @@ pub fn import(
             error.message
         )));
     }
-    let written = at(Meta::parse(&version.meta).written_at);
+    let written = at(written_at);
     store.create()?;
     if into_slot {
         slot::replace_slot_at(store, name, text.as_bytes(), Some(written))?;
@@ -392,11 +455,15 @@ pub fn merge(
     store.create()?;
     let _lock = slot::lock_cli(store, &name)?;
     let local = record(store, chains, branch)?;
-    let Some(remote) = chains.read(remote_tip) else {
-        return Ok(Merge::Refused(format!(
-            "{remote_tip} is not a handoff version"
-        )));
+    let remote = match chains.version(remote_tip) {
+        Ok(v) => v,
+        Err(e) => return Ok(Merge::Refused(e.to_string())),
     };
+    let admitted = match admit(&remote, branch, crate::store::now()) {
+        Ok(a) => a,
+        Err(why) => return Ok(Merge::Refused(why)),
+    };
+    let remote_written = admitted.meta.written_at;
     let reference = handoff_ref(branch);
     let placeholder_in_slot = slot::read_head(&store.path_of(&name))
         .ok()
@@ -410,8 +477,9 @@ pub fn merge(
             let Some(mine) = chains.read(l) else {
                 return Ok(Merge::Refused(format!("{l} is not a handoff version")));
             };
+            // A date from the future (clamped) never outranks a local version.
             let remote_won =
-                Meta::parse(&remote.meta).written_at > Meta::parse(&mine.meta).written_at;
+                !admitted.clamped && remote_written > Meta::parse(&mine.meta).written_at;
             // The slot keeps the newer; the older lands in history (a replaced slot is kept
             // there by the replacement itself).
             if let Err(why) = import(
@@ -419,6 +487,7 @@ pub fn merge(
                 &name,
                 checkout,
                 &remote,
+                remote_written,
                 remote_won && !placeholder_in_slot,
             )? {
                 return Ok(Merge::Refused(why));
@@ -436,7 +505,14 @@ pub fn merge(
             (Merge::Merged { remote_won }, id)
         }
         _ => {
-            if let Err(why) = import(store, &name, checkout, &remote, !placeholder_in_slot)? {
+            if let Err(why) = import(
+                store,
+                &name,
+                checkout,
+                &remote,
+                remote_written,
+                !placeholder_in_slot,
+            )? {
                 return Ok(Merge::Refused(why));
             }
             (Merge::FastForward, remote_tip.to_string())

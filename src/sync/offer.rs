@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::{Meta, handoff_ref, import, tracking_prefix};
+use super::{Meta, admit, handoff_ref, import, tracking_prefix};
 use crate::git::chain::{Chains, Version};
 use crate::store::{Store, Target, slot};
 
@@ -39,7 +39,9 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
     refs.into_iter()
         .filter_map(|reference| {
             let version = chains.read(&chains.tip(&reference)?)?;
-            let meta = Meta::parse(&version.meta);
+            // What another machine pushed is admitted as `pull` admits it: its own branch, a
+            // sane date.
+            let meta = admit(&version, branch, crate::store::now()).ok()?.meta;
             // Only an unread handoff is offered: a placeholder never, and a consumed one was
             // delivered already (the slot was pruned or deleted since).
             let progress = crate::store::slot::progress_of(&version.document);
@@ -67,6 +69,7 @@ pub fn materialise(store: &Store, target: &Target) -> Option<String> {
         &target.name,
         &target.checkout(),
         &found.version,
+        found.meta.written_at,
         true,
     ) {
         Ok(Ok(())) => Some(found.reference),

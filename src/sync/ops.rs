@@ -253,7 +253,9 @@ pub fn pull(
         } else {
             main.clone()
         };
-        let merge = merge(store, chains, &branch, &id, &checkout)?;
+        // One branch that cannot be merged is named; every other still is.
+        let merge = merge(store, chains, &branch, &id, &checkout)
+            .unwrap_or_else(|e| Merge::Refused(e.to_string()));
         report.branches.push(Pulled { branch, merge });
     }
     Ok(report)

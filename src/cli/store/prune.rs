@@ -199,8 +199,7 @@ fn orphaned_chains(checkouts: &[PathBuf], cutoff: Duration, now: SystemTime) -> 
         seen.push(common);
         let main = chains.main();
         for orphan in crate::sync::orphans(&chains) {
-            let written =
-                SystemTime::UNIX_EPOCH + Duration::from_secs(orphan.written_at.max(0) as u64);
+            let written = crate::sync::at(orphan.written_at);
             let age = now.duration_since(written).unwrap_or(Duration::ZERO);
             if age <= cutoff {
                 continue;

@@ -55,7 +55,9 @@ pub fn versions(store: &Store, name: &str) -> Vec<Version> {
 
 /// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
 pub fn stamp(t: SystemTime) -> String {
-    chrono::DateTime::<chrono::Utc>::from(t)
+    // A time beyond chrono's range (a file time set from a remote's date) is never a panic.
+    chrono::DateTime::from_timestamp(crate::store::epoch(t), 0)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
         .format("%Y%m%dT%H%M%SZ")
         .to_string()
 }
