@@ -432,32 +432,46 @@ impl Chains {
         names
     }
 
-    /// Append `key = value` to section `[section "sub"]` of the repository's own config file
-    /// (`<common dir>/config`), keeping every other byte; returns the file's new text for the
-    /// caller to write atomically. `None` when the value is already there.
-    pub fn config_with_added(
+    /// `key` of `[section "sub"]` in the repository's own config file holding `value` and none
+    /// of `gone`, every other byte kept; the file's new text for the caller to write atomically,
+    /// or `None` when it is so already.
+    pub fn config_edited(
         &self,
         section: &str,
         sub: &str,
         key: &str,
         value: &str,
+        gone: &[&str],
     ) -> Result<Option<(PathBuf, Vec<u8>)>, String> {
         let path = self.repo.common_dir().join("config");
         let mut file =
             gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
                 .map_err(other)?;
         let full = format!("{section}.{sub}.{key}");
+        let mut changed = false;
+        if let Ok(mut values) = file.raw_values_mut(full.as_str()) {
+            let current = values.get().map_err(other)?;
+            for (i, v) in current.iter().enumerate().rev() {
+                if gone.iter().any(|g| v.as_slice() == g.as_bytes()) {
+                    values.delete(i);
+                    changed = true;
+                }
+            }
+        }
         let present = file
             .raw_values(full.as_str())
             .map(|vs| vs.iter().any(|v| v.as_slice() == value.as_bytes()))
             .unwrap_or(false);
-        if present {
+        if !present {
+            file.section_mut_or_create_new(section, Some(sub.into()))
+                .map_err(other)?
+                .push(key, Some(value.into()))
+                .map_err(other)?;
+            changed = true;
+        }
+        if !changed {
             return Ok(None);
         }
-        file.section_mut_or_create_new(section, Some(sub.into()))
-            .map_err(other)?
-            .push(key, Some(value.into()))
-            .map_err(other)?;
         let mut out = Vec::new();
         file.write_to(&mut out).map_err(other)?;
         Ok(Some((path, out)))

@@ -1,6 +1,6 @@
 //! Handoffs that travel through the repository's own git remote. Every stored version of a
 //! branch's handoff becomes a commit on `refs/handoffs/<branch>` (`record`); `pull` fetches the
-//! remote's chains into `refs/remotes/<remote>/handoffs/*` and merges them per branch into the
+//! remote's chains into `refs/handoff-remotes/<remote>/*` and merges them per branch into the
 //! local chain and the local store (`merge`); `push` sends the local chains without ever
 //! forcing. The local store stays the source of truth for the hooks, which only read local refs
 //! (`offer`). Objects and refs go through `git::chain`; only `transport` spawns `git`.
@@ -25,14 +25,26 @@ pub fn handoff_ref(branch: &str) -> String {
     format!("refs/handoffs/{branch}")
 }
 
-/// Where `pull` keeps `remote`'s chains.
+/// Where `pull` keeps `remote`'s chains: a namespace of our own, outside `refs/remotes/`, where
+/// `refs/remotes/<remote>/handoffs/<b>` is also git's tracking branch of a remote branch named
+/// `handoffs/<b>` (fetching both into one ref made every plain `git fetch` fail).
 pub fn tracking_prefix(remote: &str) -> String {
+    format!("refs/handoff-remotes/{remote}/")
+}
+
+/// Where releases before this one kept `remote`'s chains (`sync --setup` moves them).
+pub fn legacy_tracking_prefix(remote: &str) -> String {
     format!("refs/remotes/{remote}/handoffs/")
 }
 
 /// The fetch refspec that brings `remote`'s chains (what `sync --setup` configures).
 pub fn fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", tracking_prefix(remote))
+}
+
+/// The refspec releases before this one configured (`sync --setup` replaces it).
+pub fn legacy_fetch_refspec(remote: &str) -> String {
+    format!("+refs/handoffs/*:{}*", legacy_tracking_prefix(remote))
 }
 
 /// The store's slot for `branch` in the repository whose main worktree is `main`.

@@ -1,6 +1,6 @@
 //! The hooks' view of synced handoffs: local refs only, never the network. When a target's slot
 //! is empty but its branch's chain (`refs/handoffs/<branch>`) or a remote-tracking copy
-//! (`refs/remotes/<remote>/handoffs/<branch>`) holds a handoff — a fresh clone after `pull`, a
+//! (`refs/handoff-remotes/<remote>/<branch>`) holds a handoff — a fresh clone after `pull`, a
 //! teammate's branch just checked out — the newest unread one is offered as a stored one is.
 
 use std::time::Duration;

@@ -220,7 +220,7 @@ pub struct PullReport {
     pub available: Vec<String>,
 }
 
-/// Fetch `remote`'s chains into `refs/remotes/<remote>/handoffs/*`, then merge every one whose
+/// Fetch `remote`'s chains into `refs/handoff-remotes/<remote>/*`, then merge every one whose
 /// branch exists here (or is checked out) into the local chain and the store.
 pub fn pull(
     store: &Store,
@@ -262,18 +262,39 @@ pub fn pull(
 }
 
 /// Add the fetch refspec for `remote`'s handoffs to its configuration, so a plain `git fetch`
-/// brings them too. Returns whether the file changed.
+/// brings them too, and move an earlier release's setup to it: its refspec (which collided
+/// with git's tracking branches of remote branches named `handoffs/…`) goes, and the handoff
+/// versions under its old prefix move to the new one — a ref there that is not a handoff version
+/// (a real tracking branch) is left alone. Idempotent. The config is edited where it really is
+/// (through a symlink, as git does). Returns whether anything changed.
 pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
     let refspec = fetch_refspec(remote);
+    let legacy = super::legacy_fetch_refspec(remote);
     let edited = chains
-        .config_with_added("remote", remote, "fetch", &refspec)
+        .config_edited("remote", remote, "fetch", &refspec, &[&legacy])
         .map_err(|e| Error::External(format!("cannot edit the repository's config: {e}")))?;
-    let Some((path, bytes)) = edited else {
-        return Ok(false);
-    };
-    let mode = std::fs::metadata(&path)
-        .ok()
-        .and_then(|m| slot::mode_of(&m));
-    slot::replace(&path, &bytes, None, mode)?;
-    Ok(true)
+    let mut changed = false;
+    if let Some((path, bytes)) = edited {
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        let mode = std::fs::metadata(&path)
+            .ok()
+            .and_then(|m| slot::mode_of(&m));
+        slot::replace(&path, &bytes, None, mode)?;
+        changed = true;
+    }
+    let old_prefix = super::legacy_tracking_prefix(remote);
+    for (branch, id) in chains.list(&old_prefix) {
+        if chains.version(&id).is_err() {
+            continue;
+        }
+        let new = format!("{}{branch}", tracking_prefix(remote));
+        let moved = match chains.tip(&new) {
+            Some(_) => true,
+            None => chains.set(&new, &id, None).is_ok(),
+        };
+        if moved && chains.delete(&format!("{old_prefix}{branch}"), &id).is_ok() {
+            changed = true;
+        }
+    }
+    Ok(changed)
 }

@@ -81,7 +81,7 @@ fn tail(stderr: &[u8]) -> String {
     lines[lines.len().saturating_sub(3)..].join(" / ")
 }
 
-/// `git fetch <remote> +refs/handoffs/*:refs/remotes/<remote>/handoffs/*` in `dir`.
+/// `git fetch <remote> +refs/handoffs/*:refs/handoff-remotes/<remote>/*` in `dir`.
 pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Result<(), Error> {
     let output = git(dir, background)
         .args([

@@ -156,7 +156,7 @@ fn push_then_pull_brings_the_handoff_to_the_other_machine_and_nothing_else_chang
     );
     // The remote-tracking copy, never the local ref, is where the fetch landed.
     assert!(
-        !env.git(&b.repo, &["rev-parse", "refs/remotes/origin/handoffs/main"])
+        !env.git(&b.repo, &["rev-parse", "refs/handoff-remotes/origin/main"])
             .is_empty()
     );
 
@@ -340,7 +340,7 @@ fn a_fresh_clone_finds_the_handoff_after_pull_and_its_hook_offers_the_remote_cop
     let fetch = env.git(&b.repo, &["config", "--get-all", "remote.origin.fetch"]);
     assert_eq!(
         fetch,
-        "+refs/heads/*:refs/remotes/origin/*\n+refs/handoffs/*:refs/remotes/origin/handoffs/*"
+        "+refs/heads/*:refs/remotes/origin/*\n+refs/handoffs/*:refs/handoff-remotes/origin/*"
     );
     env.git(&b.repo, &["fetch", "-q"]);
     assert!(!b.slot(&env, "main").exists());
@@ -386,7 +386,7 @@ fn post_checkout_names_a_handoff_that_only_the_refs_hold() {
     assert_eq!(o.code, 0);
     assert!(
         o.stderr
-            .contains("feature/x has a handoff on refs/remotes/origin/handoffs/feature/x"),
+            .contains("feature/x has a handoff on refs/handoff-remotes/origin/feature/x"),
         "{}",
         o.stderr
     );
@@ -1063,5 +1063,106 @@ fn a_hostile_remote_version_is_refused_and_every_other_branch_still_merges() {
         a.slot_text(&env).contains("status: mine "),
         "a future date took the slot: {}",
         o.stdout
+    );
+}
+
+/// Issue 21.2 and 21.11: the remote's chains land in a namespace of our own, so a remote branch
+/// named `handoffs/x` next to a chain for `x` keeps its tracking branch and a plain `git fetch`
+/// after `sync --setup` works; `sync --setup` moves an earlier setup (its refspec, and the
+/// handoff versions under `refs/remotes/<remote>/handoffs/`, never a real tracking branch there),
+/// is idempotent, and edits a symlinked `.git/config` through the link.
+#[test]
+fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["switch", "-q", "-c", "x"]);
+    assert_eq!(
+        run(a
+            .hs(&env, &["write"])
+            .write_stdin(canonical(&a.repo.to_string_lossy(), "x")))
+        .code,
+        0
+    );
+    env.git(&a.repo, &["push", "-q", "origin", "x"]);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    // A real branch named handoffs/x on the remote.
+    env.git(&a.repo, &["switch", "-q", "-c", "handoffs/x"]);
+    env.git(
+        &a.repo,
+        &["commit", "-q", "--allow-empty", "-m", "real work"],
+    );
+    env.git(&a.repo, &["push", "-q", "origin", "refs/heads/handoffs/x:refs/heads/handoffs/x"]);
+    let real = env.git(&a.repo, &["rev-parse", "refs/heads/handoffs/x"]);
+
+    let b = machine(&env, "b", &bare);
+    // An earlier release's setup: its refspec, and a version it fetched under the old prefix.
+    let config = b.repo.join(".git/config");
+    let elsewhere = env.path("dotfiles/b-config");
+    std::fs::create_dir_all(elsewhere.parent().expect("dir")).expect("dotfiles");
+    std::fs::rename(&config, &elsewhere).expect("move config");
+    std::os::unix::fs::symlink(&elsewhere, &config).expect("link config");
+    env.git(
+        &b.repo,
+        &[
+            "config",
+            "--add",
+            "remote.origin.fetch",
+            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+        ],
+    );
+    let old_version = env.git(&bare, &["rev-parse", "refs/handoffs/x"]);
+    env.git(&b.repo, &["fetch", "-q", "origin", "refs/handoffs/x"]);
+    env.git(
+        &b.repo,
+        &[
+            "update-ref",
+            "refs/remotes/origin/handoffs/old",
+            &old_version,
+        ],
+    );
+
+    let setup = run(&mut b.hs(&env, &["sync", "--setup"]));
+    assert_eq!(setup.code, 0, "{}{}", setup.stdout, setup.stderr);
+    assert!(
+        std::fs::symlink_metadata(&config)
+            .expect("config")
+            .file_type()
+            .is_symlink(),
+        "the link stays a link"
+    );
+    let fetch = env.git(&b.repo, &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(
+        fetch,
+        "+refs/heads/*:refs/remotes/origin/*\n+refs/handoffs/*:refs/handoff-remotes/origin/*",
+        "the old refspec replaced (written to the linked file)"
+    );
+    assert_eq!(
+        env.git(&b.repo, &["rev-parse", "refs/handoff-remotes/origin/old"]),
+        old_version,
+        "the old tracking copy moved"
+    );
+    let again = run(&mut b.hs(&env, &["sync", "--setup"]));
+    assert!(
+        again.stdout.contains("already"),
+        "idempotent: {}",
+        again.stdout
+    );
+
+    // A plain git fetch works, and the real branch's tracking ref is the real branch.
+    env.git(&b.repo, &["fetch", "-q"]);
+    assert_eq!(
+        env.git(&b.repo, &["rev-parse", "refs/remotes/origin/handoffs/x"]),
+        real
+    );
+    assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0);
+    assert_eq!(
+        env.git(&b.repo, &["rev-parse", "refs/remotes/origin/handoffs/x"]),
+        real,
+        "pull leaves the user's tracking branch alone"
+    );
+    assert!(
+        !env.git(&b.repo, &["rev-parse", "refs/handoff-remotes/origin/x"])
+            .is_empty()
     );
 }
