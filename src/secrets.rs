@@ -37,7 +37,7 @@ struct TokenRule {
     regex: LazyLock<Regex>,
 }
 
-static TOKEN_RULES: [TokenRule; 4] = [
+static TOKEN_RULES: [TokenRule; 11] = [
     TokenRule {
         kind: "AWS access key id",
         triggers: &["AKIA", "ASIA"],
@@ -61,6 +61,47 @@ static TOKEN_RULES: [TokenRule; 4] = [
         kind: "Slack token",
         triggers: &["xox"],
         regex: LazyLock::new(|| re(r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}")),
+    },
+    TokenRule {
+        kind: "Google API key",
+        triggers: &["AIza"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)AIza[0-9A-Za-z_-]{35}")),
+    },
+    TokenRule {
+        kind: "JSON web token",
+        triggers: &["eyJ"],
+        regex: LazyLock::new(|| {
+            re(r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+        }),
+    },
+    TokenRule {
+        kind: "Stripe key",
+        triggers: &["_live_", "_test_"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    },
+    TokenRule {
+        kind: "npm token",
+        triggers: &["npm_"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)")),
+    },
+    TokenRule {
+        kind: "PyPI token",
+        triggers: &["pypi-"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)pypi-AgE[A-Za-z0-9_-]{50,}")),
+    },
+    TokenRule {
+        kind: "Hugging Face token",
+        triggers: &["hf_"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)hf_[A-Za-z0-9]{30,}(?-u:\b)")),
+    },
+    TokenRule {
+        kind: "password in a URL",
+        triggers: &["://"],
+        regex: LazyLock::new(|| {
+            // scheme://user:password@host — a placeholder password ($VAR, <…>, {…}, ***) is
+            // not one.
+            re(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]+:[^\s/@$<{*%]+@[^\s/@]")
+        }),
     },
 ];
 static SK_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)sk-([A-Za-z0-9_-]{20,})"));
@@ -122,8 +163,17 @@ fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
-const KEY_ENDINGS: [&str; 7] = [
-    "password", "passwd", "secret", "token", "api_key", "apikey", "api-key",
+const KEY_ENDINGS: [&str; 10] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_key",
+    "secret_key",
+    "private_key",
 ];
 
 /// The generic `key = value` rule, over every maximal key run of the line.
@@ -165,9 +215,29 @@ fn assigned_value(after_key: &str) -> Option<&str> {
     let rest = rest.trim_start_matches([' ', '\t']);
     let rest = rest.strip_prefix(['=', ':'])?;
     let rest = rest.trim_start_matches([' ', '\t']);
-    let quote = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
-    let value = &rest[1..];
-    value.find(quote).map(|end| &value[..end])
+    match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let value = &rest[1..];
+            value.find(quote).map(|end| &value[..end])
+        }
+        // Unquoted, as in `DB_PASSWORD = value` or YAML's `password: value`: the value is the
+        // whole rest of the line, so prose (which has spaces) is never one.
+        _ => {
+            let value = rest.trim_end();
+            (!value.is_empty() && !is_code(value)).then_some(value)
+        }
+    }
+}
+
+/// An unquoted value that is code, not a credential: a dotted path (`settings.db_password`) or a
+/// call.
+fn is_code(v: &str) -> bool {
+    let dotted = v.contains('.')
+        && v.split('.').all(|part| {
+            part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+    dotted || v.contains('(')
 }
 
 fn is_credential_value(v: &str) -> bool {
@@ -211,6 +281,39 @@ mod tests {
     }
 
     #[test]
+    fn issue_21_forms_are_flagged() {
+        for (line, want) in [
+            ("DB_PASSWORD = Tr0ub4dor3horsebattery", ASSIGNMENT),
+            ("  password: Tr0ub4dor3horsebattery", ASSIGNMENT),
+            (
+                "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1",
+                ASSIGNMENT,
+            ),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1",
+                ASSIGNMENT,
+            ),
+            (
+                "connect with postgres://admin:pw@db.internal:5432/app",
+                "password in a URL",
+            ),
+            (
+                "key AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q here",
+                "Google API key",
+            ),
+            (
+                "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "JSON web token",
+            ),
+            ("STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "Stripe key"),
+            ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm token"),
+            ("hf_abcdefghijklmnopqrstuvwxyz012345", "Hugging Face token"),
+        ] {
+            assert_eq!(kind(line), Some(want), "{line}");
+        }
+    }
+
+    #[test]
     fn not_flagged_examples() {
         for line in [
             "password = settings.db_password_2024",
@@ -219,6 +322,11 @@ mod tests {
             "password: <redacted>",
             "token: 4000",
             "sk-learn-pipeline-configuration",
+            "the password: see the team vault, never the repository",
+            "DB_PASSWORD = ${DB_PASSWORD}",
+            "clone https://github.com/owner/repo.git and https://user:$TOKEN@host/x",
+            "postgres://admin:<password>@db/app",
+            "Tokens per turn: 2070 on average",
         ] {
             assert_eq!(kind(line), None, "{line}");
         }

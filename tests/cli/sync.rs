@@ -1092,7 +1092,15 @@ fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
         &a.repo,
         &["commit", "-q", "--allow-empty", "-m", "real work"],
     );
-    env.git(&a.repo, &["push", "-q", "origin", "refs/heads/handoffs/x:refs/heads/handoffs/x"]);
+    env.git(
+        &a.repo,
+        &[
+            "push",
+            "-q",
+            "origin",
+            "refs/heads/handoffs/x:refs/heads/handoffs/x",
+        ],
+    );
     let real = env.git(&a.repo, &["rev-parse", "refs/heads/handoffs/x"]);
 
     let b = machine(&env, "b", &bare);
@@ -1165,4 +1173,64 @@ fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
         !env.git(&b.repo, &["rev-parse", "refs/handoff-remotes/origin/x"])
             .is_empty()
     );
+}
+
+/// Issue 21.8: the credential forms that slipped through are refused everywhere a document
+/// enters: `write` (exit 2, nothing stored), the chain (a slot holding one is never committed)
+/// and `pull` (a remote version carrying one is not imported).
+#[test]
+fn every_credential_form_is_refused_by_write_record_and_import() {
+    let forms = [
+        "DB_PASSWORD = Tr0ub4dor3horsebattery",
+        "password: Tr0ub4dor3horsebattery",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1",
+        "postgres://admin:pw@db.internal:5432/app",
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ];
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "clean").code, 0);
+    let with = |form: &str| {
+        canonical(&a.repo.to_string_lossy(), "main")
+            .replace("### Traps\n- None.", &format!("### Traps\n- {form}"))
+    };
+    let chain_before = chain_documents(&env, &a.repo, "refs/handoffs/main");
+    for form in forms {
+        let o = run(a.hs(&env, &["write"]).write_stdin(with(form)));
+        assert_eq!(o.code, 2, "write accepted {form}: {}", o.stdout);
+        assert!(
+            a.slot_text(&env).contains("status: clean "),
+            "{form}: stored"
+        );
+
+        // A slot that holds one anyway (edited by hand) is never committed.
+        let slot = a.slot(&env, "main");
+        let kept = std::fs::read(&slot).expect("slot");
+        std::fs::write(&slot, with(form)).expect("hand edit");
+        let _ = run(&mut a.hs(&env, &["push"]));
+        assert_eq!(
+            chain_documents(&env, &a.repo, "refs/handoffs/main"),
+            chain_before,
+            "{form}: committed"
+        );
+        std::fs::write(&slot, kept).expect("restore");
+
+        // A remote version carrying one is not imported.
+        let b = machine(&env, &format!("b{}", form.len()), &bare);
+        forge(
+            &env,
+            &bare,
+            "main",
+            &[
+                ("handoff.md", with(form).into_bytes()),
+                ("meta", b"written-at: 1700000000\nbranch: main\n".to_vec()),
+            ],
+        );
+        let o = run(&mut b.hs(&env, &["pull"]));
+        assert_eq!(o.code, 1, "pull imported {form}: {}", o.stdout);
+        assert!(!b.slot(&env, "main").exists(), "{form}: imported");
+    }
 }
