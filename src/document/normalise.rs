@@ -84,6 +84,7 @@ pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
             "checkout" => find_field(&lines, "branch"),
             "progress" => find_field(&lines, "status").or_else(|| find_field(&lines, "checkout")),
             "head" => find_field(&lines, "progress"),
+            "from" => find_field(&lines, "checkout").or_else(|| find_field(&lines, "branch")),
             _ => None,
         };
         // A forced line that cannot be placed inside the envelope would be invisible.
@@ -96,6 +97,18 @@ pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
         }
     }
     Ok(lines.concat())
+}
+
+/// `text` without the envelope's `name:` lines, every other byte kept.
+pub fn without(text: &str, name: &str) -> String {
+    let lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    let end = envelope_end(&lines);
+    lines
+        .into_iter()
+        .enumerate()
+        .filter(|(i, l)| *i >= end || field_value(content(l), name).is_none())
+        .map(|(_, l)| l)
+        .collect()
 }
 
 fn title_too_low() -> Error {

@@ -20,7 +20,7 @@ use super::slot;
 
 /// The file's name inside the store directory.
 pub const FILE: &str = ".list-index";
-const MAGIC: &str = "handoff-store list index 1";
+const MAGIC: &str = "handoff-store list index 2";
 /// A store smaller than this is listed without an index (it would not pay for itself).
 pub const MIN_ENTRIES: usize = 256;
 /// How long a file's ctime must lie in the past before its envelope is entered.
@@ -114,8 +114,8 @@ impl Index {
     }
 }
 
-/// ino, size, mtime s/ns, ctime s/ns, then the six envelope fields.
-const FIELDS: usize = 12;
+/// ino, size, mtime s/ns, ctime s/ns, then the seven envelope fields.
+const FIELDS: usize = 13;
 
 impl Records<'_> {
     /// Whether the index holds no entry (absent, torn, or a small store's): then looking
@@ -146,9 +146,10 @@ impl Records<'_> {
             status: text()?,
             progress: text()?,
             head: text()?,
+            write_session: text()?,
+            from: text()?,
             mtime: Some(stamp.mtime.0),
             size: stamp.size,
-            write_session: text()?,
         })
     }
 }
@@ -179,6 +180,7 @@ pub fn write(store: &Store, entries: &[(&HandoffInfo, Stamp)], now: SystemTime) 
             &info.progress,
             &info.head,
             &info.write_session,
+            &info.from,
         ];
         let unfit = |v: &str| v.contains(['\0', '\n', '\r']);
         if unfit(&info.name) || fields.iter().any(|v| v.as_deref().is_some_and(unfit)) {
@@ -220,6 +222,7 @@ mod tests {
             status: None,
             progress: progress.map(str::to_string),
             head: Some("abc".into()),
+            from: Some("laptop via origin, written 2026-12-01T00:00:00Z".into()),
             mtime: Some(100),
             size: 42,
             write_session: None,

@@ -18,6 +18,9 @@ pub struct HandoffInfo {
     pub status: Option<String>,
     pub progress: Option<String>,
     pub head: Option<String>,
+    /// Where a handoff that came from another machine came from (`from:`, set by `pull` and
+    /// the hooks' offer): its host, the remote, when it was written.
+    pub from: Option<String>,
     pub mtime: Option<i64>,
     pub size: u64,
     #[serde(skip)]
@@ -104,6 +107,7 @@ impl HandoffInfo {
             status: field("status"),
             progress: field("progress"),
             head: field("head"),
+            from: field("from"),
             mtime: meta.modified().ok().map(epoch),
             size: meta.len(),
             write_session: field("write_session"),
@@ -179,6 +183,7 @@ mod tests {
             status: None,
             progress: progress.map(str::to_string),
             head: None,
+            from: None,
             mtime: Some(mtime),
             size: 1,
             write_session: None,

@@ -156,6 +156,20 @@ pub fn at(epoch: i64) -> SystemTime {
 /// believed.
 pub const CLOCK_SKEW: i64 = 300;
 
+/// Where a version written on another machine came from, as its `from:` header says it:
+/// `<host> via <remote>, written <when>`. `None` for a version this machine wrote.
+pub fn provenance(meta: &Meta, via: &str) -> Option<String> {
+    let here = host();
+    if meta.host.is_some() && meta.host == here {
+        return None;
+    }
+    let who = meta.host.as_deref().unwrap_or("another machine");
+    Some(format!(
+        "{who} via {via}, written {}",
+        crate::store::iso(meta.written_at)
+    ))
+}
+
 /// A version that came from elsewhere, admitted: its meta with `written_at` in the sane window
 /// (not before 1970, not after now plus [`CLOCK_SKEW`]), and whether it had to be clamped — a
 /// clamped date never outranks a local version.
@@ -214,7 +228,7 @@ pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Stri
 /// on what travels.
 fn portable(bytes: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(bytes);
-    crate::document::normalise::normalise(&text, &[("checkout", "-")])
+    crate::document::normalise::normalise(&text, &[("checkout", "-"), ("from", "-")])
         .map(String::into_bytes)
         .unwrap_or_else(|_| bytes.to_vec())
 }
@@ -419,16 +433,26 @@ pub fn import(
     name: &str,
     checkout: &str,
     version: &Version,
-    written_at: i64,
+    admitted: &Meta,
+    via: &str,
     into_slot: bool,
 ) -> Result<Result<(), String>, Error> {
+    let written_at = admitted.written_at;
     let Ok(text) = std::str::from_utf8(&version.document) else {
         return Ok(Err("the document is not valid UTF-8".into()));
     };
     if slot::progress_of(text.as_bytes()).as_deref() == Some("writing") {
         return Ok(Err("it is a placeholder (progress: writing)".into()));
     }
-    let text = match crate::document::normalise::normalise(text, &[("checkout", checkout)]) {
+    // `from:` says where it came from, wherever it is shown; one a version carried is replaced
+    // (or dropped, for a version this machine wrote).
+    let from = provenance(admitted, via);
+    let mut fields = vec![("checkout", checkout)];
+    if let Some(from) = &from {
+        fields.push(("from", from));
+    }
+    let text = match crate::document::normalise::normalise(text, &fields) {
+        Ok(t) if from.is_none() => crate::document::normalise::without(&t, "from"),
         Ok(t) => t,
         Err(e) => return Ok(Err(e.to_string())),
     };
@@ -462,6 +486,7 @@ pub fn merge(
     branch: &str,
     remote_tip: &str,
     checkout: &str,
+    via: &str,
 ) -> Result<Merge, Error> {
     let name = slot_of(&chains.main(), branch);
     store.create()?;
@@ -499,7 +524,8 @@ pub fn merge(
                 &name,
                 checkout,
                 &remote,
-                remote_written,
+                &admitted.meta,
+                via,
                 remote_won && !placeholder_in_slot,
             )? {
                 return Ok(Merge::Refused(why));
@@ -522,7 +548,8 @@ pub fn merge(
                 &name,
                 checkout,
                 &remote,
-                remote_written,
+                &admitted.meta,
+                via,
                 !placeholder_in_slot,
             )? {
                 return Ok(Merge::Refused(why));

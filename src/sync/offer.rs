@@ -69,7 +69,12 @@ pub fn materialise(store: &Store, target: &Target) -> Option<String> {
         &target.name,
         &target.checkout(),
         &found.version,
-        found.meta.written_at,
+        &found.meta,
+        found
+            .reference
+            .strip_prefix("refs/handoff-remotes/")
+            .and_then(|r| r.split('/').next())
+            .unwrap_or("this repository's refs"),
         true,
     ) {
         Ok(Ok(())) => Some(found.reference),

@@ -254,7 +254,7 @@ pub fn pull(
             main.clone()
         };
         // One branch that cannot be merged is named; every other still is.
-        let merge = merge(store, chains, &branch, &id, &checkout)
+        let merge = merge(store, chains, &branch, &id, &checkout, remote)
             .unwrap_or_else(|e| Merge::Refused(e.to_string()));
         report.branches.push(Pulled { branch, merge });
     }

@@ -49,6 +49,11 @@ pub fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<
                     text.push('\t');
                     text.push_str(field);
                 }
+                // A handoff from another machine says so, in a last column of its own.
+                if let Some(from) = &h.from {
+                    text.push_str("\tfrom: ");
+                    text.push_str(from);
+                }
                 text.push('\n');
             }
             print(out, &text)?;
