@@ -61,7 +61,18 @@ pub fn auto_push(target: &crate::store::Target) -> bool {
     let enabled = Chains::open(&target.facts.checkout)
         .and_then(|c| c.config_bool("handoff.autoPush"))
         .unwrap_or(false);
-    enabled && transport::spawn_background_push(&target.facts.checkout)
+    if !enabled {
+        return false;
+    }
+    // One at work already: it pushes again when it is done (at most one alive).
+    if let Ok(store) = Store::locate()
+        && store.dir.is_dir()
+        && outcome::in_flight(&store)
+    {
+        outcome::ask_again(&store);
+        return true;
+    }
+    transport::spawn_background_push(&target.facts.checkout)
 }
 
 /// A local chain whose branch no longer exists in its repository (`prune` deletes these

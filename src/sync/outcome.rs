@@ -7,6 +7,25 @@ use serde::Serialize;
 use crate::store::{Store, iso, now, slot};
 
 const FILE: &str = ".background-push";
+/// The lock the one background push at work holds (a slot lock's name).
+pub const RUNNING: &str = ".background-push";
+/// The note a background push that found another at work leaves for it.
+const ASK: &str = ".background-push-again";
+
+/// Ask the background push at work to push once more when it is done.
+pub fn ask_again(store: &Store) {
+    let _ = slot::replace(&store.dir.join(ASK), b"", None, None);
+}
+
+/// Take the note left by [`ask_again`]; whether there was one.
+pub fn clear_ask(store: &Store) -> bool {
+    slot::remove(&store.dir.join(ASK)).is_ok()
+}
+
+/// Whether a background push is at work now (its lock is held).
+pub fn in_flight(store: &Store) -> bool {
+    slot::lock(store, RUNNING, std::time::Duration::ZERO).is_err()
+}
 
 /// The last background push.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

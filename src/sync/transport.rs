@@ -120,12 +120,12 @@ pub fn push(
     for lease in leases {
         cmd.arg(format!("--force-with-lease={lease}"));
     }
-    let output = cmd
-        .arg("--")
-        .arg(remote)
-        .args(refspecs)
-        .output()
-        .map_err(spawn_error)?;
+    cmd.arg("--").arg(remote).args(refspecs);
+    let output = if background {
+        bounded(cmd, push_time_limit())?
+    } else {
+        cmd.output().map_err(spawn_error)?
+    };
     let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
     if updates.is_empty() && !output.status.success() {
         return Err(Error::External(format!(
@@ -134,6 +134,83 @@ pub fn push(
         )));
     }
     Ok(updates)
+}
+
+/// How long a background push may take: `HANDOFF_PUSH_TIMEOUT_SECONDS`, default 120.
+pub fn push_time_limit() -> std::time::Duration {
+    std::time::Duration::from_secs(crate::env::u64_var("HANDOFF_PUSH_TIMEOUT_SECONDS", 120).max(1))
+}
+
+/// Run `cmd` (git, which may start ssh) in a process group of its own, for at most `limit`:
+/// past it the whole group gets SIGTERM, then SIGKILL, and the push is a failure that says
+/// so. A hanging remote never leaves a process behind.
+fn bounded(mut cmd: Command, limit: std::time::Duration) -> Result<std::process::Output, Error> {
+    use std::io::Read;
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(spawn_error)?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(spawn_error)? {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let Some(status) = status else {
+        #[cfg(unix)]
+        {
+            use nix::sys::signal::{Signal, killpg};
+            let group = nix::unistd::Pid::from_raw(child.id() as i32);
+            let _ = killpg(group, Signal::SIGTERM);
+            let grace = std::time::Instant::now() + std::time::Duration::from_secs(2);
+            while std::time::Instant::now() < grace && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(Error::External(format!(
+            "the push did not finish within its {} s time limit (HANDOFF_PUSH_TIMEOUT_SECONDS) and was stopped",
+            limit.as_secs()
+        )));
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// `handoff.autoPush`: start `handoff-store push --background` for `checkout`, detached, and

@@ -1285,3 +1285,90 @@ fn a_teammates_handoff_is_labelled_with_where_it_came_from() {
         list.stdout
     );
 }
+
+/// The `handoff-store push --background` processes alive now for `store`.
+fn background_pushes(store: &Path) -> usize {
+    let wanted = format!("HANDOFF_STORE_DIR={}", store.display());
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|p| {
+            let cmd = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+            let env = std::fs::read(p.path().join("environ")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            cmd.contains("push --background")
+                && env.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
+        })
+        .count()
+}
+
+/// Issue 21.9: background pushes to a remote that hangs (an ssh that never answers) are
+/// bounded — at most one alive however many writes start one, ended by its time limit with its
+/// whole process group, and `status` says it is in flight, then how it ended.
+#[test]
+fn background_pushes_to_a_hanging_remote_are_bounded() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let hang = env.write("hanging-ssh", "#!/bin/sh\nsleep 60\n");
+    chmod_x(&hang);
+    env.git(
+        &a.repo,
+        &["config", "core.sshCommand", &hang.to_string_lossy()],
+    );
+    env.git(
+        &a.repo,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            "ssh://hanging.invalid/repo.git",
+        ],
+    );
+    env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
+    for i in 0..5 {
+        let doc = canonical(&a.repo.to_string_lossy(), "main")
+            .replace("status: ", &format!("status: push-{i} "));
+        let o = run(a
+            .hs(&env, &["write"])
+            .env("HANDOFF_PUSH_TIMEOUT_SECONDS", "3")
+            .write_stdin(doc));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+    }
+    assert!(
+        eventually(5, || background_pushes(&a.store) >= 1),
+        "a background push started"
+    );
+    // A push started by the last write may still be finding the one at work (milliseconds).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let mut most = 0;
+    let mut in_flight_seen = false;
+    let gone = eventually(20, || {
+        most = most.max(background_pushes(&a.store));
+        if !in_flight_seen {
+            in_flight_seen = run(&mut a.hs(&env, &["status"]))
+                .stdout
+                .contains("a background push is in flight");
+        }
+        background_pushes(&a.store) == 0
+    });
+    assert!(gone, "the background push outlived its time limit");
+    assert_eq!(most, 1, "more than one background push alive at once");
+    assert!(in_flight_seen, "status never said a push was in flight");
+    let hanging_ssh = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|p| {
+            String::from_utf8_lossy(&std::fs::read(p.path().join("cmdline")).unwrap_or_default())
+                .contains(&*hang.to_string_lossy())
+        });
+    assert!(!hanging_ssh, "the ssh the push started outlived it");
+    let status = run(&mut a.hs(&env, &["status"]));
+    assert!(
+        status.stdout.contains("time limit"),
+        "status: {}",
+        status.stdout
+    );
+}

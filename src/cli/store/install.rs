@@ -242,13 +242,16 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
     let dir = dir_of(dir)?;
     let rows = status::rows(root_of(&dir).as_deref(), &dir);
     // A failed autoPush happened in a detached process: this is where the user hears of it.
-    let pushed = crate::store::Store::locate()
-        .ok()
-        .and_then(|s| crate::sync::outcome::last(&s));
+    let store = crate::store::Store::locate().ok();
+    let pushed = store.as_ref().and_then(crate::sync::outcome::last);
+    let in_flight = store
+        .as_ref()
+        .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
     match format {
         Format::Json => print_json(
             out,
-            &serde_json::json!({ "harnesses": rows, "background_push": pushed }),
+            &serde_json::json!({ "harnesses": rows, "background_push": pushed,
+                "background_push_in_flight": in_flight }),
         )?,
         Format::Text => {
             let mut text = String::new();
@@ -266,6 +269,9 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
                         format!(" — {}", r.why)
                     }
                 ));
+            }
+            if in_flight {
+                text.push_str("autoPush a background push is in flight\n");
             }
             if let Some(p) = &pushed {
                 text.push_str(&format!(

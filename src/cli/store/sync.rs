@@ -83,14 +83,45 @@ fn act(
 ) -> Result<(i32, Option<String>), Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
     let store = Store::open()?;
-    // Background pushes go one at a time: two started by quick successive writes would race on
-    // the remote's ref, and the loser's newer version would stay behind until the next write.
-    // The one that waits pushes whatever the chain holds by then.
-    let _one_at_a_time = background
-        .then(|| {
-            crate::store::slot::lock(&store, ".background-push", Duration::from_secs(120)).ok()
-        })
-        .flatten();
+    // At most one background push is alive: two started by quick successive writes would race
+    // on the remote's ref, and a hanging remote would pile them up. One that finds another at
+    // work leaves a note and ends at once; the one at work pushes again when it sees the note,
+    // so the newest version still goes out.
+    let _one_at_a_time = if background {
+        match crate::store::slot::lock(&store, crate::sync::outcome::RUNNING, Duration::ZERO) {
+            Ok(lock) => Some(lock),
+            Err(_) => {
+                crate::sync::outcome::ask_again(&store);
+                return Ok((0, None));
+            }
+        }
+    } else {
+        None
+    };
+    if background {
+        crate::sync::outcome::clear_ask(&store);
+    }
+    let mut result = act_once(opts, action, background, &target, &store, out);
+    // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
+    for _ in 0..3 {
+        if !(background && crate::sync::outcome::clear_ask(&store)) {
+            break;
+        }
+        result = act_once(opts, action, background, &target, &store, out);
+    }
+    result
+}
+
+fn act_once(
+    opts: &Options,
+    action: Action,
+    background: bool,
+    target: &Target,
+    store: &Store,
+    out: &mut dyn Write,
+) -> Result<(i32, Option<String>), Error> {
+    let target = target.clone();
+    let store = store.clone();
     let chains = ops::open(&target)?;
     let remote = ops::remote_for(&chains, &target, opts.remote.as_deref())?;
     let mut setup = None;
