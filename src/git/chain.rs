@@ -216,6 +216,20 @@ impl Chains {
         })
     }
 
+    /// The `meta` text of version `id` alone (bounded like [`Chains::version`]), without
+    /// reading its document.
+    pub fn meta_of(&self, id: &str) -> Option<String> {
+        let commit = self.repo.find_commit(oid(id).ok()?).ok()?;
+        let tree = commit.tree().ok()?;
+        let entry = tree.find_entry(META)?;
+        let header = self.repo.find_header(entry.oid().to_owned()).ok()?;
+        if header.size() > META_CAP {
+            return None;
+        }
+        let blob = self.repo.find_blob(entry.oid().to_owned()).ok()?;
+        Some(String::from_utf8_lossy(&blob.data).into_owned())
+    }
+
     /// Whether commit `ancestor` is reachable from `of` (or is it).
     pub fn is_ancestor(&self, ancestor: &str, of: &str) -> bool {
         if ancestor.eq_ignore_ascii_case(of) {

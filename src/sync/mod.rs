@@ -143,7 +143,7 @@ impl Meta {
     }
 }
 
-fn host() -> Option<String> {
+pub(crate) fn host() -> Option<String> {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())

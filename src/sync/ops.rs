@@ -58,6 +58,16 @@ pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Resu
     )))
 }
 
+/// Whether `push` also deletes the remote's chains of branches gone everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prune {
+    No,
+    /// Gone everywhere, except a teammate's recent chain.
+    Gone,
+    /// Gone everywhere, a teammate's recent chain too.
+    Force,
+}
+
 /// What `push` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pushed {
@@ -65,7 +75,22 @@ pub struct Pushed {
     /// The branches whose chains were sent.
     pub branches: Vec<String>,
     pub updates: Vec<RefUpdate>,
+    /// Remote chains `--prune` left alone: written on another host within
+    /// [`TEAMMATE_DAYS`] days (`--force` deletes them too), with who and when.
+    pub kept: Vec<Kept>,
 }
+
+/// A remote chain `push --prune` kept: a teammate's, recent.
+#[derive(Debug, Clone, Serialize)]
+pub struct Kept {
+    pub reference: String,
+    pub host: String,
+    pub written_at: String,
+}
+
+/// How recent a chain written on another host must be for `push --prune` to keep it: its
+/// branch may simply not be pushed yet.
+pub const TEAMMATE_DAYS: i64 = 14;
 
 impl Pushed {
     pub fn moved(&self) -> Vec<&RefUpdate> {
@@ -110,9 +135,10 @@ pub fn push(
     chains: &Chains,
     remote: &str,
     all: bool,
-    prune: bool,
+    prune: Prune,
     background: bool,
 ) -> Result<Pushed, Error> {
+    let mut kept = Vec::new();
     let branches = if all {
         all_branches(store, chains)
     } else if target.facts.detached {
@@ -143,17 +169,40 @@ pub fn push(
             .collect()
     };
     let mut leases = Vec::new();
-    if prune {
+    if prune != Prune::No {
         let remote_branch = |b: &str| chains.tip(&format!("refs/remotes/{remote}/{b}")).is_some();
+        let here = super::host();
+        let recent = crate::store::now() - TEAMMATE_DAYS * 86_400;
         for (b, id) in chains.list(&tracking_prefix(remote)) {
-            if !chains.has_branch(&b)
-                && chains.tip(&handoff_ref(&b)).is_none()
-                && !remote_branch(&b)
+            if chains.has_branch(&b) || chains.tip(&handoff_ref(&b)).is_some() || remote_branch(&b)
             {
-                refspecs.push(format!(":{}", handoff_ref(&b)));
-                leases.push(format!("{}:{id}", handoff_ref(&b)));
+                continue;
             }
+            // A teammate's recent chain: its branch may just not be pushed yet.
+            if prune != Prune::Force
+                && let Some(meta) = chains.meta_of(&id).map(|m| super::Meta::parse(&m))
+                && meta.host.is_some()
+                && meta.host != here
+                && meta.written_at >= recent
+            {
+                kept.push(Kept {
+                    reference: handoff_ref(&b),
+                    host: meta.host.unwrap_or_default(),
+                    written_at: crate::store::iso(meta.written_at),
+                });
+                continue;
+            }
+            refspecs.push(format!(":{}", handoff_ref(&b)));
+            leases.push(format!("{}:{id}", handoff_ref(&b)));
         }
+    }
+    if refspecs.is_empty() && !kept.is_empty() {
+        return Ok(Pushed {
+            remote: remote.to_string(),
+            branches: sent,
+            updates: Vec::new(),
+            kept,
+        });
     }
     if refspecs.is_empty() {
         let what = if all {
@@ -199,6 +248,7 @@ pub fn push(
         remote: remote.to_string(),
         branches: sent,
         updates,
+        kept,
     })
 }
 

@@ -1372,3 +1372,54 @@ fn background_pushes_to_a_hanging_remote_are_bounded() {
         status.stdout
     );
 }
+
+/// Issue 21.10: `push --prune` never deletes a teammate's recent chain (written on another host
+/// within 14 days: its branch may not be pushed yet) unless `--force`; an old one, or one this
+/// host wrote, goes — all in one push.
+#[test]
+fn push_prune_keeps_a_teammates_recent_handoff_unless_forced() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let forged = |branch: &str, host: &str, written: u64| {
+        let doc = canonical("/elsewhere", branch).into_bytes();
+        let meta = format!("written-at: {written}\nbranch: {branch}\nhost: {host}\n");
+        forge(
+            &env,
+            &bare,
+            branch,
+            &[("handoff.md", doc), ("meta", meta.into_bytes())],
+        );
+    };
+    forged("alices-new", "alice-laptop", now - 3600);
+    forged("alices-old", "alice-laptop", now - 40 * 86_400);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "mine").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    let on_remote = || {
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"],
+        )
+    };
+
+    let pruned = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert_eq!(pruned.code, 0, "{}{}", pruned.stdout, pruned.stderr);
+    assert!(
+        pruned
+            .stdout
+            .contains("kept     refs/handoffs/alices-new on origin: written on alice-laptop"),
+        "{}",
+        pruned.stdout
+    );
+    assert_eq!(on_remote(), "refs/handoffs/alices-new\nrefs/handoffs/main");
+
+    let forced = run(&mut a.hs(&env, &["push", "--prune", "--force"]));
+    assert_eq!(forced.code, 0, "{}{}", forced.stdout, forced.stderr);
+    assert_eq!(on_remote(), "refs/handoffs/main");
+    let no_prune = run(&mut a.hs(&env, &["push", "--force"]));
+    assert_eq!(no_prune.code, 2, "--force means nothing without --prune");
+}

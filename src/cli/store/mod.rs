@@ -115,9 +115,14 @@ enum Command {
         /// Every branch's handoff, not only the checked-out one.
         #[arg(long)]
         all: bool,
-        /// Also delete the remote's handoffs of branches that exist neither here nor there.
+        /// Also delete the remote's handoffs of branches that exist neither here nor there —
+        /// except one written on another host in the last 14 days (its branch may not be
+        /// pushed yet).
         #[arg(long)]
         prune: bool,
+        /// With --prune: delete such a teammate's recent handoff too.
+        #[arg(long, requires = "prune")]
+        force: bool,
         #[arg(long, hide = true)]
         background: bool,
     },
@@ -289,10 +294,18 @@ pub fn run(
             opts,
             all,
             prune,
+            force,
             background,
         } => sync::run(
             &opts,
-            sync::Action::Push { all, prune },
+            sync::Action::Push {
+                all,
+                prune: match (prune, force) {
+                    (false, _) => crate::sync::ops::Prune::No,
+                    (true, false) => crate::sync::ops::Prune::Gone,
+                    (true, true) => crate::sync::ops::Prune::Force,
+                },
+            },
             background,
             out,
             err,

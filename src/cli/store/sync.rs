@@ -29,7 +29,7 @@ pub struct Options {
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    Push { all: bool, prune: bool },
+    Push { all: bool, prune: ops::Prune },
     Pull,
     Sync { all: bool },
     Setup,
@@ -137,7 +137,15 @@ fn act_once(
         }
         Action::Sync { all } => {
             pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?);
-            pushed = match ops::push(&store, &target, &chains, &remote, all, false, background) {
+            pushed = match ops::push(
+                &store,
+                &target,
+                &chains,
+                &remote,
+                all,
+                ops::Prune::No,
+                background,
+            ) {
                 Ok(p) => Some(p),
                 Err(Error::NothingToDo(_)) => None,
                 Err(e) => return Err(e),
@@ -272,6 +280,16 @@ fn push_text(p: &Pushed) -> String {
             u.reference,
             p.remote,
             u.summary
+        ));
+    }
+    for k in &p.kept {
+        text.push_str(&format!(
+            "kept     {} on {}: written on {} at {}, within {} days — its branch may not be pushed yet (--force deletes it)\n",
+            k.reference,
+            p.remote,
+            k.host,
+            k.written_at,
+            ops::TEAMMATE_DAYS
         ));
     }
     text
