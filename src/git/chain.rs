@@ -392,6 +392,40 @@ impl Chains {
         self.apply(edit, Some(expected_hex))
     }
 
+    /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
+    /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved is left
+    /// alone; whether every one was deleted.
+    pub fn delete_all(&self, refs: &[(String, String)]) -> bool {
+        let _deferred = crate::process::Deferred::begin();
+        let edits: Vec<RefEdit> = refs
+            .iter()
+            .filter(|(name, expected)| same_id(self.tip(name).as_deref(), Some(expected)))
+            .filter_map(|(name, expected)| {
+                Some(RefEdit {
+                    change: Change::Delete {
+                        expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
+                            oid(expected).ok()?,
+                        )),
+                        log: RefLog::AndReference,
+                    },
+                    name: name.as_str().try_into().ok()?,
+                    deref: false,
+                })
+            })
+            .collect();
+        if edits.is_empty() {
+            return true;
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let committer = self.signature(now);
+        let mut time = Default::default();
+        self.repo
+            .edit_references_as(edits, Some(committer.to_ref(&mut time)))
+            .is_ok()
+    }
+
     fn apply(&self, edit: RefEdit, expected: Option<&str>) -> Result<(), RefError> {
         let name = edit.name.as_bstr().to_string();
         let now = std::time::SystemTime::now()
