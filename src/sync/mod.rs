@@ -518,6 +518,18 @@ pub fn merge(
         .and_then(|h| slot::progress_of(&h))
         .as_deref()
         == Some("writing");
+    // The remote's version into the slot, or (`false`) into its history.
+    let bring = |into_slot: bool| {
+        import(
+            store,
+            &name,
+            checkout,
+            &remote,
+            &admitted.meta,
+            via,
+            into_slot,
+        )
+    };
     let outcome = match &local {
         Some(l) if l.eq_ignore_ascii_case(remote_tip) => return Ok(Merge::UpToDate),
         Some(l) if chains.is_ancestor(remote_tip, l) => return Ok(Merge::LocalAhead),
@@ -530,15 +542,7 @@ pub fn merge(
                 !admitted.clamped && remote_written > Meta::parse(&mine.meta).written_at;
             // The slot keeps the newer; the older lands in history (a replaced slot is kept
             // there by the replacement itself).
-            if let Err(why) = import(
-                store,
-                &name,
-                checkout,
-                &remote,
-                &admitted.meta,
-                via,
-                remote_won && !placeholder_in_slot,
-            )? {
+            if let Err(why) = bring(remote_won && !placeholder_in_slot)? {
                 return Ok(Merge::Refused(why));
             }
             let winner = if remote_won { remote_tip } else { l.as_str() };
@@ -554,15 +558,7 @@ pub fn merge(
             (Merge::Merged { remote_won }, id)
         }
         _ => {
-            if let Err(why) = import(
-                store,
-                &name,
-                checkout,
-                &remote,
-                &admitted.meta,
-                via,
-                !placeholder_in_slot,
-            )? {
+            if let Err(why) = bring(!placeholder_in_slot)? {
                 return Ok(Merge::Refused(why));
             }
             (Merge::FastForward, remote_tip.to_string())
