@@ -1423,3 +1423,67 @@ fn push_prune_keeps_a_teammates_recent_handoff_unless_forced() {
     let no_prune = run(&mut a.hs(&env, &["push", "--force"]));
     assert_eq!(no_prune.code, 2, "--force means nothing without --prune");
 }
+
+/// Issue 21.1: `pull` killed (SIGKILL, SIGTERM) before each of its mutations — the merge's
+/// store writes and ref updates — leaves no lock git trips over, loses no version, and the next
+/// pull completes the merge.
+#[test]
+fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let (a, b) = (machine(&env, "a", &bare), machine(&env, "b", &bare));
+    for signal in ["KILL", "TERM"] {
+        let mut completed = false;
+        for n in 1..64 {
+            // Both sides moved since the last pull: a merge, with every step, each time.
+            let theirs = format!("theirs-{signal}-{n}");
+            assert_eq!(run(&mut b.hs(&env, &["pull"])).code, 0);
+            assert_eq!(b.write(&env, &theirs).code, 0);
+            assert_eq!(run(&mut b.hs(&env, &["push"])).code, 0);
+            let mine = format!("mine-{signal}-{n}");
+            assert_eq!(a.write(&env, &mine).code, 0);
+            env.git(&a.repo, &["pack-refs", "--all"]);
+            let o = run(a
+                .hs(&env, &["pull"])
+                .env("HANDOFF_STORE_KILL_AT", n.to_string())
+                .env("HANDOFF_STORE_KILL_WITH", signal));
+            let what = format!("pull killed with SIG{signal} before mutation {n}");
+            let left = locks_under(&a.repo.join(".git"));
+            assert!(
+                left.iter()
+                    .all(|l| signal == "KILL" && l.to_string_lossy().contains("/refs/handoffs/")),
+                "{what}: {left:?}"
+            );
+            env.git(&a.repo, &["gc", "--auto", "--quiet"]);
+            let again = run(&mut a.hs(&env, &["pull"]));
+            assert!(
+                again.code == 0,
+                "{what}, then a pull: {}{}",
+                again.stdout,
+                again.stderr
+            );
+            assert_eq!(
+                locks_under(&a.repo.join(".git")),
+                Vec::<PathBuf>::new(),
+                "{what}"
+            );
+            let held: Vec<String> = a
+                .history_texts(&env)
+                .into_iter()
+                .chain(std::iter::once(a.slot_text(&env)))
+                .collect();
+            for tag in [mine.as_str(), theirs.as_str()] {
+                assert!(
+                    held.iter().any(|t| t.contains(&format!("status: {tag} "))),
+                    "{what}: {tag} lost"
+                );
+            }
+            if o.code == 0 {
+                assert!(n > 3, "pull had only {} kill points", n - 1);
+                completed = true;
+                break;
+            }
+        }
+        assert!(completed, "pull never completed under SIG{signal}");
+    }
+}
