@@ -169,6 +169,7 @@ pub fn push(
             .collect()
     };
     let mut leases = Vec::new();
+    let mut doomed: Vec<(String, String)> = Vec::new();
     if prune != Prune::No {
         let remote_branch = |b: &str| chains.tip(&format!("refs/remotes/{remote}/{b}")).is_some();
         let here = super::host();
@@ -192,9 +193,34 @@ pub fn push(
                 });
                 continue;
             }
-            refspecs.push(format!(":{}", handoff_ref(&b)));
-            leases.push(format!("{}:{id}", handoff_ref(&b)));
+            doomed.push((b, id));
         }
+    }
+    // A few deletions go as refspecs, each under a lease on the id last fetched. Many go as one
+    // glob with `--prune` (git matches explicit refspecs against every remote ref: 10,000 took
+    // minutes): every remote chain that stays is named in a scratch namespace, the rest is
+    // pruned, each deletion under the lease of its remote-tracking copy.
+    let mut keep_refs = Vec::new();
+    if doomed.len() > EXPLICIT_DELETIONS {
+        let doomed_names: std::collections::HashSet<&str> =
+            doomed.iter().map(|(b, _)| b.as_str()).collect();
+        for (b, id) in chains.list(&tracking_prefix(remote)) {
+            if !doomed_names.contains(b.as_str()) {
+                keep_refs.push((format!("{KEEP_PREFIX}{b}"), id));
+            }
+        }
+    } else {
+        for (b, id) in &doomed {
+            refspecs.push(format!(":{}", handoff_ref(b)));
+            leases.push(format!("{}:{id}", handoff_ref(b)));
+        }
+    }
+    let mut updates = Vec::new();
+    if !keep_refs.is_empty() || doomed.len() > EXPLICIT_DELETIONS {
+        updates = prune_by_glob(chains, target, remote, &keep_refs, background)?;
+    }
+    if refspecs.is_empty() && !updates.is_empty() {
+        return Ok(finish(chains, remote, sent, updates, kept));
     }
     if refspecs.is_empty() && !kept.is_empty() {
         return Ok(Pushed {
@@ -215,13 +241,64 @@ pub fn push(
         };
         return Err(Error::NothingToDo(what));
     }
-    let updates = transport::push(
+    updates.extend(transport::push(
         &target.facts.checkout,
         remote,
         &refspecs,
         &leases,
         background,
-    )?;
+    )?);
+    Ok(finish(chains, remote, sent, updates, kept))
+}
+
+/// How many deletions `push --prune` sends as explicit refspecs before it prunes by glob.
+const EXPLICIT_DELETIONS: usize = 64;
+/// The scratch namespace naming the remote chains a glob prune keeps (emptied afterwards).
+const KEEP_PREFIX: &str = "refs/handoff-prune/";
+
+/// Delete every remote chain but `keep` (scratch refs under [`KEEP_PREFIX`], one per chain
+/// that stays) in one push; the scratch refs go again whatever happened.
+fn prune_by_glob(
+    chains: &Chains,
+    target: &Target,
+    remote: &str,
+    keep: &[(String, String)],
+    background: bool,
+) -> Result<Vec<RefUpdate>, Error> {
+    let stale: Vec<(String, String)> = chains
+        .list(KEEP_PREFIX)
+        .into_iter()
+        .map(|(b, id)| (format!("{KEEP_PREFIX}{b}"), id))
+        .collect();
+    chains.delete_all(&stale);
+    for (name, id) in keep {
+        chains
+            .set(name, id, None)
+            .map_err(|e| Error::External(format!("cannot name a chain to keep ({name}): {e:?}")))?;
+    }
+    let result = transport::prune(
+        &target.facts.checkout,
+        remote,
+        &format!("{KEEP_PREFIX}*:refs/handoffs/*"),
+        &fetch_refspec(remote),
+        background,
+    );
+    chains.delete_all(keep);
+    // What stayed is not news: only the deletions (and refusals) are reported.
+    Ok(result?
+        .into_iter()
+        .filter(|u| u.status != PushStatus::UpToDate)
+        .collect())
+}
+
+/// The remote-tracking copies follow what the remote now holds; the report.
+fn finish(
+    chains: &Chains,
+    remote: &str,
+    sent: Vec<String>,
+    updates: Vec<RefUpdate>,
+    kept: Vec<Kept>,
+) -> Pushed {
     // The remote-tracking copies follow what the remote now holds, so hooks and `--prune`
     // see it without another fetch (deletions in one transaction: `packed-refs` is rewritten
     // once, not once per ref — 10,000 took minutes).
@@ -247,12 +324,12 @@ pub fn push(
         }
     }
     chains.delete_all(&gone);
-    Ok(Pushed {
+    Pushed {
         remote: remote.to_string(),
         branches: sent,
         updates,
         kept,
-    })
+    }
 }
 
 /// One branch's result of `pull`.

@@ -136,6 +136,53 @@ pub fn push(
     Ok(updates)
 }
 
+/// `git push --prune` of `glob` (`<scratch>/*:refs/handoffs/*`): every remote chain without a
+/// scratch ref is deleted, each under the lease of its remote-tracking copy (`fetch_refspec`
+/// maps them for this one command; a chain with none is refused as stale, never deleted).
+/// Atomic where the remote allows it (one ref transaction there: ten thousand deletions in
+/// seconds); otherwise one by one.
+pub fn prune(
+    dir: &Path,
+    remote: &str,
+    glob: &str,
+    fetch_refspec: &str,
+    background: bool,
+) -> Result<Vec<RefUpdate>, Error> {
+    let run = |atomic: bool| -> Result<std::process::Output, Error> {
+        let mut cmd = git(dir, background);
+        cmd.arg("-c")
+            .arg(format!("remote.{remote}.fetch={fetch_refspec}"))
+            .args([
+                "push",
+                "--porcelain",
+                "--no-verify",
+                "--prune",
+                "--force-with-lease",
+            ]);
+        if atomic {
+            cmd.arg("--atomic");
+        }
+        cmd.arg("--").arg(remote).arg(glob);
+        if background {
+            bounded(cmd, push_time_limit())
+        } else {
+            cmd.output().map_err(spawn_error)
+        }
+    };
+    let mut output = run(true)?;
+    if String::from_utf8_lossy(&output.stderr).contains("does not support --atomic") {
+        output = run(false)?;
+    }
+    let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
+    if updates.is_empty() && !output.status.success() {
+        return Err(Error::External(format!(
+            "git push --prune to {remote} failed: {}",
+            tail(&output.stderr)
+        )));
+    }
+    Ok(updates)
+}
+
 /// How long a background push may take: `HANDOFF_PUSH_TIMEOUT_SECONDS`, default 120.
 pub fn push_time_limit() -> std::time::Duration {
     std::time::Duration::from_secs(crate::env::u64_var("HANDOFF_PUSH_TIMEOUT_SECONDS", 120).max(1))
@@ -249,7 +296,9 @@ pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
                     || summary.contains("non-fast-forward")
                     || summary.contains("stale info")
                     || summary.contains("failed to update ref")
-                    || summary.contains("failed to lock") =>
+                    || summary.contains("failed to lock")
+                    // An atomic push refused whole because one of its refs was stale.
+                    || summary.contains("atomic push failed") =>
                 {
                     PushStatus::Moved
                 }

@@ -1487,3 +1487,98 @@ fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
         assert!(completed, "pull never completed under SIG{signal}");
     }
 }
+
+/// Issue 21.10: many deletions go in one glob push (explicit refspecs took minutes for 10,000):
+/// the chains of branches gone everywhere are deleted, a teammate's recent one and a chain that
+/// reached the remote after the last fetch stay, and no scratch ref is left behind.
+#[test]
+fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let version = |host: &str, written: u64| {
+        let doc = canonical("/elsewhere", "gone");
+        let meta = format!("written-at: {written}\nbranch: gone\nhost: {host}\n");
+        forge(
+            &env,
+            &bare,
+            "template",
+            &[
+                ("handoff.md", doc.into_bytes()),
+                ("meta", meta.into_bytes()),
+            ],
+        );
+        env.git(&bare, &["rev-parse", "refs/handoffs/template"])
+    };
+    let old = version("old-host", now - 60 * 86_400);
+    let fresh = version("alice-laptop", now - 60);
+    env.git(&bare, &["update-ref", "-d", "refs/handoffs/template"]);
+    let mut batch = String::new();
+    for i in 0..100 {
+        batch.push_str(&format!("create refs/handoffs/gone-{i} {old}\n"));
+    }
+    batch.push_str(&format!("create refs/handoffs/alices {fresh}\n"));
+    let input = env.write("refs-batch", batch);
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("git update-ref --stdin < '{}'", input.display()))
+        .current_dir(&bare)
+        .status()
+        .expect("update-ref");
+    assert!(status.success());
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "mine").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    // A chain that reaches the remote after the last fetch: never deleted unseen.
+    env.git(&bare, &["update-ref", "refs/handoffs/unseen", &old]);
+
+    let pruned = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert!(
+        pruned.stdout.contains("kept     refs/handoffs/alices"),
+        "{}",
+        pruned.stdout
+    );
+    let left = env.git(
+        &bare,
+        &["for-each-ref", "--format=%(refname)", "refs/handoffs"],
+    );
+    assert!(
+        left.contains("refs/handoffs/unseen"),
+        "a chain never fetched was deleted: {left}"
+    );
+    if left.contains("gone-") {
+        // Atomic where the remote allows it: the stale one refused the whole push, said as
+        // "the remote moved" — after a pull it goes through.
+        assert_eq!(pruned.code, 3, "{}{}", pruned.stdout, pruned.stderr);
+        assert!(
+            pruned.stdout.contains("rejected (the remote moved)"),
+            "{}",
+            pruned.stdout
+        );
+    } else {
+        assert!(
+            pruned.stdout.contains("deleted refs/handoffs/gone-42"),
+            "{}",
+            pruned.stdout
+        );
+    }
+    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    let again = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert_eq!(
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        ),
+        "refs/handoffs/alices\nrefs/handoffs/main"
+    );
+    assert_eq!(
+        env.git(&a.repo, &["for-each-ref", "refs/handoff-prune"]),
+        "",
+        "scratch refs left behind"
+    );
+}
