@@ -386,10 +386,16 @@ pub fn record_target(
     if target.facts.detached {
         return Ok(None);
     }
-    match Chains::open(&target.facts.checkout) {
-        Some(chains) => record(store, &chains, &target.facts.reference),
-        None => Ok(None),
+    let Some(chains) = Chains::open(&target.facts.checkout) else {
+        return Ok(None);
+    };
+    // A failure is never silent: `status` shows it until a record succeeds.
+    let recorded = record(store, &chains, &target.facts.reference);
+    match &recorded {
+        Ok(_) => outcome::record_ok(store),
+        Err(e) => outcome::record_failed(store, &target.checkout(), &e.to_string()),
     }
+    recorded
 }
 
 /// After the slot changed outside `write` (a delivery marked it consumed, a background write was

@@ -887,10 +887,22 @@ fn recording_never_takes_packed_refs_lock_and_a_failed_record_is_said() {
         "said: {}",
         o.stderr
     );
+    let status = run(&mut m.hs(&env, &["status"]));
+    assert!(
+        status.stdout.contains("is not yet in git"),
+        "status shows the failed record: {}",
+        status.stdout
+    );
     std::fs::remove_dir_all(&blocker).expect("unblock");
     let o = m.write(&env, "fourth");
     assert_eq!((o.code, o.stderr.as_str()), (0, ""));
     let chain = chain_documents(&env, &m.repo, "refs/handoffs/main");
+    let status = run(&mut m.hs(&env, &["status"]));
+    assert!(
+        !status.stdout.contains("is not yet in git"),
+        "a record that succeeded clears it: {}",
+        status.stdout
+    );
     for tag in ["first", "second", "third", "fourth"] {
         assert!(
             chain.iter().any(|d| d.contains(&format!("status: {tag} "))),

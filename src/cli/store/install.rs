@@ -247,11 +247,16 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
     let in_flight = store
         .as_ref()
         .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
+    let unrecorded = store
+        .as_ref()
+        .and_then(crate::sync::outcome::record_failure);
     match format {
         Format::Json => print_json(
             out,
             &serde_json::json!({ "harnesses": rows, "background_push": pushed,
-                "background_push_in_flight": in_flight }),
+                "background_push_in_flight": in_flight,
+                "chain_record_failed": unrecorded.as_ref().map(|(at, checkout, message)|
+                    serde_json::json!({"at": at, "checkout": checkout, "message": message})) }),
         )?,
         Format::Text => {
             let mut text = String::new();
@@ -272,6 +277,11 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
             }
             if in_flight {
                 text.push_str("autoPush a background push is in flight\n");
+            }
+            if let Some((at, checkout, message)) = &unrecorded {
+                text.push_str(&format!(
+                    "chain    a handoff stored at {at} for {checkout} is not yet in git ({message}); the next write records it\n"
+                ));
             }
             if let Some(p) = &pushed {
                 text.push_str(&format!(
