@@ -21,6 +21,8 @@ use super::slot;
 /// The file's name inside the store directory.
 pub const FILE: &str = ".list-index";
 const MAGIC: &str = "handoff-store list index 2";
+/// The largest index read: some 400,000 entries, far past any store this serves.
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// A store smaller than this is listed without an index (it would not pay for itself).
 pub const MIN_ENTRIES: usize = 256;
 /// How long a file's ctime must lie in the past before its envelope is entered.
@@ -83,13 +85,30 @@ impl Index {
         store.dir.join(FILE)
     }
 
-    /// Read the index; anything unreadable reads as empty.
+    /// Read the index; anything unreadable reads as empty — and so does anything that is not
+    /// a regular file of a sane size: a FIFO, a device or a link there (`/dev/zero`) hung
+    /// `list`, so the file is opened without following a link or blocking, and read capped.
     pub fn load(store: &Store) -> Index {
-        let text = std::fs::read(Index::path(store))
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .unwrap_or_default();
-        Index { text }
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let read = || -> Option<String> {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+                .open(Index::path(store))
+                .ok()?;
+            let meta = file.metadata().ok()?;
+            if !meta.is_file() || meta.len() > MAX_BYTES {
+                return None;
+            }
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.take(MAX_BYTES + 1).read_to_end(&mut bytes).ok()?;
+            (bytes.len() as u64 <= MAX_BYTES).then_some(())?;
+            String::from_utf8(bytes).ok()
+        };
+        Index {
+            text: read().unwrap_or_default(),
+        }
     }
 
     /// The records, or none at all when the file is not a whole index of this version.

@@ -1329,3 +1329,46 @@ fn list_index_never_shows_a_changed_file_as_it_was() {
         assert_eq!(line(&out).as_deref(), Some("consumed"));
     }
 }
+
+/// Issue 23: the list index is read only as a regular file — a FIFO or a link to `/dev/zero`
+/// at `<store>/.list-index` hung `list` and `read`'s guess; now they read as no index.
+#[test]
+fn a_fifo_or_a_device_at_the_list_index_never_hangs_list() {
+    for what in ["fifo", "/dev/zero"] {
+        let env = TestEnv::new();
+        let a = env.shop("a", "main");
+        let slot = env.stored(&a, &canonical(&a.to_string_lossy(), "main"));
+        let index = env.store_dir().join(".list-index");
+        let _ = std::fs::remove_file(&index);
+        if what == "fifo" {
+            let made = std::process::Command::new("mkfifo")
+                .arg(&index)
+                .status()
+                .expect("mkfifo");
+            assert!(made.success());
+        } else {
+            std::os::unix::fs::symlink(what, &index).expect("link");
+        }
+        let o = run(env
+            .store()
+            .arg("list")
+            .timeout(std::time::Duration::from_secs(20)));
+        assert_eq!(o.code, 0, "{what}: {}", o.stderr);
+        assert!(
+            o.stdout.contains(&*slot.to_string_lossy()),
+            "{what}: {}",
+            o.stdout
+        );
+        let guess = run(env
+            .store()
+            .args(["read", "--no-consume"])
+            .current_dir(env.root())
+            .timeout(std::time::Duration::from_secs(20)));
+        assert!(
+            guess.stdout.contains("GUESS"),
+            "{what}: {}{}",
+            guess.stdout,
+            guess.stderr
+        );
+    }
+}
