@@ -153,9 +153,12 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// Kill the processes a client left running with `home` as their HOME (Linux `/proc`).
+/// Kill the processes a client left running with `home` as their HOME, or run from a program
+/// under it (Codex's app-server daemon runs its own copy from `<home>/.codex/packages/`; it was
+/// found alive after the suite) — Linux `/proc`.
 pub fn stop_left_behind(home: &Path) {
     let wanted = format!("HOME={}", home.display());
+    let under = home.to_string_lossy().into_owned();
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return;
     };
@@ -164,7 +167,9 @@ pub fn stop_left_behind(home: &Path) {
             continue;
         };
         let ours = std::fs::read(p.path().join("environ"))
-            .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()));
+            .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
+            || std::fs::read(p.path().join("cmdline"))
+                .is_ok_and(|cmd| String::from_utf8_lossy(&cmd).starts_with(&under));
         if ours && pid != std::process::id() as i32 {
             let _ = Command::new("kill").arg(pid.to_string()).status();
         }
