@@ -40,6 +40,12 @@ impl std::fmt::Display for NotAVersion {
     }
 }
 
+/// Why a capped blob was not read.
+enum Capped {
+    Over(u64),
+    Unreadable(String),
+}
+
 /// Why a ref was not moved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefError {
@@ -185,22 +191,14 @@ impl Chains {
             if !entry.mode().is_blob() {
                 return Err(not(format!("{name} is not a file")));
             }
-            let header = self
-                .repo
-                .find_header(entry.oid().to_owned())
-                .map_err(|e| not(other(e)))?;
-            if header.size() > cap {
-                return Err(not(format!(
-                    "{name} is {} bytes, over the {cap}-byte limit",
-                    header.size()
-                )));
-            }
-            let data = self
-                .repo
-                .find_blob(entry.oid().to_owned())
-                .map_err(|e| not(other(e)))?
-                .data
-                .clone();
+            let data = self.blob_capped(entry.oid().to_owned(), cap).map_err(|e| {
+                not(match e {
+                    Capped::Over(size) => {
+                        format!("{name} is {size} bytes, over the {cap}-byte limit")
+                    }
+                    Capped::Unreadable(e) => e,
+                })
+            })?;
             if name == DOCUMENT {
                 document = Some(data);
             } else {
@@ -222,12 +220,24 @@ impl Chains {
         let commit = self.repo.find_commit(oid(id).ok()?).ok()?;
         let tree = commit.tree().ok()?;
         let entry = tree.find_entry(META)?;
-        let header = self.repo.find_header(entry.oid().to_owned()).ok()?;
-        if header.size() > META_CAP {
-            return None;
+        let data = self.blob_capped(entry.oid().to_owned(), META_CAP).ok()?;
+        Some(String::from_utf8_lossy(&data).into_owned())
+    }
+
+    /// A blob's bytes, its size known from the object's header before anything is read.
+    fn blob_capped(&self, id: gix::ObjectId, cap: u64) -> Result<Vec<u8>, Capped> {
+        let header = self
+            .repo
+            .find_header(id)
+            .map_err(|e| Capped::Unreadable(other(e)))?;
+        if header.size() > cap {
+            return Err(Capped::Over(header.size()));
         }
-        let blob = self.repo.find_blob(entry.oid().to_owned()).ok()?;
-        Some(String::from_utf8_lossy(&blob.data).into_owned())
+        let blob = self
+            .repo
+            .find_blob(id)
+            .map_err(|e| Capped::Unreadable(other(e)))?;
+        Ok(blob.data.clone())
     }
 
     /// Whether commit `ancestor` is reachable from `of` (or is it).
@@ -416,6 +426,11 @@ impl Chains {
         if edits.is_empty() {
             return true;
         }
+        self.edit(edits).is_ok()
+    }
+
+    /// One gix ref transaction, its reflog entries signed now.
+    fn edit(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), String> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
@@ -423,24 +438,17 @@ impl Chains {
         let mut time = Default::default();
         self.repo
             .edit_references_as(edits, Some(committer.to_ref(&mut time)))
-            .is_ok()
+            .map(|_| ())
+            .map_err(other)
     }
 
     fn apply(&self, edit: RefEdit, expected: Option<&str>) -> Result<(), RefError> {
         let name = edit.name.as_bstr().to_string();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let committer = self.signature(now);
-        let mut time = Default::default();
-        match self
-            .repo
-            .edit_references_as(Some(edit), Some(committer.to_ref(&mut time)))
-        {
+        match self.edit(Some(edit)) {
             Ok(_) => Ok(()),
             // The precondition failed when the ref no longer holds what the caller read.
             Err(_) if !same_id(self.tip(&name).as_deref(), expected) => Err(RefError::Moved),
-            Err(e) => Err(RefError::Other(e.to_string())),
+            Err(e) => Err(RefError::Other(e)),
         }
     }
 

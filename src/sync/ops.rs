@@ -216,19 +216,11 @@ pub fn push(
         }
     }
     let mut updates = Vec::new();
-    if !keep_refs.is_empty() || doomed.len() > EXPLICIT_DELETIONS {
+    if doomed.len() > EXPLICIT_DELETIONS {
         updates = prune_by_glob(chains, target, remote, &keep_refs, background)?;
     }
-    if refspecs.is_empty() && !updates.is_empty() {
+    if refspecs.is_empty() && !(updates.is_empty() && kept.is_empty()) {
         return Ok(finish(chains, remote, sent, updates, kept));
-    }
-    if refspecs.is_empty() && !kept.is_empty() {
-        return Ok(Pushed {
-            remote: remote.to_string(),
-            branches: sent,
-            updates: Vec::new(),
-            kept,
-        });
     }
     if refspecs.is_empty() {
         let what = if all {
