@@ -90,8 +90,6 @@ pub struct Settings {
     pub stale_hours: u64,
     /// `HANDOFF_WRITER`: the background writer program.
     pub writer: Option<OsString>,
-    /// `CTX_FORK_ALLOWED_TOOLS`.
-    pub allowed_tools: String,
     /// `CTX_FORK_AUTHOR_MODEL`.
     pub author_model: Option<String>,
     /// `HANDOFF_WRITER_CHILD`: set for the writer; the agent hooks stay inert.
@@ -116,8 +114,6 @@ impl Settings {
             claim_window: u64_var("HANDOFF_CLAIM_WINDOW_SECONDS", 30),
             stale_hours: u64_var("HANDOFF_STALE_HOURS", 24),
             writer: non_empty("HANDOFF_WRITER"),
-            allowed_tools: non_empty_string("CTX_FORK_ALLOWED_TOOLS")
-                .unwrap_or_else(|| "Bash Write".into()),
             author_model: non_empty_string("CTX_FORK_AUTHOR_MODEL"),
             writer_child: non_empty("HANDOFF_WRITER_CHILD").is_some(),
             write_session: non_empty_string("HANDOFF_WRITE_SESSION"),

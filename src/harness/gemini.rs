@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use super::watch::{self, Watch};
 use crate::hooks::pre_compact::{Compacted, WriterSettings, WriterSpec, run_with};
-use crate::hooks::{string_field, texts};
+use crate::hooks::{string_field, texts, writer};
 
 /// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
 const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;
@@ -106,15 +106,16 @@ fn compacts(file: &mut std::fs::File, end: u64, opening: &str) -> bool {
 const SYSTEM_SETTINGS: &str = "GEMINI_CLI_SYSTEM_SETTINGS_PATH";
 
 /// The system settings the writer's `gemini -p` runs with: the machine's own (where Gemini would
-/// read them; every policy in them kept) with its session cleanup switched off. Gemini CLI
+/// read them; every policy in them kept) with its tools cut to the reading ones and its session
+/// cleanup switched off. Gemini CLI
 /// (0.61.0, default on) cleans the project's chats at every start, and counts a session file
 /// holding no conversation yet as garbage to delete together with every file of the same
 /// session — which a resume that crosses a minute leaves behind (it opens a new file named by
 /// the minute before it continues in the old one). Started right after a compression, the
 /// writer deleted the user's live session file (measured: about one run in five). A writer does
-/// nothing but write the handoff. `None` (the writer then runs as Gemini would) when the
-/// machine's system settings exist but cannot be read as JSON: the administrator's policy is
-/// never dropped.
+/// nothing but write the handoff. `None` (no writer starts: it would run with every tool the
+/// settings give it) when the machine's system settings exist but cannot be read as JSON: the
+/// administrator's policy is never dropped.
 fn writer_settings() -> Option<WriterSettings> {
     let default = if cfg!(target_os = "macos") {
         "/Library/Application Support/GeminiCli/settings.json"
@@ -151,6 +152,26 @@ fn without_cleanup(machine: std::io::Result<String>) -> Option<String> {
     }
     at.as_object_mut()?
         .insert("enabled".into(), Value::Bool(false));
+    // Read-only (issue 22): only the reading tools exist in the writer's session, and the
+    // others are excluded too, should another settings layer name one again.
+    let tools = settings
+        .as_object_mut()?
+        .entry("tools")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()?;
+    let names = |list: &[&str]| Value::Array(list.iter().map(|t| Value::from(*t)).collect());
+    tools.insert("core".into(), names(&writer::GEMINI_TOOLS));
+    let mut excluded: Vec<Value> = tools
+        .get("exclude")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for name in writer::GEMINI_EXCLUDED {
+        if !excluded.iter().any(|v| v == name) {
+            excluded.push(Value::from(name));
+        }
+    }
+    tools.insert("exclude".into(), Value::Array(excluded));
     serde_json::to_string_pretty(&settings).ok()
 }
 
@@ -173,7 +194,9 @@ pub fn observe(input: &Map<String, Value>) {
     if before == Some(now) {
         return;
     }
-    if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now)) {
+    if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now))
+        && let Some(settings) = writer_settings()
+    {
         let spec = WriterSpec {
             agent: texts::Agent::Gemini,
             program: binary(),
@@ -182,7 +205,7 @@ pub fn observe(input: &Map<String, Value>) {
                 cut,
                 by: "Gemini CLI's compression (its session file restarted)",
             }),
-            settings: writer_settings(),
+            settings: Some(settings),
         };
         run_with(input, &mut std::io::sink(), &spec);
     }
@@ -289,14 +312,18 @@ mod tests {
             without_cleanup(machine).map(|t| serde_json::from_str::<Value>(&t).unwrap())
         };
         let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
-        let off = serde_json::json!({"general": {"sessionRetention": {"enabled": false}}});
+        let tools =
+            serde_json::json!({"core": writer::GEMINI_TOOLS, "exclude": writer::GEMINI_EXCLUDED});
+        let off = serde_json::json!({"general": {"sessionRetention": {"enabled": false}}, "tools": tools});
         assert_eq!(kept(Err(missing)), Some(off.clone()));
         assert_eq!(kept(Ok(String::new())), Some(off));
         let policy = "{\n  // the administrator's\n  \"tools\": {\"sandbox\": true},\n  \"general\": {\"sessionRetention\": {\"enabled\": true, \"maxAge\": \"7d\"}}\n}\n";
         assert_eq!(
             kept(Ok(policy.into())),
-            Some(serde_json::json!({"tools": {"sandbox": true},
-                "general": {"sessionRetention": {"enabled": false, "maxAge": "7d"}}}))
+            Some(
+                serde_json::json!({"tools": {"sandbox": true, "core": writer::GEMINI_TOOLS, "exclude": writer::GEMINI_EXCLUDED},
+                "general": {"sessionRetention": {"enabled": false, "maxAge": "7d"}}})
+            )
         );
         // What cannot be read is never replaced: the writer then runs as Gemini would.
         assert_eq!(kept(Ok("{ not json".into())), None);

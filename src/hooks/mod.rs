@@ -14,6 +14,7 @@ pub mod session_start;
 pub mod supervisor;
 pub mod texts;
 pub mod user_prompt;
+pub mod writer;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};

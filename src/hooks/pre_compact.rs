@@ -135,7 +135,7 @@ pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSp
     let slot_path = target(input).and_then(|target| {
         let store = Store::locate().ok()?;
         let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
-        start_writer(input, spec, &store, &target, &slot_path).then_some(slot_path)
+        start_writer(input, spec, &store, &target).then_some(slot_path)
     });
     if spec.instructions {
         let background = slot_path.as_deref();
@@ -151,7 +151,6 @@ fn start_writer(
     spec: &WriterSpec,
     store: &Store,
     target: &crate::store::target::Target,
-    slot_path: &str,
 ) -> bool {
     let Some(session) = string_field(input, "session_id") else {
         return false;
@@ -198,31 +197,24 @@ fn start_writer(
     let id = uuid_v4();
     let here = target.checkout();
     let timeout = crate::env::settings().fork_timeout;
+    let dir = runs::run_dir(store, &id);
+    let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
+    let read = if spec.compacted.is_some() {
+        copy.clone()
+    } else {
+        transcript_file.to_string_lossy().into_owned()
+    };
     let mut job = job(
-        spec.agent, &writer, store, &here, &id, &sid, &log_path, timeout,
+        spec.agent, &writer, store, &here, &id, &sid, &log_path, timeout, &read,
     );
     job.slot = target.name.clone();
     job.started = now();
-    let dir = runs::run_dir(store, &id);
     if let Some(settings) = &spec.settings {
         let file = std::path::absolute(dir.join(settings.file)).unwrap_or(dir.join(settings.file));
         job.env
             .push((settings.env.into(), file.to_string_lossy().into_owned()));
     }
-    let draft = dir.join(runs::DRAFT);
-    let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
-    let text = texts::writer_prompt(
-        spec.agent,
-        if spec.compacted.is_some() {
-            &copy
-        } else {
-            transcript
-        },
-        &here,
-        &target.facts.reference,
-        slot_path,
-        &draft,
-    );
+    let text = texts::writer_prompt(spec.agent, &read, &here, &target.facts.reference);
     let Ok(run) = Run::create(store, job, &text) else {
         return decline("store not writable");
     };
@@ -286,61 +278,21 @@ fn job(
     sid: &str,
     log_path: &Path,
     timeout: u64,
+    transcript: &str,
 ) -> Job {
-    let tools = crate::env::settings().allowed_tools.clone();
-    let program = writer.to_string_lossy().into_owned();
-    let mut argv: Vec<String> = match agent {
-        texts::Agent::ClaudeCode => vec![
-            program,
-            "-p".into(),
-            "--output-format".into(),
-            "json".into(),
-            "--session-id".into(),
-            id.into(),
-            "--allowedTools".into(),
-            tools,
-            "--strict-mcp-config".into(),
-        ],
-        // Headless, the prompt on stdin (`-`); the writer must write the store, outside the
-        // workspace sandbox, and nobody is there to approve a command.
-        texts::Agent::Codex => vec![
-            program,
-            "exec".into(),
-            "--skip-git-repo-check".into(),
-            "--dangerously-bypass-approvals-and-sandbox".into(),
-            "--json".into(),
-            "-".into(),
-        ],
-        // Headless: with no -p, Copilot takes the prompt from stdin (1.0.102, measured); every
-        // tool allowed with nobody there to approve, and the paths outside the checkout (the
-        // draft, the store, this binary) too, or its path check denies the write command.
-        texts::Agent::Copilot => vec![
-            program,
-            "--allow-all-tools".into(),
-            "--allow-all-paths".into(),
-        ],
-        // Headless (`-p`: the prompt on stdin comes first, this line after it), allowed to run
-        // the write command with nobody there to approve it; the run directory (the transcript
-        // copy, the draft) joins the workspace, or Gemini's file tools refuse it. Its shell tool
-        // refuses a heredoc holding backticks, so the document goes through write_file.
-        texts::Agent::Gemini => vec![
-            program,
-            "--include-directories".into(),
-            run_dir(store, id),
-            "--approval-mode".into(),
-            "yolo".into(),
-            "--output-format".into(),
-            "json".into(),
-            "-p".into(),
-            "Write the handoff as the text above says.".into(),
-        ],
-    };
-    if let Some(model) = crate::env::settings().author_model.clone() {
-        argv.extend(["--model".to_string(), model]);
-    }
+    let model = crate::env::settings().author_model.clone();
+    let inv = super::writer::invocation(
+        agent,
+        writer,
+        id,
+        &run_dir(store, id),
+        transcript,
+        model.as_deref(),
+    );
     let store_dir = std::path::absolute(&store.dir).unwrap_or_else(|_| store.dir.clone());
     Job {
-        argv,
+        argv: inv.argv,
+        // A writer of the user's own that still runs `write` makes a candidate of this run.
         env: vec![
             (
                 "HANDOFF_STORE_DIR".into(),
@@ -357,6 +309,8 @@ fn job(
         log: log_path.to_string_lossy().into_owned(),
         slot: String::new(),
         started: 0,
+        answer: inv.answer,
+        resume: inv.resume,
     }
 }
 

@@ -1,8 +1,11 @@
 //! The background writer's supervisor (`hook __supervise <run dir>`, started by PreCompact):
 //! it takes a session of its own, so closing the terminal cannot hang up the writer; runs the
 //! writer's argument vector from the run record (never a shell) in a process group of its own
-//! under the time limit; and records and logs the writer's end, so a run is never left looking
-//! alive. It also keeps the writer log, which PreCompact appends to.
+//! under the time limit, tied to the supervisor's life (`hook __exec-writer` KILLs the writer's
+//! group when the supervisor dies); takes the writer's answer, gates it and stores it as the
+//! run's candidate — asking the writer again, at most twice, when the gate refuses it — and
+//! records and logs the run's end, so a run is never left looking alive. It also keeps the
+//! writer log, which PreCompact appends to.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -10,8 +13,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::store::runs::{self, Run};
-use crate::store::{Store, iso, now};
+use super::{texts, writer};
+use crate::document::Document;
+use crate::store::runs::{self, Answer, Run};
+use crate::store::{Store, Target, iso, now, slot};
+
+/// How many times the writer is asked again after the gate refused its answer.
+const RETRIES: usize = 2;
 
 /// The writer log rotates above this size.
 const LOG_CAP: u64 = 1024 * 1024;
@@ -55,7 +63,8 @@ pub fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
 }
 
 /// The supervisor: leave the hook's session (so closing its terminal cannot hang up the
-/// writer), run the writer under its time limit, record and log its end, prune old runs.
+/// writer), run the writer under its time limit, take its answer, record and log the run's
+/// end, prune old runs.
 pub fn supervise(run_dir: &Path) {
     #[cfg(unix)]
     let _ = nix::unistd::setsid();
@@ -63,7 +72,6 @@ pub fn supervise(run_dir: &Path) {
         return;
     };
     run.record_supervisor(std::process::id());
-    let rc = run_writer(&run);
     let store = Store {
         dir: run_dir
             .parent()
@@ -71,6 +79,7 @@ pub fn supervise(run_dir: &Path) {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
+    let rc = attempts(&run, &store);
     if run.record_exit(&store, &rc) {
         crate::sync::promoted(&store, &run);
     }
@@ -87,6 +96,102 @@ pub fn supervise(run_dir: &Path) {
     runs::prune(&store);
 }
 
+/// Run the writer, take its answer, and ask again while the gate refuses it (at most
+/// [`RETRIES`] more times, all within the one time limit). The run's exit word.
+fn attempts(run: &Run, store: &Store) -> String {
+    let deadline = Instant::now() + Duration::from_secs(run.job.timeout);
+    let mut argv = run.job.argv.clone();
+    let mut stdin = run.prompt_path();
+    for attempt in 0..=RETRIES {
+        let (rc, stdout) = run_writer(run, &argv, &stdin, deadline);
+        let Some(stdout) = stdout.filter(|_| rc == "0") else {
+            return rc;
+        };
+        let doc = match writer::answer(run, stdout) {
+            Ok(Some(doc)) => doc,
+            Ok(None) => return rc,
+            Err(why) => return why.word().into(),
+        };
+        let (exit, report) = match take(run, store, &doc) {
+            Ok(Some(refused)) => refused,
+            Ok(None) => return rc,
+            Err(word) => return word.into(),
+        };
+        if attempt == RETRIES || Instant::now() >= deadline {
+            return rc;
+        }
+        let (next, fresh) = match &run.job.resume {
+            Some(resume) => (resume.clone(), None),
+            None => (run.job.argv.clone(), Some(doc)),
+        };
+        let prompt = std::fs::read_to_string(run.prompt_path()).unwrap_or_default();
+        let text = texts::writer_retry(
+            exit,
+            &report,
+            fresh.as_deref().map(|doc| (prompt.as_str(), doc)),
+        );
+        let path = run.dir.join(format!("retry-{}.txt", attempt + 1));
+        if slot::replace(&path, text.as_bytes(), None, None).is_err() {
+            return rc;
+        }
+        argv = next;
+        stdin = path;
+    }
+    "0".into()
+}
+
+/// Gate the writer's answer as `write` gates a draft, and store it as the run's candidate
+/// (one that carries a credential is never stored). `Ok(None)` when it passed; the gate's exit
+/// and words when it was refused; the run's exit word when it cannot be stored at all.
+fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'static str> {
+    let target = Target::resolve(Some(&run.job.cwd)).map_err(|_| "checkout-gone")?;
+    if target.name != run.job.slot {
+        return Err("checkout-moved");
+    }
+    let text = match target.normalise(doc) {
+        Ok(text) => text,
+        Err(e) => return Ok(Some((2, e.to_string()))),
+    };
+    let parsed = Document::parse(&text.replace('\r', ""));
+    let report =
+        crate::report::check::document(&parsed, "the writer's answer", Some(&target.checkout()));
+    let words: String = report
+        .text_lines()
+        .into_iter()
+        .map(|(_, line)| format!("{line}\n"))
+        .collect();
+    let _ = slot::replace(
+        &run.dir.join(runs::ANSWER_GATE),
+        words.as_bytes(),
+        None,
+        None,
+    );
+    let code = report.exit_code;
+    if report.findings.iter().any(|f| f.code == "secret") {
+        return Ok(Some((code.max(2), words)));
+    }
+    let recorded = run.record_candidate(store, text.as_bytes(), code);
+    if matches!(recorded, Ok(runs::RunState::Promoted)) {
+        // In the slot now: it joins the chain and travels like any written version.
+        crate::sync::promoted(store, run);
+    }
+    if recorded.is_err() {
+        // The run is gone (pruned, removed by hand): its result is kept, never put in the slot.
+        let kept = slot::keep_bytes(
+            store,
+            &run.job.slot,
+            text.as_bytes(),
+            std::time::SystemTime::now(),
+        );
+        return Err(if kept.is_ok() {
+            "run-gone"
+        } else {
+            "unstorable"
+        });
+    }
+    Ok((code != 0).then_some((code, words)))
+}
+
 fn state_word(state: &runs::RunState) -> &'static str {
     match state {
         runs::RunState::Writing => "writing",
@@ -97,40 +202,121 @@ fn state_word(state: &runs::RunState) -> &'static str {
     }
 }
 
-fn run_writer(run: &Run) -> String {
+/// Run the writer once: `argv` with `stdin`, its output in the run directory, until it exits
+/// or the deadline passes. Started through `hook __exec-writer`, so it dies with this process.
+fn run_writer(
+    run: &Run,
+    argv: &[String],
+    stdin: &Path,
+    deadline: Instant,
+) -> (String, Option<std::fs::File>) {
     let job = &run.job;
-    let open = |name: &str| std::fs::File::create(run.dir.join(name));
-    let (Some(program), Ok(stdin), Ok(stdout), Ok(stderr)) = (
-        job.argv.first(),
-        std::fs::File::open(run.prompt_path()),
-        open("writer.out.json"),
-        open("writer.err.log"),
+    if let Answer::File(name) = &job.answer {
+        let _ = slot::remove(&run.dir.join(name));
+    }
+    // The supervisor keeps a handle on the writer's stdout and reads the answer through it.
+    let stdout = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(run.dir.join(runs::WRITER_OUT));
+    let (Ok(exe), Some(_), Ok(stdin), Ok(mut stdout), Ok(stderr)) = (
+        std::env::current_exe(),
+        argv.first(),
+        std::fs::File::open(stdin),
+        stdout,
+        std::fs::File::create(run.dir.join(runs::WRITER_ERR)),
     ) else {
-        return "spawn-failed".into();
+        return ("spawn-failed".into(), None);
     };
-    let mut cmd = Command::new(program);
-    cmd.args(&job.argv[1..])
+    let Ok(writer_out) = stdout.try_clone() else {
+        return ("spawn-failed".into(), None);
+    };
+    let mut cmd = Command::new(exe);
+    cmd.args(["hook", "__exec-writer"])
+        .arg(std::process::id().to_string())
+        .args(argv)
         .stdin(stdin)
-        .stdout(stdout)
+        .stdout(writer_out)
         .stderr(stderr)
         .current_dir(&job.cwd)
         .envs(job.env.iter().map(|(k, v)| (k, v)));
     own_group(&mut cmd);
     let Ok(mut child) = cmd.spawn() else {
-        return "spawn-failed".into();
+        return ("spawn-failed".into(), None);
     };
-    let deadline = Instant::now() + Duration::from_secs(job.timeout);
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return describe(status),
+            Ok(Some(status)) => {
+                use std::io::Seek;
+                let rewound = stdout.rewind().is_ok();
+                return (describe(status), rewound.then_some(stdout));
+            }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
             Ok(None) => {
                 terminate(&mut child);
-                return "timeout".into();
+                return ("timeout".into(), None);
             }
-            Err(_) => return "spawn-failed".into(),
+            Err(_) => return ("spawn-failed".into(), None),
         }
     }
+}
+
+/// `hook __exec-writer <supervisor pid> <argv…>`: run the writer and watch the supervisor.
+/// Started as the leader of the writer's process group; should the supervisor die (SIGKILL
+/// included, when nothing of it can clean up), the whole group — the writer and whatever it
+/// started — is KILLed within a tenth of a second, so no writer outlives its time limit. Exits
+/// with the writer's code (128 + the signal that ended it).
+pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
+    let Some((program, args)) = argv.split_first() else {
+        return 127;
+    };
+    let Ok(mut child) = Command::new(program).args(args).spawn() else {
+        return 127;
+    };
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return exit_code(status),
+            Ok(None) => {}
+            Err(_) => return 127,
+        }
+        if !parent_is(parent) {
+            #[cfg(unix)]
+            {
+                use nix::sys::signal::{Signal, killpg};
+                let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
+            }
+            let _ = child.kill();
+            return 137;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Whether this process's parent is still the supervisor `parent` (an orphan is adopted by
+/// init or a subreaper).
+fn parent_is(parent: &str) -> bool {
+    #[cfg(unix)]
+    {
+        parent.parse::<i32>().ok() == Some(nix::unistd::getppid().as_raw())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = parent;
+        true
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return 128 + sig;
+        }
+    }
+    status.code().unwrap_or(127)
 }
 
 fn describe(status: std::process::ExitStatus) -> String {

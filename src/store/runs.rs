@@ -32,6 +32,11 @@ const CANDIDATE: &str = "candidate.md";
 const CANDIDATE_GATE: &str = "candidate.gate";
 const CONFIRMED: &str = "confirmed";
 const OUTCOME: &str = "outcome.json";
+/// The writer's stdout and stderr, inside the run directory.
+pub const WRITER_OUT: &str = "writer.out";
+pub const WRITER_ERR: &str = "writer.err.log";
+/// The gate's report on the writer's last answer.
+pub const ANSWER_GATE: &str = "answer.gate.txt";
 
 /// What the supervisor needs and what readers know of a run, written once to `job.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -51,6 +56,30 @@ pub struct Job {
     /// When PreCompact recorded the run (epoch seconds).
     #[serde(default)]
     pub started: i64,
+    /// Where the writer's final answer (the document) is read from.
+    #[serde(default)]
+    pub answer: Answer,
+    /// The argument vector that asks the same writer session again (its stdin the retry
+    /// request); `None`: a retry starts `argv` afresh with the whole story on stdin.
+    #[serde(default)]
+    pub resume: Option<Vec<String>>,
+}
+
+/// Where a writer's final answer is found once it exited.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// The writer stores its document itself (`write` with `HANDOFF_WRITE_SESSION`); a run
+    /// recorded before answers existed.
+    #[default]
+    Stored,
+    /// Its stdout is one JSON object whose string field of this name is the answer
+    /// (`claude -p --output-format json`: `result`; `gemini --output-format json`: `response`).
+    JsonField(String),
+    /// It writes its last message to this file of the run directory (`codex exec -o`).
+    File(String),
+    /// Its stdout is the answer (`copilot -s`).
+    Stdout,
 }
 
 /// One background write.
@@ -372,6 +401,17 @@ pub fn confirm_session(store: &Store, session: &str, by: &str) -> Option<Run> {
     run.confirm(store, by).then_some(run)
 }
 
+/// Whether the run in `dir` may still be at work: its supervisor or writer alive, or younger
+/// than its time limit plus a margin (a run being recorded has no readable job yet). `prune`
+/// never removes such a run: its writer's result would have nowhere to go.
+pub fn live(dir: &Path) -> bool {
+    let Some(run) = Run::load(dir) else {
+        return mtime_epoch(dir).is_some_and(|m| now() - m < OVERDUE_GRACE as i64);
+    };
+    let now = now();
+    run.state(now) == RunState::Writing || run.age(now) <= run.job.timeout + OVERDUE_GRACE
+}
+
 /// Delete run directories beyond the newest 10, never one whose writer is still at work.
 pub fn prune(store: &Store) {
     let now = now();
@@ -397,6 +437,8 @@ mod tests {
             log: String::new(),
             slot: "x.md".into(),
             started,
+            answer: Answer::Stored,
+            resume: None,
         }
     }
 

@@ -78,4 +78,17 @@ impl Target {
     pub fn checkout(&self) -> String {
         self.facts.checkout.to_string_lossy().into_owned()
     }
+
+    /// `draft` with the envelope this target gives a stored document: `branch:`, `checkout:`,
+    /// `progress: complete` and `head:` forced, every other byte kept.
+    pub fn normalise(&self, draft: &str) -> Result<String, crate::error::Error> {
+        let checkout = self.checkout();
+        let fields = [
+            ("branch", self.facts.reference.as_str()),
+            ("checkout", checkout.as_str()),
+            ("progress", "complete"),
+            ("head", self.facts.head.as_str()),
+        ];
+        crate::document::normalise::normalise(draft, &fields)
+    }
 }

@@ -9,28 +9,34 @@ use std::time::Duration;
 
 use crate::util::*;
 
-/// A writer that does what the prompt says: it copies `$FAKE_DOC` to the draft path the prompt
-/// names and runs the prompt's own write command with `sh -c` (so the command must work as
-/// written, with the PATH the writer has). Records its prompt and arguments in `$FAKE_LOG`.
-/// Exits with `$FAKE_EXIT` (default 0).
+/// A writer that answers as `claude -p --output-format json` does: its answer (the document)
+/// is the `result` (and, for the Gemini shape, `response`) of one JSON object on stdout. The
+/// n-th call answers with `$FAKE_DOC_<n>`, else `$FAKE_DOC`, else with an empty answer. Each
+/// call's prompt and arguments are recorded in `$FAKE_LOG` (`prompt-<n>`, `argv-<n>`; the
+/// first call's also as `prompt` and `argv`). Exits with `$FAKE_EXIT` (default 0).
 fn obedient_writer(env: &TestEnv) -> PathBuf {
     let p = env.write(
         "obedient-writer.sh",
         r#"#!/bin/sh
 prompt=$(cat)
 mkdir -p "$FAKE_LOG"
-printf '%s\n' "$prompt" > "$FAKE_LOG/prompt"
-printf '%s\n' "$@" > "$FAKE_LOG/argv"
+n=$(( $(cat "$FAKE_LOG/calls" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "$FAKE_LOG/calls"
+printf '%s\n' "$prompt" > "$FAKE_LOG/prompt-$n"
+printf '%s\n' "$@" > "$FAKE_LOG/argv-$n"
+if [ "$n" = 1 ]; then
+  cp "$FAKE_LOG/prompt-1" "$FAKE_LOG/prompt"
+  cp "$FAKE_LOG/argv-1" "$FAKE_LOG/argv"
+fi
 if [ -n "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" ]; then
   cp "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" "$FAKE_LOG/gemini-system-settings"
 fi
 sleep "${FAKE_SLEEP:-0}"
-if [ -n "$FAKE_DOC" ]; then
-  draft=$(printf '%s\n' "$prompt" | sed -n 's/^Write the document with .* to \(.*\), then run:$/\1/p')
-  cmd=$(printf '%s\n' "$prompt" | grep -A1 '^Write the document with ' | tail -n 1)
-  cp "$FAKE_DOC" "$draft"
-  sh -c "$cmd" > "$FAKE_LOG/write.out" 2>&1
-  echo $? > "$FAKE_LOG/write.exit"
+eval "doc=\${FAKE_DOC_$n:-\$FAKE_DOC}"
+if [ -n "$doc" ]; then
+  jq -Rs '{type: "result", is_error: false, result: ., response: .}' < "$doc"
+else
+  echo '{"type": "result", "is_error": false, "result": "", "response": ""}'
 fi
 exit "${FAKE_EXIT:-0}"
 "#,
@@ -149,14 +155,6 @@ fn a_refused_compaction_leaves_the_slot_byte_identical_and_keeps_the_candidate_i
     let o = s.pre_compact("refused", Some(&version(&s.repo, "new")), &[]);
     assert_eq!(o.code, 0);
     s.writer_ended();
-    assert_eq!(
-        std::fs::read_to_string(s.fake.join("write.exit"))
-            .expect("the writer ran the write command")
-            .trim(),
-        "0",
-        "{}",
-        std::fs::read_to_string(s.fake.join("write.out")).unwrap_or_default()
-    );
     // No PostCompact, no SessionStart(compact): the client refused the compaction.
     assert_eq!(
         std::fs::read(&s.slot).expect("slot"),
@@ -229,11 +227,6 @@ fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
         s.chain_tip()
     );
     assert!(
-        std::fs::read_to_string(s.fake.join("write.out"))
-            .expect("write output")
-            .contains("it is in the slot")
-    );
-    assert!(
         s.history()
             .iter()
             .any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("status: old "))),
@@ -266,30 +259,89 @@ fn a_confirmed_compaction_installs_the_candidate_whichever_comes_first() {
     );
 }
 
-#[test]
-fn a_candidate_that_fails_the_gate_is_never_installed() {
-    let s = Scene::new();
-    let rotten = version(&s.repo, "new").replace(
+/// The Scene's handoff with one citation that does not hold.
+fn rotten(repo: &Path) -> String {
+    version(repo, "new").replace(
         "app/Mail/Invoice.php:24 | public function build",
         "app/Mail/Invoice.php:24 | a fragment that is not there",
+    )
+}
+
+#[test]
+fn an_answer_the_gate_refuses_is_asked_for_again_and_promoted_once_it_passes() {
+    let s = Scene::new();
+    let second = s.env.write("doc2.md", version(&s.repo, "fixed"));
+    let second = second.to_string_lossy().into_owned();
+    s.pre_compact(
+        "again",
+        Some(&rotten(&s.repo)),
+        &[("FAKE_DOC_2", second.as_str())],
     );
-    s.pre_compact("rot", Some(&rotten), &[]);
+    s.hook("post-compact", "again", serde_json::json!({}));
+    s.writer_ended();
+    let calls = std::fs::read_to_string(s.fake.join("calls")).expect("calls");
+    assert_eq!(calls.trim(), "2", "asked once more: {}", s.log());
+    let slot = std::fs::read_to_string(&s.slot).expect("slot");
+    assert!(slot.contains("status: fixed "), "promoted: {slot}");
+    // The same writer session is resumed, and told what the gate said.
+    let first = std::fs::read_to_string(s.fake.join("argv-1")).expect("argv-1");
+    let id = first
+        .lines()
+        .skip_while(|l| *l != "--session-id")
+        .nth(1)
+        .expect("session id")
+        .to_string();
+    let again = std::fs::read_to_string(s.fake.join("argv-2")).expect("argv-2");
+    assert!(again.contains(&format!("--resume\n{id}\n")), "{again}");
+    let told = std::fs::read_to_string(s.fake.join("prompt-2")).expect("prompt-2");
+    assert!(
+        told.contains("The gate refused the handoff") && told.contains("app/Mail/Invoice.php:24"),
+        "{told}"
+    );
+    assert!(s.chain_tip().contains("status: fixed "));
+}
+
+#[test]
+fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed() {
+    let s = Scene::new();
+    let before = std::fs::read(&s.slot).expect("slot");
+    s.pre_compact("rot", Some(&rotten(&s.repo)), &[]);
     s.hook("post-compact", "rot", serde_json::json!({}));
     s.writer_ended();
+    let calls = std::fs::read_to_string(s.fake.join("calls")).expect("calls");
+    assert_eq!(calls.trim(), "3", "asked twice more, no more: {}", s.log());
     assert_eq!(
-        std::fs::read_to_string(s.fake.join("write.exit"))
-            .expect("exit")
-            .trim(),
-        "1"
+        std::fs::read(&s.slot).expect("slot"),
+        before,
+        "byte-identical"
     );
     assert!(
-        std::fs::read_to_string(&s.slot)
-            .expect("slot")
-            .contains("status: old ")
+        s.history().iter().any(|p| std::fs::read_to_string(p)
+            .is_ok_and(|t| t.contains("a fragment that is not there"))),
+        "the refused answer is kept in history"
     );
     let o = s.read("0");
     assert!(
         o.stdout.contains("did not pass the gate (exit 1)"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_missing_or_empty_answer_is_a_failed_run() {
+    let s = Scene::new();
+    // Exit 0, an empty `result`.
+    s.pre_compact("empty", None, &[]);
+    s.writer_ended();
+    assert!(
+        s.log().contains(" rc=no-answer state=failed "),
+        "{}",
+        s.log()
+    );
+    let o = s.read("0");
+    assert!(
+        o.stdout.contains("(writer exit: no-answer)"),
         "{}",
         o.stdout
     );
@@ -369,8 +421,10 @@ fn while_the_writer_works_readers_are_told_to_wait_with_an_absolute_command() {
     assert!(eventually(10, || s.fake.join("prompt").is_file()));
     let prompt = std::fs::read_to_string(s.fake.join("prompt")).expect("prompt");
     assert!(
-        prompt.contains(&format!("{} write --checkout ", bin().display())),
-        "the writer's command names the binary: {prompt}"
+        prompt.contains("Your final answer is the document itself")
+            && !prompt.contains(" write --checkout")
+            && !prompt.contains("run:"),
+        "the writer is asked for its answer, never told to run a command: {prompt}"
     );
     // End the writer early: kill its group through the run's supervisor pid.
     let runs = s.env.store_dir().join(".runs");
@@ -706,7 +760,7 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
         .into_owned();
     assert!(
         argv.contains(&format!("--include-directories\n{run_dir}\n"))
-            && argv.contains("--approval-mode\nyolo\n")
+            && argv.contains("--approval-mode\ndefault\n")
             && argv.contains("-p\n"),
         "{argv}"
     );
@@ -719,7 +773,9 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
     .expect("json");
     assert_eq!(
         settings,
-        serde_json::json!({"tools": {"sandbox": true}, "general": {"sessionRetention": {"enabled": false}}})
+        serde_json::json!({"tools": {"sandbox": true, "core": ["read_file", "read_many_files", "grep_search", "glob", "list_directory"],
+            "exclude": ["run_shell_command", "write_file", "replace", "web_fetch", "google_web_search", "save_memory"]},
+            "general": {"sessionRetention": {"enabled": false}}})
     );
     assert_eq!(
         std::fs::read_to_string(&machine).expect("machine settings"),
@@ -728,4 +784,131 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
     );
     call("pre-compact");
     assert_eq!(spawned(), 1, "one compression, one writer: {}", s.log());
+}
+
+/// Whether process `pid` is alive (a zombie is not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|r| !r.trim_start().starts_with('Z'))
+    })
+}
+
+/// The one run directory of a scene.
+fn the_run(s: &Scene) -> PathBuf {
+    let runs = s.env.store_dir().join(".runs");
+    assert!(eventually(10, || std::fs::read_dir(&runs)
+        .is_ok_and(|d| d.flatten().next().is_some())));
+    std::fs::read_dir(&runs)
+        .expect("runs")
+        .flatten()
+        .next()
+        .expect("one run")
+        .path()
+}
+
+#[test]
+fn a_killed_supervisor_takes_its_writer_and_the_writers_children_with_it() {
+    let s = Scene::new();
+    let sleepy = s.env.write(
+        "sleepy-writer.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\nsleep 60 &\necho $! > \"$FAKE_LOG/child\"\necho $$ > \"$FAKE_LOG/pid.tmp\"\nmv \"$FAKE_LOG/pid.tmp\" \"$FAKE_LOG/pid\"\nwait\n",
+    );
+    chmod_x(&sleepy);
+    let sleepy = sleepy.to_string_lossy().into_owned();
+    s.pre_compact("killed", None, &[("HANDOFF_WRITER", sleepy.as_str())]);
+    assert!(
+        eventually(15, || s.fake.join("pid").is_file()),
+        "the writer started"
+    );
+    let writer = std::fs::read_to_string(s.fake.join("pid")).expect("pid");
+    let child = std::fs::read_to_string(s.fake.join("child")).expect("child");
+    assert!(alive(&writer) && alive(&child));
+    let supervisor = std::fs::read_to_string(the_run(&s).join("supervisor.pid")).expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", supervisor.trim()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let killed_at = std::time::Instant::now();
+    while (alive(&writer) || alive(&child))
+        && killed_at.elapsed() < std::time::Duration::from_secs(1)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !alive(&writer) && !alive(&child),
+        "the writer (and what it started) is gone within a second of its supervisor"
+    );
+}
+
+#[test]
+fn prune_keeps_a_live_run_and_a_result_whose_run_was_removed_goes_to_history() {
+    let s = Scene::new();
+    let before = std::fs::read(&s.slot).expect("slot");
+    s.pre_compact(
+        "live",
+        Some(&version(&s.repo, "orphan")),
+        &[("FAKE_SLEEP", "3")],
+    );
+    let run_dir = the_run(&s);
+    let o = run(s
+        .env
+        .store()
+        .args(["prune", "--older-than", "0", "--apply"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        run_dir.join("job.json").is_file(),
+        "a live run is kept: {}",
+        o.stdout
+    );
+
+    // Removed by hand while the writer works: its answer is kept, never put in the slot.
+    assert!(
+        eventually(10, || s.fake.join("argv").is_file()),
+        "the writer is at work"
+    );
+    std::fs::remove_dir_all(&run_dir).expect("remove the run");
+    s.hook("post-compact", "live", serde_json::json!({}));
+    s.writer_ended();
+    assert!(s.log().contains(" rc=run-gone "), "{}", s.log());
+    assert_eq!(
+        std::fs::read(&s.slot).expect("slot"),
+        before,
+        "byte-identical"
+    );
+    assert!(
+        s.history()
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("status: orphan "))),
+        "the result is in history"
+    );
+
+    // A writer of the user's own that runs `write` for a run that no longer exists.
+    let draft = s.env.write("late.md", version(&s.repo, "late"));
+    let o = run(s
+        .env
+        .store()
+        .args(["write", "--from"])
+        .arg(&draft)
+        .arg("--checkout")
+        .arg(&s.repo)
+        .env(
+            "HANDOFF_WRITE_SESSION",
+            "0b0e8a4c-1111-4222-8333-444455556666",
+        ));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("kept in history"), "{}", o.stdout);
+    assert_eq!(
+        std::fs::read(&s.slot).expect("slot"),
+        before,
+        "byte-identical"
+    );
+    assert!(
+        s.history()
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("status: late "))),
+        "the late result is in history"
+    );
 }

@@ -603,11 +603,15 @@ fn pre_compact_leaves_the_slot_alone_records_a_run_and_spawns_the_writer_with_an
     assert_eq!(
         argv,
         format!(
-            "-p\n--output-format\njson\n--session-id\n{session}\n--allowedTools\nBash Write\n--strict-mcp-config\n"
+            "-p\n--output-format\njson\n--session-id\n{session}\n--tools\nRead,Grep,Glob\n--allowedTools\nRead,Grep,Glob\n--disallowedTools\nBash,Write,Edit,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task\n--permission-mode\ndontAsk\n--strict-mcp-config\n--add-dir\n{}\n",
+            transcript.parent().expect("folder").display()
         )
     );
     let stdin = std::fs::read_to_string(fake.join("stdin")).expect("stdin");
-    assert!(stdin.contains(&transcript.display().to_string()) && stdin.contains("RESULT handoff="));
+    assert!(
+        stdin.contains(&transcript.display().to_string())
+            && stdin.contains("Your final answer is the document itself")
+    );
     let envs = std::fs::read_to_string(fake.join("env")).expect("env");
     assert!(
         envs.contains("HANDOFF_WRITER_CHILD=1\n")
@@ -616,7 +620,7 @@ fn pre_compact_leaves_the_slot_alone_records_a_run_and_spawns_the_writer_with_an
     let log = env.home().join(".claude/state/handoff-fork/log.txt");
     assert!(
         eventually(10, || std::fs::read_to_string(&log)
-            .is_ok_and(|l| l.contains(" rc=0 state=failed scratch="))),
+            .is_ok_and(|l| l.contains(" rc=no-answer state=failed scratch="))),
         "completion logged: a writer that stored nothing is a failure"
     );
     let logged = std::fs::read_to_string(&log).expect("log");

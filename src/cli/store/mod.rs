@@ -219,6 +219,13 @@ enum HookEvent {
     },
     #[command(name = "__supervise", hide = true)]
     Supervise { run_dir: std::path::PathBuf },
+    /// The supervisor's way to start a writer that dies with it (internal).
+    #[command(name = "__exec-writer", hide = true)]
+    ExecWriter {
+        parent: String,
+        #[arg(num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
+        argv: Vec<OsString>,
+    },
 }
 
 /// Run `handoff-store` with `args`; returns the exit code.
@@ -278,6 +285,9 @@ pub fn run(
                 harness: Some(h), ..
             },
         } if h != crate::harness::Harness::ClaudeCode => Ok(crate::harness::user_prompt(h, out)),
+        Command::Hook {
+            event: HookEvent::ExecWriter { parent, argv },
+        } => Ok(hooks::supervisor::exec_writer(&parent, &argv)),
         Command::Hook { event } => {
             let event = match event {
                 HookEvent::SessionStart { .. } => hooks::Event::SessionStart,
@@ -287,6 +297,7 @@ pub fn run(
                 HookEvent::SessionEnd => hooks::Event::SessionEnd,
                 HookEvent::PostCheckout { args } => hooks::Event::PostCheckout(args),
                 HookEvent::Supervise { run_dir } => hooks::Event::Supervise(run_dir),
+                HookEvent::ExecWriter { .. } => return 127,
             };
             Ok(hooks::run(event, out, err))
         }

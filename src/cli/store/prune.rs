@@ -172,7 +172,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         runs.sort();
         for run in runs {
             let age = age_of(&run, now).unwrap_or(Duration::ZERO);
-            if age > cutoff {
+            if age > cutoff && !crate::store::runs::live(&run) {
                 items.push(item(&run, "run", "old writer run", age, None));
             }
         }

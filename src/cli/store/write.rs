@@ -180,6 +180,12 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
 
     let run = background_run(&store);
+    // A writer's result whose run no longer exists (pruned, removed) has no confirmed
+    // compaction behind it: it is kept in history, never put in the slot.
+    let orphan = run.is_none() && crate::env::settings().write_session.is_some();
+    if orphan && opts.no_gate {
+        return Err(Error::Usage("a background write is always gated".into()));
+    }
     if let Some(run) = &run {
         if opts.placeholder || opts.no_gate {
             return Err(Error::Usage(
@@ -206,13 +212,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         return ungated(&text, true, out, err);
     };
 
-    let fields = [
-        ("branch", target.facts.reference.as_str()),
-        ("checkout", checkout.as_str()),
-        ("progress", "complete"),
-        ("head", target.facts.head.as_str()),
-    ];
-    let text = crate::document::normalise::normalise(&draft, &fields)?;
+    let text = target.normalise(&draft)?;
     let doc = Document::parse(&text.replace('\r', ""));
 
     if opts.no_gate {
@@ -265,6 +265,32 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     if let Some(run) = run {
         return write_candidate(&store, &target, &run, &text, code, opts.format, out);
+    }
+    if orphan {
+        let kept = {
+            let _lock = slot::lock_cli(&store, &target.name)?;
+            let kept = slot::keep_bytes(
+                &store,
+                &target.name,
+                text.as_bytes(),
+                std::time::SystemTime::now(),
+            )?;
+            slot::retain(&store, &target.name);
+            kept
+        };
+        let result = WriteJson {
+            stored: true,
+            path: kept.to_string_lossy().into_owned(),
+            history: None,
+            placeholder: false,
+            gate: gate_json(&report),
+            auto_push: false,
+            exit: code,
+        };
+        let note = format!(
+            "(the background write it belongs to no longer exists: kept in history; {slot_path} is unchanged)"
+        );
+        return finish(out, opts.format, &result, &note);
     }
     let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
     let result = WriteJson {
