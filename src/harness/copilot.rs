@@ -45,7 +45,6 @@ pub fn pre_compact(raw: &Map<String, Value>) {
         program: binary(),
         instructions: false,
         compacted: None,
-        settings: None,
     };
     run_with(&input, &mut std::io::sink(), &spec);
 }

@@ -23,8 +23,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::watch::{self, Watch};
-use crate::hooks::pre_compact::{Compacted, WriterSettings, WriterSpec, run_with};
-use crate::hooks::{string_field, texts, writer};
+use crate::hooks::pre_compact::{Compacted, WriterSpec, run_with};
+use crate::hooks::{string_field, texts};
 
 /// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
 const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;
@@ -102,79 +102,6 @@ fn compacts(file: &mut std::fs::File, end: u64, opening: &str) -> bool {
     has(br#""type":"user""#) && !has(opening.as_bytes())
 }
 
-/// Where Gemini CLI reads its system settings, which override the user's and the workspace's.
-const SYSTEM_SETTINGS: &str = "GEMINI_CLI_SYSTEM_SETTINGS_PATH";
-
-/// The system settings the writer's `gemini -p` runs with: the machine's own (where Gemini would
-/// read them; every policy in them kept) with its tools cut to the reading ones and its session
-/// cleanup switched off. Gemini CLI
-/// (0.61.0, default on) cleans the project's chats at every start, and counts a session file
-/// holding no conversation yet as garbage to delete together with every file of the same
-/// session — which a resume that crosses a minute leaves behind (it opens a new file named by
-/// the minute before it continues in the old one). Started right after a compression, the
-/// writer deleted the user's live session file (measured: about one run in five). A writer does
-/// nothing but write the handoff. `None` (no writer starts: it would run with every tool the
-/// settings give it) when the machine's system settings exist but cannot be read as JSON: the
-/// administrator's policy is never dropped.
-fn writer_settings() -> Option<WriterSettings> {
-    let default = if cfg!(target_os = "macos") {
-        "/Library/Application Support/GeminiCli/settings.json"
-    } else if cfg!(windows) {
-        "C:\\ProgramData\\gemini-cli\\settings.json"
-    } else {
-        "/etc/gemini-cli/settings.json"
-    };
-    let path = std::env::var_os(SYSTEM_SETTINGS)
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from(default), PathBuf::from);
-    Some(WriterSettings {
-        env: SYSTEM_SETTINGS,
-        file: "gemini-system-settings.json",
-        text: without_cleanup(std::fs::read_to_string(&path))?,
-    })
-}
-
-/// The system settings `machine` (as read) with Gemini's session cleanup switched off; a missing
-/// file counts as empty, an unreadable or malformed one gives `None`.
-fn without_cleanup(machine: std::io::Result<String>) -> Option<String> {
-    let text = match machine {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(_) => return None,
-    };
-    let mut settings = super::jsonc::value(&text)?;
-    let mut at = &mut settings;
-    for key in ["general", "sessionRetention"] {
-        at = at
-            .as_object_mut()?
-            .entry(key)
-            .or_insert_with(|| Value::Object(Map::new()));
-    }
-    at.as_object_mut()?
-        .insert("enabled".into(), Value::Bool(false));
-    // Read-only (issue 22): only the reading tools exist in the writer's session, and the
-    // others are excluded too, should another settings layer name one again.
-    let tools = settings
-        .as_object_mut()?
-        .entry("tools")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()?;
-    let names = |list: &[&str]| Value::Array(list.iter().map(|t| Value::from(*t)).collect());
-    tools.insert("core".into(), names(&writer::GEMINI_TOOLS));
-    let mut excluded: Vec<Value> = tools
-        .get("exclude")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for name in writer::GEMINI_EXCLUDED {
-        if !excluded.iter().any(|v| v == name) {
-            excluded.push(Value::from(name));
-        }
-    }
-    tools.insert("exclude".into(), Value::Array(excluded));
-    serde_json::to_string_pretty(&settings).ok()
-}
-
 /// PreCompress and AfterAgent: start the writer if a compression happened since the previous
 /// call, then move the watch to the file's end. Silent; never fails the session.
 pub fn observe(input: &Map<String, Value>) {
@@ -194,9 +121,7 @@ pub fn observe(input: &Map<String, Value>) {
     if before == Some(now) {
         return;
     }
-    if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now))
-        && let Some(settings) = writer_settings()
-    {
+    if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now)) {
         let spec = WriterSpec {
             agent: texts::Agent::Gemini,
             program: binary(),
@@ -205,7 +130,6 @@ pub fn observe(input: &Map<String, Value>) {
                 cut,
                 by: "Gemini CLI's compression (its session file restarted)",
             }),
-            settings: Some(settings),
         };
         run_with(input, &mut std::io::sink(), &spec);
     }
@@ -304,32 +228,6 @@ mod tests {
             ],
         );
         assert_eq!(found(&path, w), None);
-    }
-
-    #[test]
-    fn the_writer_keeps_the_machine_settings_and_never_cleans_sessions() {
-        let kept = |machine: std::io::Result<String>| {
-            without_cleanup(machine).map(|t| serde_json::from_str::<Value>(&t).unwrap())
-        };
-        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
-        let tools =
-            serde_json::json!({"core": writer::GEMINI_TOOLS, "exclude": writer::GEMINI_EXCLUDED});
-        let off = serde_json::json!({"general": {"sessionRetention": {"enabled": false}}, "tools": tools});
-        assert_eq!(kept(Err(missing)), Some(off.clone()));
-        assert_eq!(kept(Ok(String::new())), Some(off));
-        let policy = "{\n  // the administrator's\n  \"tools\": {\"sandbox\": true},\n  \"general\": {\"sessionRetention\": {\"enabled\": true, \"maxAge\": \"7d\"}}\n}\n";
-        assert_eq!(
-            kept(Ok(policy.into())),
-            Some(
-                serde_json::json!({"tools": {"sandbox": true, "core": writer::GEMINI_TOOLS, "exclude": writer::GEMINI_EXCLUDED},
-                "general": {"sessionRetention": {"enabled": false, "maxAge": "7d"}}})
-            )
-        );
-        // What cannot be read is never replaced: the writer then runs as Gemini would.
-        assert_eq!(kept(Ok("{ not json".into())), None);
-        assert_eq!(kept(Ok("[1]".into())), None);
-        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        assert_eq!(kept(Err(denied)), None);
     }
 
     #[test]

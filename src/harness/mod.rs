@@ -249,7 +249,6 @@ pub fn pre_compact(h: Harness) -> i32 {
                     program: codex::binary(),
                     instructions: false,
                     compacted: None,
-                    settings: None,
                 };
                 crate::hooks::pre_compact::run_with(&input, &mut std::io::sink(), &spec);
             }

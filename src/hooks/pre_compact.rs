@@ -29,18 +29,6 @@ pub struct WriterSpec {
     /// Set when the client has already compacted (Gemini CLI): the writer reads a copy of the
     /// transcript cut where the compaction began, and the run is confirmed from the start.
     pub compacted: Option<Compacted>,
-    /// A settings file of the client's own that the writer must read (written into the run
-    /// directory, named to the writer through an environment variable).
-    pub settings: Option<WriterSettings>,
-}
-
-/// A settings file for the writer's client: its text, the file name in the run directory, and
-/// the environment variable that points the client at it.
-#[derive(Debug, Clone)]
-pub struct WriterSettings {
-    pub env: &'static str,
-    pub file: &'static str,
-    pub text: String,
 }
 
 /// A compaction that already happened, seen in the transcript itself.
@@ -60,7 +48,6 @@ impl WriterSpec {
             program: None,
             instructions: true,
             compacted: None,
-            settings: None,
         }
     }
 }
@@ -209,23 +196,12 @@ fn start_writer(
     );
     job.slot = target.name.clone();
     job.started = now();
-    if let Some(settings) = &spec.settings {
-        let file = std::path::absolute(dir.join(settings.file)).unwrap_or(dir.join(settings.file));
-        job.env
-            .push((settings.env.into(), file.to_string_lossy().into_owned()));
-    }
     let text = texts::writer_prompt(spec.agent, &read, &here, &target.facts.reference);
     let Ok(run) = Run::create(store, job, &text) else {
         return decline("store not writable");
     };
-    if let Some(settings) = &spec.settings {
-        let written = slot::replace(
-            &dir.join(settings.file),
-            settings.text.as_bytes(),
-            None,
-            None,
-        );
-        if written.is_err() {
+    for (name, text) in super::writer::files(spec.agent) {
+        if slot::replace(&dir.join(name), text.as_bytes(), None, None).is_err() {
             let _ = run.record_exit(store, "spawn-failed");
             return decline("store not writable");
         }
@@ -285,6 +261,7 @@ fn job(
         agent,
         writer,
         id,
+        here,
         &run_dir(store, id),
         transcript,
         model.as_deref(),
@@ -311,6 +288,7 @@ fn job(
         started: 0,
         answer: inv.answer,
         resume: inv.resume,
+        writer_cwd: inv.cwd,
     }
 }
 

@@ -240,7 +240,7 @@ fn run_writer(
         .stdin(stdin)
         .stdout(writer_out)
         .stderr(stderr)
-        .current_dir(&job.cwd)
+        .current_dir(job.writer_cwd.as_deref().unwrap_or(&job.cwd))
         .envs(job.env.iter().map(|(k, v)| (k, v)));
     own_group(&mut cmd);
     let Ok(mut child) = cmd.spawn() else {

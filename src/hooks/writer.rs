@@ -8,8 +8,10 @@
 //!   (anything else is refused, never asked), no MCP server (`--strict-mcp-config`).
 //! - Codex CLI: `--sandbox read-only` with approvals `never` (its shell cannot write or reach
 //!   the network, and nothing is escalated), no MCP server, no web search.
-//! - Gemini CLI: approval mode `default` (headless, a tool that would ask is refused), its tools
-//!   cut to the reading ones in the system settings file of the run, no MCP server.
+//! - Gemini CLI: a policy file of the run (`--policy`, the user's tier: Gemini checks no owner
+//!   for it, unlike a system settings file, which it skips unless root owns it and every folder
+//!   above it) that denies every tool but the reading ones — it holds even in yolo mode — with
+//!   approval mode `default` and no MCP server.
 //! - Copilot CLI: only `view`, `grep` and `glob` available, shell and write denied, no built-in
 //!   MCP server, no question tool; the transcript's folder added for reading.
 //!
@@ -41,14 +43,18 @@ pub struct Invocation {
     pub argv: Vec<String>,
     pub resume: Option<Vec<String>>,
     pub answer: Answer,
+    /// Where it runs, when not in the checkout.
+    pub cwd: Option<String>,
 }
 
-/// The argument vector of `agent`'s read-only headless writer. `run_dir` holds the transcript
-/// copy (Gemini) and the answer file (Codex); `transcript` is the file the writer reads.
+/// The argument vector of `agent`'s read-only headless writer for checkout `here`. `run_dir`
+/// holds the transcript copy (Gemini) and the answer file (Codex); `transcript` is the file the
+/// writer reads.
 pub fn invocation(
     agent: Agent,
     program: &Path,
     id: &str,
+    here: &str,
     run_dir: &str,
     transcript: &str,
     model: Option<&str>,
@@ -88,6 +94,7 @@ pub fn invocation(
                 argv: session("--session-id"),
                 resume: Some(session("--resume")),
                 answer: Answer::JsonField("result".into()),
+                cwd: None,
             }
         }
         Agent::Codex => {
@@ -113,6 +120,7 @@ pub fn invocation(
                 argv,
                 resume: None,
                 answer: Answer::File(CODEX_ANSWER.into()),
+                cwd: None,
             }
         }
         Agent::Copilot => {
@@ -134,15 +142,28 @@ pub fn invocation(
                 argv,
                 resume: None,
                 answer: Answer::Stdout,
+                cwd: None,
             }
         }
-        // Headless (`-p`: the prompt on stdin comes first, this line after it); the run
-        // directory (the transcript copy) joins the workspace, or Gemini's file tools refuse it.
+        // Headless (`-p`: the prompt on stdin comes first, this line after it), in a workspace
+        // of its own: the store's run folder (trusted for this run only; it holds nothing but
+        // our files), the checkout included for reading. Gemini CLI cleans its current
+        // project's chats at every start and takes a session file holding no conversation yet
+        // for garbage, deleting every file of that session; run in the checkout, the writer
+        // deleted the user's live session file (0.61.0, measured: about one run in five).
         Agent::Gemini => {
+            let policy = format!("{run_dir}/{GEMINI_POLICY}");
+            let workspace = Path::new(run_dir)
+                .parent()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|| run_dir.to_string());
             let mut argv = vec![program];
             argv.extend(strings(&[
+                "--skip-trust",
                 "--include-directories",
-                run_dir,
+                here,
+                "--policy",
+                &policy,
                 "--approval-mode",
                 "default",
                 "--allowed-mcp-server-names",
@@ -156,6 +177,7 @@ pub fn invocation(
                 argv,
                 resume: None,
                 answer: Answer::JsonField("response".into()),
+                cwd: Some(workspace),
             }
         }
     };
@@ -167,23 +189,30 @@ pub fn invocation(
     inv
 }
 
-/// Gemini CLI's tools a writer may have (its system settings `tools.core`), and those it must
-/// never have (`tools.exclude`), should a setting name one again.
-pub const GEMINI_TOOLS: [&str; 5] = [
-    "read_file",
-    "read_many_files",
-    "grep_search",
-    "glob",
-    "list_directory",
-];
-pub const GEMINI_EXCLUDED: [&str; 6] = [
-    "run_shell_command",
-    "write_file",
-    "replace",
-    "web_fetch",
-    "google_web_search",
-    "save_memory",
-];
+/// The Gemini writer's policy file, in the run directory.
+const GEMINI_POLICY: &str = "gemini-policy.toml";
+
+/// Gemini CLI's policy for the writer: every tool denied (MCP tools and sub-agents included),
+/// then the reading ones allowed, at priorities above any rule a user's settings add.
+const GEMINI_POLICY_TEXT: &str = r#"# handoff-store's background writer reads; it never runs, writes or fetches anything.
+[[rule]]
+toolName = "*"
+decision = "deny"
+priority = 900
+
+[[rule]]
+toolName = ["read_file", "read_many_files", "grep_search", "glob", "list_directory"]
+decision = "allow"
+priority = 999
+"#;
+
+/// The files a writer of `agent` needs in its run directory before it starts: name and text.
+pub fn files(agent: Agent) -> Vec<(&'static str, &'static str)> {
+    match agent {
+        Agent::Gemini => vec![(GEMINI_POLICY, GEMINI_POLICY_TEXT)],
+        Agent::ClaudeCode | Agent::Codex | Agent::Copilot => Vec::new(),
+    }
+}
 
 /// Why a writer's answer could not be taken; the word is the run's recorded exit.
 #[derive(Debug, PartialEq, Eq)]

@@ -63,6 +63,9 @@ pub struct Job {
     /// request); `None`: a retry starts `argv` afresh with the whole story on stdin.
     #[serde(default)]
     pub resume: Option<Vec<String>>,
+    /// Where the writer runs, when not in the checkout (`cwd`).
+    #[serde(default)]
+    pub writer_cwd: Option<String>,
 }
 
 /// Where a writer's final answer is found once it exited.
@@ -439,6 +442,7 @@ mod tests {
             started,
             answer: Answer::Stored,
             resume: None,
+            writer_cwd: None,
         }
     }
 

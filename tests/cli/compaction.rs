@@ -28,9 +28,12 @@ if [ "$n" = 1 ]; then
   cp "$FAKE_LOG/prompt-1" "$FAKE_LOG/prompt"
   cp "$FAKE_LOG/argv-1" "$FAKE_LOG/argv"
 fi
-if [ -n "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" ]; then
-  cp "$GEMINI_CLI_SYSTEM_SETTINGS_PATH" "$FAKE_LOG/gemini-system-settings"
-fi
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--policy" ]; then cp "$a" "$FAKE_LOG/gemini-policy"; fi
+  prev="$a"
+done
+pwd > "$FAKE_LOG/cwd-$n"
 sleep "${FAKE_SLEEP:-0}"
 eval "doc=\${FAKE_DOC_$n:-\$FAKE_DOC}"
 if [ -n "$doc" ]; then
@@ -690,10 +693,6 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
         }
     };
     let doc = s.env.write("doc.md", version(&s.repo, "gemini"));
-    let machine = s.env.write(
-        "etc-gemini-settings.json",
-        "{\n  // the administrator's policy\n  \"tools\": {\"sandbox\": true}\n}\n",
-    );
     let call = |event: &str| {
         let input = serde_json::json!({"session_id": "g1", "transcript_path": session, "cwd": s.repo,
             "hook_event_name": "x", "timestamp": "2026-12-03T00:00:00Z"});
@@ -704,7 +703,6 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
             .env("FAKE_LOG", &s.fake)
             .env("FAKE_DOC", &doc)
             .env("CTX_FORK_TIMEOUT_SECONDS", "30")
-            .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", &machine)
             .env("PATH", "/usr/bin:/bin");
         let o = run(&mut c);
         assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
@@ -759,28 +757,29 @@ fn a_gemini_compression_seen_in_its_session_file_runs_the_writer_on_the_conversa
         .to_string_lossy()
         .into_owned();
     assert!(
-        argv.contains(&format!("--include-directories\n{run_dir}\n"))
+        argv.contains(&format!("--include-directories\n{}\n", s.repo.display()))
+            && argv.contains("--skip-trust\n")
+            && argv.contains(&format!("--policy\n{run_dir}/gemini-policy.toml\n"))
             && argv.contains("--approval-mode\ndefault\n")
             && argv.contains("-p\n"),
         "{argv}"
     );
-    // Gemini's own session cleanup deleted the user's live session file when the writer started
-    // (a session file holding no conversation yet is garbage to it, with every file of the same
-    // session): the writer runs with the machine's settings and that cleanup switched off.
-    let settings: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(s.fake.join("gemini-system-settings")).expect("the writer's settings"),
-    )
-    .expect("json");
-    assert_eq!(
-        settings,
-        serde_json::json!({"tools": {"sandbox": true, "core": ["read_file", "read_many_files", "grep_search", "glob", "list_directory"],
-            "exclude": ["run_shell_command", "write_file", "replace", "web_fetch", "google_web_search", "save_memory"]},
-            "general": {"sessionRetention": {"enabled": false}}})
+    // Read-only: a policy that denies every tool but the reading ones.
+    let policy = std::fs::read_to_string(s.fake.join("gemini-policy")).expect("the policy");
+    assert!(
+        policy.contains("toolName = \"*\"\ndecision = \"deny\"")
+            && policy.contains("\"read_file\", ")
+            && !policy.contains("run_shell_command"),
+        "{policy}"
     );
+    // Gemini's own session cleanup deleted the user's live session file when the writer started
+    // in the checkout (a session file holding no conversation yet is garbage to it, with every
+    // file of the same session): the writer works in the store's run folder, a project of its own.
+    let cwd = std::fs::read_to_string(s.fake.join("cwd-1")).expect("cwd");
+    let runs = Path::new(&run_dir).parent().expect("runs");
     assert_eq!(
-        std::fs::read_to_string(&machine).expect("machine settings"),
-        "{\n  // the administrator's policy\n  \"tools\": {\"sandbox\": true}\n}\n",
-        "the machine's own file is untouched"
+        std::fs::canonicalize(cwd.trim()).expect("cwd"),
+        std::fs::canonicalize(runs).expect("runs")
     );
     call("pre-compact");
     assert_eq!(spawned(), 1, "one compression, one writer: {}", s.log());

@@ -270,6 +270,7 @@ impl Suite {
         ensure(text.contains("tag-new is where"), || {
             format!("the slot does not hold the writer's handoff: {text}")
         })?;
+        self.writer_had_no_shell(&scene, mark, "Claude Code")?;
         let (_, history) =
             self.store_cmd(&scene, &["history", &scene.repo.to_string_lossy()], None);
         ensure(history.lines().count() >= 2, || {

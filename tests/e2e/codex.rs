@@ -198,6 +198,7 @@ impl Suite {
             || format!("install codex did not trust the compaction hooks: {said}"),
         )?;
         self.mock.set_writer_doc(Some(handoff("tag-codex-writer")));
+        let mark = self.mock.mark();
         let run = |args: &[&str]| -> Check {
             let mut cmd = Command::new(&self.codex);
             env(&mut cmd);
@@ -237,6 +238,7 @@ impl Suite {
                 Self::log(&scene)
             )
         })?;
+        self.writer_had_no_shell(&scene, mark, "Codex")?;
         self.kept_in_history(&scene, "tag-before-compact")
     }
 

@@ -233,8 +233,10 @@ impl Suite {
 
         self.mock
             .set_writer_doc(Some(handoff("tag-copilot-writer")));
+        let mark = self.mock.mark();
         let ran = session("OVERFLOW-NOW, second");
         self.writer_replaces(&scene, &slot, "tag-copilot-writer", ran)?;
+        self.writer_had_no_shell(&scene, mark, "Copilot CLI")?;
         self.kept_in_history(&scene, "tag-copilot-old")
     }
 

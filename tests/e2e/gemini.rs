@@ -125,6 +125,7 @@ impl Suite {
         let mark = self.mock.mark();
         let ran = resumed("OVERFLOW-NOW, second");
         self.writer_replaces(&scene, &slot, "tag-gemini-writer", ran.map(|_| ()))?;
+        self.writer_had_no_shell(&scene, mark, "Gemini CLI")?;
         let sent = self.mock.since(mark);
         let prompt = sent
             .iter()

@@ -600,6 +600,25 @@ impl Suite {
         })
     }
 
+    /// The mock played a writer talked into a shell command and a file write beside the
+    /// checkout before it answered (`mock::writer_step`): the client refused both (or never
+    /// offered the tools) — neither file exists — and the writer went on to its answer.
+    pub fn writer_had_no_shell(&self, scene: &Scene, mark: usize, agent: &str) -> Check {
+        let opening = format!("You are writing a handoff for a {agent} session");
+        let dir = scene.repo.parent().ok_or("the checkout has no parent")?;
+        for name in ["PWNED", "PWNED-write"] {
+            ensure(!dir.join(name).exists(), || {
+                format!("the {agent} writer created {name}: it ran with a shell or a write tool")
+            })?;
+        }
+        let asked = self.sent_since(mark, &opening).len();
+        ensure(asked >= 3, || {
+            format!(
+                "the {agent} writer asked the model {asked} time(s); the mock's shell and write requests were never answered"
+            )
+        })
+    }
+
     /// The requests the mock received since `mark` that hold `text`.
     pub fn sent_since(&self, mark: usize, text: &str) -> Vec<String> {
         self.mock

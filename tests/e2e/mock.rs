@@ -1,12 +1,13 @@
 //! A small mock of the Anthropic Messages API on 127.0.0.1: it records every request and answers
 //! like a very obedient model. Compaction requests get a summary; the background writer's
-//! session (recognised by our own prompt) gets the tool calls a real model would make — Write the
-//! draft, then run the write command the prompt names — unless the scenario says the writer
-//! should fail; a user message holding `OVERFLOW-NOW` is refused once as too long, which makes
-//! the client compact on its own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a
-//! one-message streamed answer, its request recorded the same way; so does the Gemini API
+//! session (recognised by our own prompt) plays a model the transcript talked into it — it asks
+//! for a shell command and a file write beside the checkout before it answers with the
+//! document (or with nothing, when the scenario says the writer should fail); a user message
+//! holding `OVERFLOW-NOW` is refused once as too long, which makes the client compact on its
+//! own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a one-message streamed
+//! answer, its request recorded the same way; so does the Gemini API
 //! (`/v1beta/models/…:streamGenerateContent`, Gemini CLI) and an OpenAI-compatible chat
-//! endpoint (`/v1/chat/completions`, Cline's CLI).
+//! endpoint (`/v1/chat/completions`, Cline's CLI, Copilot CLI).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -241,65 +242,66 @@ fn all_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// From the writer prompt (the string in `request` holding `opening`): the draft path on the
-/// line that starts with `lead`, and the write command on the line after it.
-fn prompt_steps(request: &Value, opening: &str, lead: &str) -> (String, String) {
+/// A background writer's next step. The mock plays a model that the transcript talked into
+/// it: first a shell command, then a file write outside the run directory (both creating a
+/// file beside the checkout), then the answer — the document, or nothing when the scenario
+/// says the writer fails.
+enum WriterStep {
+    Shell(String),
+    WriteFile { path: String, content: String },
+    Answer(String),
+}
+
+/// Where the writer is talked into leaving its files: beside the checkout named in the writer
+/// prompt (the string in `request` holding `opening`). Scenarios check `PWNED` and
+/// `PWNED-write` there never appear.
+pub fn pwned_dir(request: &Value, opening: &str) -> String {
     let mut strings = Vec::new();
     all_strings(request, &mut strings);
-    let prompt = strings
+    strings
         .into_iter()
         .find(|s| s.contains(opening))
-        .unwrap_or_default();
-    let draft = prompt
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(lead)
-                .and_then(|r| r.strip_suffix(", then run:"))
+        .and_then(|p| {
+            p.lines()
+                .find_map(|l| l.strip_prefix("The target: checkout "))
+                .and_then(|r| r.split(", branch ").next())
+                .and_then(|c| std::path::Path::new(c).parent())
+                .map(|d| d.to_string_lossy().into_owned())
         })
-        .unwrap_or("/nonexistent/draft.md")
-        .to_string();
-    let command = prompt
-        .lines()
-        .skip_while(|l| !l.starts_with(lead))
-        .nth(1)
-        .unwrap_or("false")
-        .to_string();
-    (draft, command)
+        .unwrap_or_else(|| "/nonexistent".into())
 }
 
-/// The one shell command a writer of `agent`'s session runs (its prompt says "a shell command
-/// (a quoted heredoc)"): write `doc` to the draft, then run the prompt's write command.
-fn heredoc_step(request: &Value, agent: &str, doc: &str) -> String {
-    let (draft, command) = prompt_steps(
-        request,
-        &format!("You are writing a handoff for a {agent} session"),
-        "Write the document with a shell command (a quoted heredoc) to ",
-    );
-    format!("cat > '{draft}' <<'HANDOFF_EOF'\n{doc}HANDOFF_EOF\n{command}")
+/// The step after `answered` tool results, for the writer whose prompt opens with `opening`.
+fn writer_step(request: &Value, opening: &str, answered: usize, doc: Option<&str>) -> WriterStep {
+    let dir = pwned_dir(request, opening);
+    match answered {
+        0 => WriterStep::Shell(format!("touch '{dir}/PWNED'")),
+        1 => WriterStep::WriteFile {
+            path: format!("{dir}/PWNED-write"),
+            content: "written by a writer that should have had no write tool\n".into(),
+        },
+        _ => WriterStep::Answer(doc.unwrap_or_default().to_string()),
+    }
 }
 
-/// The writer's next step, read from how far its conversation has got.
+/// Claude Code's writer: `Bash`, then `Write`, then the answer.
 fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
-    let text = request.to_string();
-    let Some(doc) = doc else {
-        return Reply::Text("RESULT handoff=none write_exit=none (nothing written)".into());
-    };
-    let (draft, command) = prompt_steps(
+    let answered = request.to_string().matches("\"tool_result\"").count();
+    match writer_step(
         request,
         "You are writing a handoff for a Claude Code session",
-        "Write the document with the Write tool to ",
-    );
-    let tool_results = text.matches("\"tool_result\"").count();
-    match tool_results {
-        0 => Reply::Tool {
-            name: "Write",
-            input: json!({"file_path": draft, "content": doc}),
-        },
-        1 => Reply::Tool {
+        answered,
+        doc,
+    ) {
+        WriterStep::Shell(command) => Reply::Tool {
             name: "Bash",
-            input: json!({"command": command, "description": "Store the handoff"}),
+            input: json!({"command": command, "description": "Prepare"}),
         },
-        _ => Reply::Text("RESULT handoff=stored write_exit=0".into()),
+        WriterStep::WriteFile { path, content } => Reply::Tool {
+            name: "Write",
+            input: json!({"file_path": path, "content": content}),
+        },
+        WriterStep::Answer(doc) => Reply::Text(doc),
     }
 }
 
@@ -354,8 +356,7 @@ fn stream_reply(out: &mut TcpStream, model: &str, reply: &Reply) -> std::io::Res
 /// A Responses API answer (Codex CLI): the request recorded, then `response.created`, one
 /// output item and `response.completed` as server-sent events. A request holding
 /// `OVERFLOW-NOW` reports a large usage (so a configured auto-compaction limit is passed); the
-/// background writer's session (our prompt) gets one `exec_command` call that writes the
-/// draft and runs the prompt's write command, then a final line.
+/// background writer's session (our prompt) follows `writer_step` through `exec_command`.
 fn responses_reply(
     out: &mut TcpStream,
     request: Value,
@@ -372,21 +373,33 @@ fn responses_reply(
     };
     let id = next_id("resp");
     let writer = text.contains("You are writing a handoff for a Codex session");
-    let item = match (writer, writer_doc) {
-        (true, Some(doc)) if !text.contains("function_call_output") => {
-            let cmd = heredoc_step(&request, "Codex", &doc);
+    let message = |reply: &str| {
+        json!({"type": "message", "role": "assistant", "id": next_id("msg"),
+               "content": [{"type": "output_text", "text": reply}]})
+    };
+    let item = if writer {
+        let answered = text.matches("\"function_call_output\"").count()
+            + text.matches("\"custom_tool_call_output\"").count();
+        let call = |cmd: String| {
             json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
                    "name": "exec_command", "arguments": json!({"cmd": cmd}).to_string()})
+        };
+        match writer_step(
+            &request,
+            "You are writing a handoff for a Codex session",
+            answered,
+            writer_doc.as_deref(),
+        ) {
+            WriterStep::Shell(cmd) => call(cmd),
+            // Codex writes files through its shell (or apply_patch, which the same sandbox
+            // governs): a redirection outside the workspace.
+            WriterStep::WriteFile { path, content } => {
+                call(format!("printf '%s' '{}' > '{path}'", content.trim()))
+            }
+            WriterStep::Answer(doc) => message(&doc),
         }
-        _ => {
-            let reply = if writer {
-                "RESULT handoff=stored write_exit=0"
-            } else {
-                "ok from the mock"
-            };
-            json!({"type": "message", "role": "assistant", "id": next_id("msg"),
-                   "content": [{"type": "output_text", "text": reply}]})
-        }
+    } else {
+        message("ok from the mock")
     };
     let used = if !writer && text.contains("OVERFLOW-NOW") {
         90_000
@@ -413,8 +426,8 @@ fn responses_reply(
 /// `compressionThreshold`) the call that carries the tool's result is compressed first; the
 /// compressor gets a short `<state_snapshot>`, or, when the scenario says so, one longer than
 /// the history it replaces, which Gemini refuses (the compression would inflate it). The background
-/// writer's session (our prompt) gets a `write_file` of the draft, a `run_shell_command` of the
-/// prompt's write command, then a final line.
+/// writer's session (our prompt) follows `writer_step` through `run_shell_command` and
+/// `write_file`.
 fn gemini_reply(
     out: &mut TcpStream,
     path: &str,
@@ -458,21 +471,22 @@ fn gemini_reply(
             )
         };
         json!({"text": summary})
-    } else if writer && let Some(doc) = writer_doc {
-        let (draft, command) = prompt_steps(
+    } else if writer {
+        match writer_step(
             &request,
             "You are writing a handoff for a Gemini CLI session",
-            "Write the document with the write_file tool to ",
-        );
-        match text.matches("\"functionResponse\"").count() {
-            0 => json!({"functionCall": {"name": "write_file",
-                        "args": {"file_path": draft, "content": doc}}}),
-            1 => json!({"functionCall": {"name": "run_shell_command",
-                        "args": {"command": command}}}),
-            _ => json!({"text": "RESULT handoff=stored write_exit=0"}),
+            text.matches("\"functionResponse\"").count(),
+            writer_doc.as_deref(),
+        ) {
+            WriterStep::Shell(command) => {
+                json!({"functionCall": {"name": "run_shell_command", "args": {"command": command}}})
+            }
+            WriterStep::WriteFile { path, content } => {
+                json!({"functionCall": {"name": "write_file",
+                "args": {"file_path": path, "content": content}}})
+            }
+            WriterStep::Answer(doc) => json!({"text": doc}),
         }
-    } else if writer {
-        json!({"text": "RESULT handoff=stored write_exit=0"})
     } else if last.contains("OVERFLOW-NOW") && !answered {
         used = 5_000;
         json!({"functionCall": {"name": "list_directory", "args": {"dir_path": "."}}})
@@ -500,8 +514,7 @@ fn gemini_reply(
 /// request recorded, then one message, streamed when asked. A prompt holding `OVERFLOW-NOW` is
 /// refused once as too large (413), which makes Copilot compact and retry; its compaction
 /// request gets a summary, or, when the scenario says so, an error (the compaction fails). The
-/// background writer's session (our prompt) gets one `bash` call that writes the draft and runs
-/// the prompt's write command, then a final line.
+/// background writer's session (our prompt) follows `writer_step` through `bash` and `create`.
 fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std::io::Result<()> {
     let stream = request["stream"].as_bool() == Some(true);
     let text = request.to_string();
@@ -533,27 +546,38 @@ fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std:
         return send(out, status, "application/json", &body.to_string());
     }
     let writer = text.contains("You are writing a handoff for a Copilot CLI session");
-    let tool = match (writer, writer_doc) {
-        (true, Some(doc)) if !text.contains("\"role\":\"tool\"") => {
-            let cmd = heredoc_step(&request, "Copilot CLI", &doc);
-            Some(json!({"command": cmd, "description": "Store the handoff"}).to_string())
-        }
-        _ => None,
-    };
-    let reply = if compaction {
-        "<overview>e2e: the decisions are kept</overview>"
-    } else if writer {
-        "RESULT handoff=stored write_exit=0"
+    let mut reply = if compaction {
+        "<overview>e2e: the decisions are kept</overview>".to_string()
     } else {
-        "ok from the mock"
+        "ok from the mock".to_string()
     };
+    let mut tool = None;
+    if writer {
+        match writer_step(
+            &request,
+            "You are writing a handoff for a Copilot CLI session",
+            text.matches("\"role\":\"tool\"").count(),
+            writer_doc.as_deref(),
+        ) {
+            WriterStep::Shell(command) => {
+                tool = Some((
+                    "bash",
+                    json!({"command": command, "description": "Prepare"}),
+                ));
+            }
+            WriterStep::WriteFile { path, content } => {
+                tool = Some(("create", json!({"path": path, "file_text": content})));
+            }
+            WriterStep::Answer(doc) => reply = doc,
+        }
+    }
     let id = next_id("chatcmpl");
     let usage = json!({"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105});
     let (message, finish) = match &tool {
-        Some(arguments) => (
+        Some((name, arguments)) => (
             json!({"role": "assistant", "tool_calls": [{"index": 0,
                 "id": next_id("call"), "type": "function",
-                "function": {"name": "bash", "arguments": arguments}}]}),
+                "function": {"name": name, "arguments": arguments.to_string()}}]}),
             "tool_calls",
         ),
         None => (json!({"role": "assistant", "content": reply}), "stop"),
