@@ -40,19 +40,53 @@ pub struct Plan {
     pub scope: Scope,
     pub file: PathBuf,
     pub shape: Shape,
+    /// The `/handoff` skill's file (Claude Code), installed and removed with the hooks.
+    pub skill: Option<PathBuf>,
 }
 
-/// The hook command a harness runs for `event`: this binary by absolute path.
+/// The `/handoff` skill (Claude Code), shipped inside the binary so nothing refers to a clone.
+const SKILL: &str = include_str!("../../contrib/claude-code/skills/handoff/SKILL.md");
+
+/// The hook command a harness runs for `event`: this binary by absolute path. Claude Code's
+/// hooks are the plain ones (its input is the hooks' native shape).
 pub fn hook_command(h: Harness, event: &str) -> String {
-    format!(
-        "{} hook {event} --harness {}",
-        crate::hooks::self_command(),
-        h.name()
-    )
+    match h {
+        Harness::ClaudeCode => format!("{} hook {event}", crate::hooks::self_command()),
+        _ => format!(
+            "{} hook {event} --harness {}",
+            crate::hooks::self_command(),
+            h.name()
+        ),
+    }
 }
 
-/// Whether a hook group (or script) is ours: it runs one of our hooks for this harness.
+/// The events Claude Code gets a hook for, with each hook's time limit in seconds.
+const CLAUDE_EVENTS: [(&str, &str, u64); 5] = [
+    ("SessionStart", "session-start", 60),
+    ("UserPromptSubmit", "user-prompt-submit", 10),
+    ("PreCompact", "pre-compact", 30),
+    ("PostCompact", "post-compact", 30),
+    ("SessionEnd", "session-end", 30),
+];
+
+/// Whether a hook group (or script) is ours: it runs one of our hooks for this harness. For
+/// Claude Code, exactly this binary's (a hook the user wrote by hand is theirs).
 pub fn is_ours(h: Harness, group: &Value) -> bool {
+    if h == Harness::ClaudeCode {
+        let mut commands = Vec::new();
+        collect_commands(group, &mut commands);
+        return commands.iter().any(|c| {
+            CLAUDE_EVENTS.iter().any(|(_, e, _)| {
+                c.strip_suffix(&format!(" hook {e}"))
+                    .map(unquote)
+                    .is_some_and(|p| {
+                        Path::new(&p)
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with("handoff-store"))
+                    })
+            })
+        });
+    }
     let text = group.to_string();
     [
         "session-start",
@@ -62,6 +96,62 @@ pub fn is_ours(h: Harness, group: &Value) -> bool {
     ]
     .iter()
     .any(|e| text.contains(&format!("hook {e} --harness {}", h.name())))
+}
+
+/// A program path as a hook command names it (one shell word, maybe single-quoted).
+fn unquote(word: &str) -> String {
+    match word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
+        Some(inner) => inner.replace("'\\''", "'"),
+        None => word.to_string(),
+    }
+}
+
+/// The program our hook in the plan's file runs (its first word), when our hook is there.
+pub fn installed_program(plan: &Plan) -> Option<PathBuf> {
+    let text = read_text(&plan.file).ok()??;
+    let command = match &plan.shape {
+        Shape::Json { groups, .. } => groups.iter().find_map(|(path, _)| {
+            jsonc::elements(&text, path).iter().find_map(|g| {
+                commands_of(g)
+                    .into_iter()
+                    .find(|c| is_ours(plan.harness, &json!({ "command": c })))
+            })
+        })?,
+        Shape::Script(_) => text
+            .lines()
+            .find_map(|l| l.strip_prefix("exec "))?
+            .to_string(),
+    };
+    let word = match command.strip_prefix('\'') {
+        Some(rest) => format!("'{}'", rest.split_once("' ").map_or(rest, |(w, _)| w)),
+        None => command.split_whitespace().next()?.to_string(),
+    };
+    Some(PathBuf::from(unquote(&word)))
+}
+
+/// The commands a hook group runs (`command`, and Copilot's `bash`).
+fn commands_of(group: &Value) -> Vec<String> {
+    let mut commands = Vec::new();
+    collect_commands(group, &mut commands);
+    let mut out: Vec<String> = commands.into_iter().map(str::to_string).collect();
+    if let Some(bash) = group.get("bash").and_then(Value::as_str) {
+        out.push(bash.to_string());
+    }
+    out
+}
+
+/// Every `command` string in a hook group.
+fn collect_commands<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(c) = o.get("command").and_then(Value::as_str) {
+                out.push(c);
+            }
+            o.values().for_each(|x| collect_commands(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_commands(x, out)),
+        _ => {}
+    }
 }
 
 fn codex_home() -> Option<PathBuf> {
@@ -114,10 +204,34 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
     let copilot =
         |event: &str| json!({"type": "command", "bash": hook_command(h, event), "timeoutSec": 10});
     let (file, shape) = match (h, scope) {
-        (Harness::ClaudeCode, _) => {
-            return Err(Error::Usage(
-                "Claude Code takes the plugin in contrib/claude-code (see the README's Hooks section)".into(),
-            ));
+        (Harness::ClaudeCode, scope) => {
+            let base = match scope {
+                Scope::User => home()?.join(".claude"),
+                Scope::Project => project(".claude")?,
+            };
+            let groups = CLAUDE_EVENTS
+                .iter()
+                .map(|(key, event, timeout)| {
+                    let path: &'static [&'static str] = match *key {
+                        "SessionStart" => &["hooks", "SessionStart"],
+                        "UserPromptSubmit" => &["hooks", "UserPromptSubmit"],
+                        "PreCompact" => &["hooks", "PreCompact"],
+                        "PostCompact" => &["hooks", "PostCompact"],
+                        _ => &["hooks", "SessionEnd"],
+                    };
+                    (path, group(event, *timeout))
+                })
+                .collect();
+            return Ok(Plan {
+                harness: h,
+                scope,
+                file: base.join("settings.json"),
+                shape: Shape::Json {
+                    groups,
+                    new_file: "{}\n",
+                },
+                skill: Some(base.join("skills/handoff/SKILL.md")),
+            });
         }
         (Harness::Codex, Scope::User) => (
             codex_home().ok_or(Error::NoHome)?.join("hooks.json"),
@@ -171,7 +285,73 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
         scope,
         file,
         shape,
+        skill: None,
     })
+}
+
+/// The skill's text as installed: its commands name this binary by its absolute path.
+fn skill_text() -> String {
+    let me = crate::hooks::self_command();
+    SKILL
+        .lines()
+        .map(|l| match l.strip_prefix("handoff-store ") {
+            Some(rest) => format!("{me} {rest}\n"),
+            None => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// Whether `text` is our skill as some install wrote it (whichever program it names).
+fn is_our_skill(text: &str) -> bool {
+    let ours: Vec<&str> = SKILL.lines().collect();
+    let theirs: Vec<&str> = text.lines().collect();
+    ours.len() == theirs.len()
+        && ours
+            .iter()
+            .zip(&theirs)
+            .all(|(o, t)| match o.strip_prefix("handoff-store ") {
+                Some(rest) => t.ends_with(&format!(" {rest}")),
+                None => o == t,
+            })
+}
+
+/// Install the plan's skill file (replacing an earlier install's), unless one of the user's is
+/// there. Whether it was written.
+pub fn install_skill(plan: &Plan) -> Result<bool, Error> {
+    let Some(path) = &plan.skill else {
+        return Ok(false);
+    };
+    let text = skill_text();
+    match read_text(path)? {
+        Some(current) if current == text => Ok(false),
+        Some(current) if !is_our_skill(&current) => Err(Error::Collision(format!(
+            "{} exists and is not ours; move it away and install again",
+            path.display()
+        ))),
+        _ => write_text(path, &text, false).map(|()| true),
+    }
+}
+
+/// Remove the plan's skill file when it is ours and unchanged, and the folders we made for it
+/// when they are left empty. Whether it was removed.
+pub fn uninstall_skill(plan: &Plan) -> Result<bool, Error> {
+    let Some(path) = &plan.skill else {
+        return Ok(false);
+    };
+    if std::fs::symlink_metadata(path).is_err()
+        || !read_text(path)?.is_some_and(|t| is_our_skill(&t))
+    {
+        return Ok(false);
+    }
+    remove_ours(path)?;
+    if let Some(dir) = path.parent() {
+        // `skills/handoff/`, then `skills/`: only when empty (remove_dir refuses otherwise).
+        let _ = std::fs::remove_dir(dir);
+        if let Some(skills) = dir.parent() {
+            let _ = std::fs::remove_dir(skills);
+        }
+    }
+    Ok(true)
 }
 
 /// What `install` and `uninstall` remember of a file (`<store>/.installs/<md5 of path>.json`).
@@ -190,25 +370,74 @@ fn record_path(store: &Store, file: &Path) -> PathBuf {
     store.dir.join(".installs").join(format!("{key}.json"))
 }
 
+/// The file to read and write for `file`: itself, or — a symlink (a dotfiles setup) — the file
+/// it points to, so the link stays. A dangling link, or anything but a regular file (a link to
+/// `/dev/null`, a FIFO, a folder), is refused: nothing is changed.
+fn target_of(file: &Path) -> Result<PathBuf, Error> {
+    let meta = match std::fs::symlink_metadata(file) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(file.to_path_buf()),
+        Err(e) => return Err(Error::io(file, e)),
+    };
+    let real = if meta.file_type().is_symlink() {
+        std::fs::canonicalize(file).map_err(|_| {
+            let to = std::fs::read_link(file).unwrap_or_default();
+            Error::Input(format!(
+                "{} is a link to {}, which does not exist; create the file it points to (or remove the link) and try again; nothing was changed",
+                file.display(),
+                to.display()
+            ))
+        })?
+    } else {
+        file.to_path_buf()
+    };
+    let is_file = std::fs::metadata(&real).is_ok_and(|m| m.is_file());
+    if !is_file {
+        return Err(Error::Input(format!(
+            "{} is not a regular file{}; nothing was changed",
+            file.display(),
+            if real == file {
+                String::new()
+            } else {
+                format!(" (it leads to {})", real.display())
+            }
+        )));
+    }
+    Ok(real)
+}
+
 fn read_text(file: &Path) -> Result<Option<String>, Error> {
-    match std::fs::read(file) {
+    let file = target_of(file)?;
+    match std::fs::read(&file) {
         Ok(b) => String::from_utf8(b)
             .map(Some)
             .map_err(|_| Error::Input(format!("{} is not UTF-8 text", file.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(file, e)),
+        Err(e) => Err(Error::io(&file, e)),
     }
 }
 
+/// Write `text` to `file` (through a symlink, to the file it points to), atomically, keeping its
+/// mode but never group- or world-writable; a new file is 0644 (0755 `executable`).
 fn write_text(file: &Path, text: &str, executable: bool) -> Result<(), Error> {
+    let file = target_of(file)?;
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let mode = std::fs::metadata(file)
+    let mode = std::fs::metadata(&file)
         .ok()
         .and_then(|m| slot::mode_of(&m))
         .unwrap_or(if executable { 0o755 } else { 0o644 });
-    slot::replace(file, text.as_bytes(), None, Some(mode))
+    slot::replace(&file, text.as_bytes(), None, Some(mode & !0o022))
+}
+
+/// Remove a file we created, unless it is no longer a regular file of ours (a link the user
+/// put there stays).
+fn remove_ours(file: &Path) -> Result<(), Error> {
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if m.is_file() => std::fs::remove_file(file).map_err(|e| Error::io(file, e)),
+        _ => Ok(()),
+    }
 }
 
 /// The result of `install`.
@@ -233,11 +462,22 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
             let mut text = before.clone().unwrap_or_else(|| new_file.to_string());
             let mut added = false;
             for (path, entry) in groups {
-                if jsonc::elements(&text, path)
+                let present = jsonc::elements(&text, path);
+                let wanted = commands_of(entry);
+                if present
                     .iter()
-                    .any(|g| is_ours(plan.harness, g))
+                    .any(|g| commands_of(g).iter().any(|c| wanted.contains(c)))
                 {
                     continue;
+                }
+                if present.iter().any(|g| is_ours(plan.harness, g)) {
+                    // Ours, but naming another program (an older install, a moved binary):
+                    // replaced by this one's.
+                    text = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), |_| true)
+                        .map(|(t, _)| t)
+                        .map_err(|e| {
+                            Error::Input(format!("cannot read {}: {e}", plan.file.display()))
+                        })?;
                 }
                 text = jsonc::append(&text, path, entry).map_err(|e| {
                     Error::Input(format!(
@@ -347,7 +587,7 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
     {
         match &r.before {
             Some(before) => write_text(&plan.file, before, false)?,
-            None => std::fs::remove_file(&plan.file).map_err(|e| Error::io(&plan.file, e))?,
+            None => remove_ours(&plan.file)?,
         }
         removed.removed = true;
         removed.exact = true;
@@ -356,14 +596,21 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
             Shape::Json { groups, .. } => {
                 let mut text = current.clone();
                 let mut total = 0;
+                // A container the file had before our install stays, even when left empty;
+                // without a record of that, every container stays.
+                let had = |p: &[&str]| {
+                    record
+                        .as_ref()
+                        .is_none_or(|r| r.before.as_deref().is_some_and(|b| jsonc::has(b, p)))
+                };
                 for (path, _) in groups {
-                    let (next, n) = jsonc::remove(&text, path, |g| is_ours(plan.harness, g))
+                    let (next, n) = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), had)
                         .map_err(|e| {
-                            Error::Input(format!(
-                                "cannot read {}: {e}; nothing was changed",
-                                plan.file.display()
-                            ))
-                        })?;
+                        Error::Input(format!(
+                            "cannot read {}: {e}; nothing was changed",
+                            plan.file.display()
+                        ))
+                    })?;
                     text = next;
                     total += n;
                 }
@@ -374,7 +621,7 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
             }
             Shape::Script(script) => {
                 if &current == script {
-                    std::fs::remove_file(&plan.file).map_err(|e| Error::io(&plan.file, e))?;
+                    remove_ours(&plan.file)?;
                     removed.removed = true;
                 }
             }

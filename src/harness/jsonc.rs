@@ -73,11 +73,16 @@ pub fn elements(text: &str, path: &[&str]) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// `text` without the elements of the array at `path` that `ours` picks, and how many went.
+/// `text` without our hooks in the array at `path`, and how many went. `ours` picks a hook:
+/// an element itself (a flat hook) or, inside an element that holds a `hooks` array (a group),
+/// one entry of it — the group goes only once nothing of the user's is left in it. The array,
+/// and each object on `path` above it, goes when it is left empty and `keep` says the file did
+/// not have it before we added ours.
 pub fn remove(
     text: &str,
     path: &[&str],
     ours: impl Fn(&Value) -> bool,
+    keep: impl Fn(&[&str]) -> bool,
 ) -> Result<(String, usize), String> {
     let root = parse(text)?;
     let Some(array) = find(&root, path) else {
@@ -85,12 +90,79 @@ pub fn remove(
     };
     let mut removed = 0;
     for element in array.elements() {
-        if element.to_serde_value().is_some_and(|v| ours(&v)) {
-            element.remove();
-            removed += 1;
+        let inner = element.as_object().and_then(|o| o.array_value("hooks"));
+        match inner {
+            Some(hooks) => {
+                let entries = hooks.elements();
+                let mine: Vec<_> = entries
+                    .iter()
+                    .filter(|e| e.to_serde_value().is_some_and(|v| ours(&v)))
+                    .cloned()
+                    .collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                removed += mine.len();
+                if mine.len() == entries.len() {
+                    element.remove();
+                } else {
+                    mine.into_iter().for_each(|e| e.remove());
+                }
+            }
+            None => {
+                if element.to_serde_value().is_some_and(|v| ours(&v)) {
+                    element.remove();
+                    removed += 1;
+                }
+            }
         }
     }
+    // Empty containers the file did not have: the array, then each object above it.
+    for depth in (1..=path.len()).rev() {
+        let here = &path[..depth];
+        let Some((last, parents)) = here.split_last() else {
+            break;
+        };
+        let Some(mut parent) = root.object_value() else {
+            break;
+        };
+        let mut found = true;
+        for key in parents {
+            match parent.object_value(key) {
+                Some(o) => parent = o,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        let Some(prop) = parent.get(last).filter(|_| found) else {
+            break;
+        };
+        let empty = prop.value().is_some_and(|v| {
+            v.as_array().is_some_and(|a| a.elements().is_empty())
+                || v.as_object().is_some_and(|o| o.properties().is_empty())
+        });
+        if !empty || keep(here) {
+            break;
+        }
+        prop.remove();
+    }
     Ok((root.to_string(), removed))
+}
+
+/// Whether the JSON (with comments) `text` has a value at `path`.
+pub fn has(text: &str, path: &[&str]) -> bool {
+    let Some(mut at) = value(text) else {
+        return false;
+    };
+    for key in path {
+        match at.get_mut(*key) {
+            Some(next) => at = next.take(),
+            None => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -111,13 +183,46 @@ mod tests {
             "{added}"
         );
         assert_eq!(elements(&added, &["hooks", "SessionStart"]).len(), 1);
-        let (back, n) = remove(&added, &["hooks", "SessionStart"], |v| {
-            v["command"] == "ours"
-        })
+        let (back, n) = remove(
+            &added,
+            &["hooks", "SessionStart"],
+            |v| v["command"] == "ours",
+            |_| false,
+        )
         .expect("removed");
         assert_eq!(n, 1);
         assert!(back.contains("\"Stop\": [{\"command\": \"x\"}]"), "{back}");
-        assert!(elements(&back, &["hooks", "SessionStart"]).is_empty());
+        assert!(
+            !back.contains("SessionStart"),
+            "no empty array left: {back}"
+        );
+    }
+
+    #[test]
+    fn a_users_hook_in_our_group_stays_and_containers_the_file_had_stay() {
+        let text = r#"{"hooks": {"S": [{"hooks": [{"command": "ours"}, {"command": "theirs"}]}]}}"#;
+        let (back, n) =
+            remove(text, &["hooks", "S"], |v| v["command"] == "ours", |_| false).expect("removed");
+        assert_eq!(n, 1);
+        assert_eq!(
+            value(&back),
+            Some(serde_json::json!({"hooks": {"S": [{"hooks": [{"command": "theirs"}]}]}}))
+        );
+        let text = r#"{"hooks": {"S": [{"hooks": [{"command": "ours"}]}]}, "x": 1}"#;
+        let gone = remove(text, &["hooks", "S"], |v| v["command"] == "ours", |_| false)
+            .expect("removed")
+            .0;
+        assert_eq!(value(&gone), Some(serde_json::json!({"x": 1})));
+        let kept = remove(
+            text,
+            &["hooks", "S"],
+            |v| v["command"] == "ours",
+            |p| p == ["hooks"],
+        )
+        .expect("removed")
+        .0;
+        assert_eq!(value(&kept), Some(serde_json::json!({"hooks": {}, "x": 1})));
+        assert!(has(text, &["hooks", "S"]) && !has(text, &["hooks", "T"]));
     }
 
     #[test]

@@ -49,6 +49,14 @@ impl Harness {
     ];
 
     /// The name used on the command line and in hook commands.
+    /// The word `install` and `uninstall` take for it.
+    pub fn install_word(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude",
+            other => other.name(),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "claude-code",

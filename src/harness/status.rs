@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Harness;
-use super::install::{Scope, is_installed, plan};
+use super::install::{Scope, installed_program, is_installed, plan};
 
 /// One row of `status`.
 #[derive(Debug, Serialize)]
@@ -58,10 +58,8 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
             },
         });
     }
+    out.push(claude_plugin());
     for h in Harness::ALL {
-        if h == Harness::ClaudeCode {
-            continue;
-        }
         for scope in [Scope::User, Scope::Project] {
             let Ok(p) = plan(h, scope, root) else {
                 continue;
@@ -72,12 +70,23 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
                     "no",
                     format!(
                         "not installed: handoff-store install {} --{}",
-                        h.name(),
+                        h.install_word(),
                         scope_name(scope)
                     ),
                 )
             } else {
-                would_run(h, scope, &p.file, &codex)
+                match installed_program(&p) {
+                    Some(program) if !is_executable(&program) => (
+                        "no",
+                        format!(
+                            "the program it runs, {}, does not exist (moved or removed): run handoff-store install {} --{} again",
+                            program.display(),
+                            h.install_word(),
+                            scope_name(scope)
+                        ),
+                    ),
+                    _ => would_run(h, scope, &p.file, &codex),
+                }
             };
             out.push(Row {
                 harness: h.name(),
@@ -90,6 +99,58 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
         }
     }
     out
+}
+
+fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// The Claude Code plugin (contrib/claude-code): enabled in the user's settings.json
+/// (`enabledPlugins`, `handoff-store@<marketplace>`), and whether the `handoff-store` its hooks
+/// run (`HANDOFF_STORE_BIN`, else on PATH) is there.
+fn claude_plugin() -> Row {
+    let file = crate::env::home().map(|h| h.join(".claude/settings.json"));
+    let enabled = file
+        .as_ref()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|t| super::jsonc::value(&t))
+        .and_then(|v| v.get("enabledPlugins").cloned())
+        .and_then(|p| p.as_object().cloned())
+        .is_some_and(|p| {
+            p.iter().any(|(k, v)| {
+                k.starts_with("handoff-store@") && v == &serde_json::Value::Bool(true)
+            })
+        });
+    let program = crate::env::settings()
+        .store_bin
+        .clone()
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.components().count() > 1)
+        .or_else(|| crate::env::on_path("handoff-store", is_executable));
+    let (runs, why) = match (enabled, program) {
+        (false, _) => ("no", "not enabled: handoff-store install claude (or claude plugin install handoff-store)".to_string()),
+        (true, Some(p)) => ("yes", format!("its hooks run {}", p.display())),
+        (true, None) => (
+            "no",
+            "its hooks run handoff-store from PATH, and there is none: put it on PATH, or set HANDOFF_STORE_BIN".into(),
+        ),
+    };
+    Row {
+        harness: Harness::ClaudeCode.name(),
+        scope: "plugin",
+        file: file.map(|f| f.to_string_lossy().into_owned()),
+        installed: enabled,
+        runs,
+        why,
+    }
 }
 
 /// What to do when Copilot does not trust the repository (also printed by `install copilot`).

@@ -26,10 +26,11 @@ fn round_trip(env: &TestEnv, repo: &Path, what: &str, scope: &str, file: &Path, 
     let o = run(&mut hs(env, repo, &["install", what, scope]));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     let during = std::fs::read_to_string(file).expect("config");
-    assert!(
-        during.contains(&format!("hook session-start --harness {what}")),
-        "{during}"
-    );
+    let ours = match what {
+        "claude" => "hook session-start\"".to_string(),
+        _ => format!("hook session-start --harness {what}"),
+    };
+    assert!(during.contains(&ours), "{during}");
     // Every comment and every other hook's command is still there.
     let kept = before
         .lines()
@@ -82,11 +83,204 @@ fn install_and_uninstall_leave_existing_configuration_byte_identical() {
     round_trip(
         &env,
         &repo,
+        "claude",
+        "--user",
+        &env.home().join(".claude/settings.json"),
+        "{\n  // mine\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo stop\"}]}]\n  }\n}\n",
+    );
+    round_trip(
+        &env,
+        &repo,
+        "claude",
+        "--project",
+        &repo.join(".claude/settings.json"),
+        "{\"permissions\": {\"allow\": [\"Read\"]}}\n",
+    );
+    round_trip(
+        &env,
+        &repo,
         "cursor",
         "--project",
         &repo.join(".cursor/hooks.json"),
         "{\n  \"version\": 1,\n  // format on stop\n  \"hooks\": {\n    \"stop\": [{\"command\": \"echo fmt\"}]\n  }\n}\n",
     );
+}
+
+/// Where `install <what>` writes by default, for the repository `repo`.
+fn default_file(env: &TestEnv, repo: &Path, what: &str) -> PathBuf {
+    match what {
+        "claude" => env.home().join(".claude/settings.json"),
+        "codex" => env.home().join(".codex/hooks.json"),
+        "gemini" => env.home().join(".gemini/settings.json"),
+        "cursor" => env.home().join(".cursor/hooks.json"),
+        "copilot" => repo.join(".github/hooks/handoff-store.json"),
+        _ => repo.join(".clinerules/hooks/TaskStart"),
+    }
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).expect("meta").permissions().mode() & 0o7777
+}
+
+/// Issue 23: an install never hurts the file it edits, for every harness: a symlinked
+/// configuration is edited through the link (the link stays, the target's mode kept); a link
+/// to /dev/null or a dangling one is refused with a clear message and left as it was; a
+/// read-only file comes back with its bytes and its mode; nothing we write is group- or
+/// world-writable.
+#[test]
+fn installs_never_hurt_the_file_they_edit() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    for what in ["claude", "codex", "gemini", "copilot", "cline", "cursor"] {
+        let env = TestEnv::new();
+        let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+        let file = default_file(&env, &repo, what);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("dirs");
+        let json = what != "cline";
+
+        // A dangling link, then a link to /dev/null: refused, the link untouched.
+        for (to, says) in [
+            (env.path("dotfiles/nowhere.json"), "does not exist"),
+            (PathBuf::from("/dev/null"), "not a regular file"),
+        ] {
+            symlink(&to, &file).expect("link");
+            for verb in ["install", "uninstall"] {
+                let o = run(&mut hs(&env, &repo, &[verb, what]));
+                if verb == "install" || o.code != 0 {
+                    assert_ne!(
+                        o.code,
+                        0,
+                        "{what} {verb} through a link to {}",
+                        to.display()
+                    );
+                    assert!(o.stderr.contains(says), "{what}: {}", o.stderr);
+                }
+                assert_eq!(
+                    std::fs::read_link(&file).expect("still a link"),
+                    to,
+                    "{what} {verb}"
+                );
+            }
+            assert!(!to.exists() || to == Path::new("/dev/null"));
+            std::fs::remove_file(&file).expect("unlink");
+        }
+
+        if json {
+            // A link into a dotfiles folder, its target private: edited through the link.
+            let target = env.path(&format!("dotfiles/{what}.json"));
+            std::fs::create_dir_all(target.parent().expect("parent")).expect("dotfiles");
+            let before = "{\n  // mine\n  \"version\": 1\n}\n";
+            std::fs::write(&target, before).expect("target");
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))
+                .expect("chmod");
+            symlink(&target, &file).expect("link");
+            let o = run(&mut hs(&env, &repo, &["install", what]));
+            assert_eq!(o.code, 0, "{what}: {}", o.stderr);
+            assert!(
+                std::fs::symlink_metadata(&file)
+                    .expect("link")
+                    .file_type()
+                    .is_symlink()
+            );
+            assert!(
+                std::fs::read_to_string(&target)
+                    .expect("target")
+                    .contains("hook session-start"),
+                "{what}: the linked file holds our hook"
+            );
+            assert_eq!(mode(&target), 0o600, "{what}: the target's mode kept");
+            let o = run(&mut hs(&env, &repo, &["uninstall", what]));
+            assert_eq!(o.code, 0, "{what}: {}", o.stderr);
+            assert!(
+                std::fs::symlink_metadata(&file)
+                    .expect("link")
+                    .file_type()
+                    .is_symlink()
+            );
+            assert_eq!(
+                std::fs::read_to_string(&target).expect("target"),
+                before,
+                "{what}"
+            );
+            assert_eq!(mode(&target), 0o600, "{what}");
+            std::fs::remove_file(&file).expect("unlink");
+
+            // Read-only: the bytes and the mode come back.
+            std::fs::write(&file, before).expect("file");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).expect("ro");
+            assert_eq!(
+                run(&mut hs(&env, &repo, &["install", what])).code,
+                0,
+                "{what}"
+            );
+            assert_eq!(mode(&file), 0o444, "{what}");
+            assert_eq!(
+                run(&mut hs(&env, &repo, &["uninstall", what])).code,
+                0,
+                "{what}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&file).expect("file"),
+                before,
+                "{what}"
+            );
+            assert_eq!(mode(&file), 0o444, "{what}");
+            std::fs::remove_file(&file).expect("rm");
+        }
+
+        // A file we create is neither group- nor world-writable, whatever the umask.
+        let o = run(&mut hs(&env, &repo, &["install", what]));
+        assert_eq!(o.code, 0, "{what}: {}", o.stderr);
+        assert_eq!(mode(&file) & 0o022, 0, "{what}: {:o}", mode(&file));
+        assert_eq!(run(&mut hs(&env, &repo, &["uninstall", what])).code, 0);
+        assert!(!file.exists(), "{what}: a file we created goes whole");
+    }
+}
+
+/// Issue 23: `uninstall` takes out only what we added: a hook the user put into our group
+/// stays, and no key or array the file did not have is left behind (even when the file was
+/// edited since, so it cannot simply be restored).
+#[test]
+fn uninstall_removes_only_what_we_added() {
+    for what in ["claude", "codex", "gemini"] {
+        let env = TestEnv::new();
+        let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+        let file = default_file(&env, &repo, what);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("dirs");
+        std::fs::write(&file, "{\n  \"theme\": \"light\"\n}\n").expect("file");
+        assert_eq!(run(&mut hs(&env, &repo, &["install", what])).code, 0);
+        // The user adds a hook of their own inside our SessionStart group, and edits a key.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+        v["hooks"]["SessionStart"][0]["hooks"]
+            .as_array_mut()
+            .expect("our group")
+            .push(serde_json::json!({"type": "command", "command": "echo mine"}));
+        v["theme"] = serde_json::json!("dark");
+        std::fs::write(&file, serde_json::to_string_pretty(&v).expect("json")).expect("edit");
+        let o = run(&mut hs(&env, &repo, &["uninstall", what]));
+        assert_eq!(o.code, 0, "{what}: {}", o.stderr);
+        let after: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+        assert_eq!(
+            after,
+            serde_json::json!({"theme": "dark", "hooks": {"SessionStart": [{"hooks": [
+                {"type": "command", "command": "echo mine"}]}]}}),
+            "{what}: only ours went, and no empty array of ours stayed"
+        );
+
+        // Without the user's hook: no `hooks` key at all, as before the install.
+        std::fs::write(&file, "{\n  \"theme\": \"light\"\n}\n").expect("file");
+        assert_eq!(run(&mut hs(&env, &repo, &["install", what])).code, 0);
+        let edited = std::fs::read_to_string(&file)
+            .expect("file")
+            .replace("light", "dark");
+        std::fs::write(&file, edited).expect("edit");
+        assert_eq!(run(&mut hs(&env, &repo, &["uninstall", what])).code, 0);
+        let after: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+        assert_eq!(after, serde_json::json!({"theme": "dark"}), "{what}");
+    }
 }
 
 #[test]
@@ -490,4 +684,92 @@ fn a_harness_hook_never_fails_on_bad_input() {
             }
         }
     }
+}
+
+/// Issue 23: `status` has rows for Claude Code (its settings hooks in both scopes, and the
+/// plugin), says when the program an installed hook runs is gone, and `--check` fails then,
+/// one line per problem; the JSON twin lists the same problems.
+#[test]
+fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let status = |args: &[&str]| {
+        let mut all = vec!["status"];
+        all.extend_from_slice(args);
+        run(&mut hs(&env, &repo, &all))
+    };
+    let o = status(&["--check"]);
+    assert_eq!(o.code, 0, "nothing installed, nothing wrong: {}", o.stdout);
+    assert!(
+        o.stdout.contains("claude-code user     installed=no ")
+            && o.stdout
+                .contains("not installed: handoff-store install claude --user")
+            && o.stdout.contains("claude-code plugin   installed=no "),
+        "{}",
+        o.stdout
+    );
+
+    // Installed by a copy of the binary that is then removed (a moved install).
+    let copy = env.path("bin/handoff-store");
+    std::fs::create_dir_all(copy.parent().expect("bin")).expect("bin");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("handoff-store"), &copy).expect("copy");
+    let installed = std::process::Command::new(&copy)
+        .args(["install", "claude"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .env("HANDOFF_STORE_DIR", env.store_dir())
+        .output()
+        .expect("the copy runs");
+    assert!(installed.status.success());
+    let settings = std::fs::read_to_string(env.home().join(".claude/settings.json")).expect("s");
+    assert!(
+        settings.contains(&format!("{} hook session-start", copy.display())),
+        "{settings}"
+    );
+    let o = status(&[]);
+    assert_eq!(o.code, 0);
+    assert!(
+        o.stdout
+            .contains("claude-code user     installed=yes   runs=yes "),
+        "{}",
+        o.stdout
+    );
+    std::fs::remove_file(&copy).expect("the binary moves away");
+    let o = status(&["--check"]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout.contains(&format!(
+            "problem  claude-code (user): the program it runs, {}, does not exist",
+            copy.display()
+        )) && o
+            .stdout
+            .contains("run handoff-store install claude --user again"),
+        "{}",
+        o.stdout
+    );
+    let o = status(&["--check", "--format", "json"]);
+    assert_eq!(o.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(v["problems"].as_array().map(Vec::len), Some(1), "{v}");
+    let row = v["harnesses"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["harness"] == "claude-code" && r["scope"] == "user")
+        .expect("claude row")
+        .clone();
+    assert_eq!(
+        (row["installed"].clone(), row["runs"].clone()),
+        (true.into(), "no".into())
+    );
+
+    // Installing again with this binary repairs it: one hook per event, naming this one.
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "claude"])).code, 0);
+    let settings = std::fs::read_to_string(env.home().join(".claude/settings.json")).expect("s");
+    assert_eq!(
+        settings.matches("hook session-start").count(),
+        1,
+        "{settings}"
+    );
+    assert_eq!(status(&["--check"]).code, 0);
 }

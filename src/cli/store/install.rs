@@ -16,11 +16,13 @@ use crate::hooks::self_command;
 pub enum What {
     /// git's post-checkout hook: names the handoff of the branch just checked out.
     GitHook,
-    /// Codex CLI's SessionStart hook (hooks.json), trusted through Codex itself.
+    /// Claude Code's five hooks (settings.json) and the /handoff skill.
+    Claude,
+    /// Codex CLI's hooks (hooks.json), trusted through Codex itself.
     Codex,
-    /// Gemini CLI's SessionStart hook (settings.json).
+    /// Gemini CLI's hooks (settings.json).
     Gemini,
-    /// GitHub Copilot CLI's sessionStart hook (.github/hooks/handoff-store.json).
+    /// GitHub Copilot CLI's hooks (.github/hooks/handoff-store.json).
     Copilot,
     /// Cline's TaskStart hook (.clinerules/hooks/TaskStart).
     Cline,
@@ -32,6 +34,7 @@ impl What {
     fn harness(self) -> Option<Harness> {
         match self {
             What::GitHook => None,
+            What::Claude => Some(Harness::ClaudeCode),
             What::Codex => Some(Harness::Codex),
             What::Gemini => Some(Harness::Gemini),
             What::Copilot => Some(Harness::Copilot),
@@ -57,7 +60,12 @@ impl ScopeArgs {
     fn scope(self, h: Harness) -> Scope {
         if self.project {
             Scope::Project
-        } else if self.user || matches!(h, Harness::Codex | Harness::Gemini | Harness::Cursor) {
+        } else if self.user
+            || matches!(
+                h,
+                Harness::ClaudeCode | Harness::Codex | Harness::Gemini | Harness::Cursor
+            )
+        {
             Scope::User
         } else {
             Scope::Project
@@ -122,6 +130,7 @@ pub fn install(
         Err(dir) => return install_git_hook(&dir, out),
     };
     let done = harness_install::install(&store, &plan)?;
+    let skill = harness_install::install_skill(&plan)?;
     let mut text = if done.changed {
         format!("installed {} hook in {}\n", h.name(), done.file)
     } else {
@@ -131,6 +140,9 @@ pub fn install(
             done.file
         )
     };
+    if let (true, Some(path)) = (skill, &plan.skill) {
+        text.push_str(&format!("installed /handoff skill in {}\n", path.display()));
+    }
     if h == Harness::Codex {
         text.push_str(&trust_codex(&store, &plan, &dir));
     }
@@ -214,6 +226,7 @@ pub fn uninstall(
         Err(dir) => return uninstall_git_hook(&dir, out),
     };
     let done = harness_install::uninstall(&store, &plan)?;
+    let skill = harness_install::uninstall_skill(&plan)?;
     for key in &done.trust_keys {
         let _ = codex::forget(key);
     }
@@ -234,13 +247,28 @@ pub fn uninstall(
             done.file
         ),
     };
+    let mut text = text;
+    if let (true, Some(path)) = (skill, &plan.skill) {
+        text.push_str(&format!("removed   /handoff skill {}\n", path.display()));
+    }
     print(out, &text)?;
     Ok(0)
 }
 
-pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+pub fn status(
+    dir: Option<&str>,
+    format: Format,
+    check: bool,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
     let dir = dir_of(dir)?;
     let rows = status::rows(root_of(&dir).as_deref(), &dir);
+    // Installed but it would not run: each is a problem `--check` fails on.
+    let problems: Vec<String> = rows
+        .iter()
+        .filter(|r| r.installed && r.runs == "no")
+        .map(|r| format!("{} ({}): {}", r.harness, r.scope, r.why))
+        .collect();
     // A failed autoPush happened in a detached process: this is where the user hears of it.
     let store = crate::store::Store::locate().ok();
     let pushed = store.as_ref().and_then(crate::sync::outcome::last);
@@ -253,7 +281,7 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
     match format {
         Format::Json => print_json(
             out,
-            &serde_json::json!({ "harnesses": rows, "background_push": pushed,
+            &serde_json::json!({ "harnesses": rows, "problems": problems, "background_push": pushed,
                 "background_push_in_flight": in_flight,
                 "chain_record_failed": unrecorded.as_ref().map(|(at, checkout, message)|
                     serde_json::json!({"at": at, "checkout": checkout, "message": message})) }),
@@ -283,6 +311,11 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
                     "chain    a handoff stored at {at} for {checkout} is not yet in git ({message}); the next write records it\n"
                 ));
             }
+            if check {
+                for p in &problems {
+                    text.push_str(&format!("problem  {p}\n"));
+                }
+            }
             if let Some(p) = &pushed {
                 text.push_str(&format!(
                     "autoPush last background push {} for {}: {}\n",
@@ -298,7 +331,7 @@ pub fn status(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
             print(out, &text)?;
         }
     }
-    Ok(0)
+    Ok(if check && !problems.is_empty() { 1 } else { 0 })
 }
 
 fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {

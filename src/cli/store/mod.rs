@@ -142,8 +142,12 @@ enum Command {
         #[arg(long)]
         setup: bool,
     },
-    /// Install an integration: `git-hook` puts the post-checkout hook into the repository at
-    /// DIR (default: the working directory), chaining any hook already there.
+    /// Install an integration: an agent's hooks (`claude`, `codex`, `gemini`, `copilot`,
+    /// `cline`, `cursor`) into its configuration, naming this binary by its absolute path and
+    /// leaving everything else in the file as it was; or `git-hook`, git's post-checkout hook in
+    /// the repository at DIR (default: the working directory), chaining any hook already there.
+    /// A symlinked configuration is edited through the link; a dangling link or anything but a
+    /// regular file is refused. `--user` / `--project` pick the file (each agent has a default).
     Install {
         #[arg(value_enum)]
         what: install::What,
@@ -171,6 +175,10 @@ enum Command {
         dir: Option<String>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 1 when something installed would not run, with one line per problem saying
+        /// what to do.
+        #[arg(long)]
+        check: bool,
     },
     /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
     /// session-end; git post-checkout. Hooks always exit 0.
@@ -334,7 +342,9 @@ pub fn run(
         Command::Uninstall { what, dir, scope } => {
             install::uninstall(what, dir.as_deref(), scope, out)
         }
-        Command::Status { dir, format } => install::status(dir.as_deref(), format, out),
+        Command::Status { dir, format, check } => {
+            install::status(dir.as_deref(), format, check, out)
+        }
         Command::Trust { what, dir } => install::trust(what, dir.as_deref(), out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut StoreArgs::command(), "handoff-store", out);
