@@ -132,6 +132,10 @@ impl Harness {
         put("source", source);
         put("transcript_path", transcript);
         out.insert("hook_event_name".into(), json!("SessionStart"));
+        out.insert(
+            crate::hooks::session_start::HARNESS.into(),
+            Value::String(self.name().into()),
+        );
         // Cline's CLI runs start hooks detached and drops their output: a delivery there must
         // not mark the handoff consumed (it is offered again on the next task instead).
         if self == Harness::Cline {

@@ -4,6 +4,7 @@
 //! rule), and changes the store only through `store::slot`.
 
 pub mod claude;
+pub mod delivery;
 pub mod git_hook;
 pub mod marker;
 pub mod post_checkout;

@@ -38,6 +38,9 @@ pub fn claim_name(source: Option<&str>) -> String {
 /// harness known to run the hook without passing its output to the model every time.
 pub const KEEP_UNREAD: &str = "handoff_store_keep_unread";
 
+/// A key of the (adapter-built) hook input: the harness it came from (none: Claude Code).
+pub const HARNESS: &str = "handoff_store_harness";
+
 /// What the body of the injection is about.
 pub enum Subject {
     Nothing,
@@ -246,14 +249,30 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         return;
     }
 
+    let handoff = shown.as_ref().map(|d| d.info.path.clone());
+    let mut consumed = false;
     if let Some(delivery) = shown
         && delivery.consumes()
         && !input.contains_key(KEEP_UNREAD)
         && let Some(store) = &store
         && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
     {
+        consumed = true;
         crate::sync::record_slot(store, &target);
     }
+    super::delivery::record(&super::delivery::Delivered {
+        at: crate::store::iso(now),
+        harness: string_field(input, HARNESS)
+            .unwrap_or("claude-code")
+            .to_string(),
+        session: string_field(input, "session_id").map(str::to_string),
+        source: title_source.to_string(),
+        event: event.to_string(),
+        chars: text.chars().count(),
+        cut: text.contains(super::texts::truncate::TRUNCATED),
+        consumed,
+        handoff,
+    });
     if marker.is_some()
         && let Some(p) = marker_file
     {

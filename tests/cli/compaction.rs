@@ -348,6 +348,24 @@ fn a_missing_or_empty_answer_is_a_failed_run() {
         "{}",
         o.stdout
     );
+    // status tells how the last background write ended.
+    let o = run(s.env.store().arg("status"));
+    assert!(
+        o.stdout.contains("writer   last background write started ")
+            && o.stdout.contains(": failed\n"),
+        "{}",
+        o.stdout
+    );
+    let o = run(s.env.store().args(["status", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(
+        v["last_background_write"]["state"]["state"], "failed",
+        "{v}"
+    );
+    assert_eq!(
+        v["last_background_write"]["state"]["rc"], "no-answer",
+        "{v}"
+    );
 }
 
 #[test]

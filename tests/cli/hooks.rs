@@ -1072,3 +1072,62 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Issue 23: `status` says whether the handoff reached the last session, per harness: when,
+/// which session and source, how many characters, whether it was cut, whether the handoff was
+/// marked consumed (text and JSON).
+#[test]
+fn status_shows_the_last_delivery_of_each_harness() {
+    let status = |env: &TestEnv| -> serde_json::Value {
+        let o = run(env.store().args(["status", "--format", "json"]));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        serde_json::from_str(&o.stdout).expect("json")
+    };
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    assert_eq!(status(&env)["deliveries"], serde_json::json!([]));
+    let text = context(&start(&env, "clear", &repo));
+    let v = status(&env);
+    let d = &v["deliveries"][0];
+    assert_eq!(d["harness"], "claude-code", "{v}");
+    assert_eq!(d["session"], "sess-1");
+    assert_eq!(d["source"], "clear");
+    assert_eq!(d["event"], "SessionStart");
+    assert_eq!(d["chars"], text.chars().count());
+    assert_eq!(
+        (d["cut"].clone(), d["consumed"].clone()),
+        (false.into(), true.into())
+    );
+    assert_eq!(d["handoff"], slot.to_string_lossy().as_ref());
+    let o = run(env.store().arg("status"));
+    assert!(
+        o.stdout.contains(&format!(
+            "delivery claude-code {} session sess-1 (clear, SessionStart): {} characters, {} marked consumed",
+            d["at"].as_str().expect("at"),
+            text.chars().count(),
+            slot.display()
+        )),
+        "{}",
+        o.stdout
+    );
+
+    // A handoff too long for the client is cut to fit, and status says so.
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let filler: String = (0..600)
+        .map(|i| format!("- decision {i} and what it beat\n"))
+        .collect();
+    let doc = canonical(&repo.to_string_lossy(), "main")
+        .replace("### Dead ends", &format!("{filler}\n### Dead ends"));
+    env.stored_any(&repo, &doc);
+    context(&start(&env, "clear", &repo));
+    let v = status(&env);
+    assert_eq!(v["deliveries"][0]["cut"], true, "{v}");
+    let o = run(env.store().arg("status"));
+    assert!(
+        o.stdout.contains(" characters, cut to fit, "),
+        "{}",
+        o.stdout
+    );
+}

@@ -278,10 +278,24 @@ pub fn status(
     let unrecorded = store
         .as_ref()
         .and_then(crate::sync::outcome::record_failure);
+    // Did the handoff reach the last session, per harness; and how the last writer ended.
+    let deliveries: Vec<crate::hooks::delivery::Delivered> = Harness::ALL
+        .iter()
+        .filter_map(|h| crate::hooks::delivery::last(h.name()))
+        .collect();
+    let now = crate::store::now();
+    let writer = store
+        .as_ref()
+        .and_then(|s| crate::store::runs::all(s).into_iter().next())
+        .map(|r| (crate::store::iso(r.job.started), r.state(now)));
     match format {
         Format::Json => print_json(
             out,
-            &serde_json::json!({ "harnesses": rows, "problems": problems, "background_push": pushed,
+            &serde_json::json!({ "harnesses": rows, "problems": problems,
+                "deliveries": deliveries,
+                "last_background_write": writer.as_ref().map(|(started, state)|
+                    serde_json::json!({"started": started, "state": state})),
+                "background_push": pushed,
                 "background_push_in_flight": in_flight,
                 "chain_record_failed": unrecorded.as_ref().map(|(at, checkout, message)|
                     serde_json::json!({"at": at, "checkout": checkout, "message": message})) }),
@@ -301,6 +315,32 @@ pub fn status(
                     } else {
                         format!(" — {}", r.why)
                     }
+                ));
+            }
+            for d in &deliveries {
+                text.push_str(&format!(
+                    "delivery {} {} session {} ({}, {}): {} characters{}{}\n",
+                    d.harness,
+                    d.at,
+                    d.session.as_deref().unwrap_or("-"),
+                    d.source,
+                    d.event,
+                    d.chars,
+                    if d.cut { ", cut to fit" } else { "" },
+                    match (&d.handoff, d.consumed) {
+                        (Some(h), true) => format!(", {h} marked consumed"),
+                        (Some(h), false) => format!(", {h} left unread"),
+                        (None, _) => ", no handoff shown".to_string(),
+                    }
+                ));
+            }
+            if let Some((started, state)) = &writer {
+                text.push_str(&format!(
+                    "writer   last background write started {started}: {}\n",
+                    serde_json::to_value(state)
+                        .ok()
+                        .and_then(|v| v["state"].as_str().map(str::to_string))
+                        .unwrap_or_default()
                 ));
             }
             if in_flight {

@@ -24,6 +24,9 @@ fn cut_line(k: usize) -> String {
     format!("[… cut: {k} more line(s) of this section are in the file]")
 }
 
+/// The opening of the line an injection carries when the handoff was cut to fit.
+pub const TRUNCATED: &str = "**TRUNCATED:**";
+
 /// The reduced composition (hooks.md §2.7).
 #[allow(clippy::too_many_arguments)]
 pub fn reduce(
@@ -37,7 +40,7 @@ pub fn reduce(
     n: usize,
 ) -> String {
     let truncation = format!(
-        "**TRUNCATED:** this handoff and its gate output are too long to show in full here ({n} characters; the limit is 9,500). Only the verdict, ## Do not re-derive and ## Next are reproduced below. Read the whole file before acting: `{path}`"
+        "{TRUNCATED} this handoff and its gate output are too long to show in full here ({n} characters; the limit is 9,500). Only the verdict, ## Do not re-derive and ## Next are reproduced below. Read the whole file before acting: `{path}`"
     );
     let clean = document.replace('\r', "");
     // The gate's parse of these very bytes, when there was one; a document the gate could not

@@ -27,30 +27,54 @@ pub fn history_dir(store: &Store, name: &str) -> PathBuf {
     store.dir.join(".history").join(name)
 }
 
-/// Kept versions, newest first (mtime, then name).
+/// Kept versions, newest first: by the second of their mtime (when written; a version from a
+/// remote carries its whole-second written-at), then by when the file was stored here (its
+/// ctime), then by name. A version imported now with the same second's written-at is newer
+/// than the same second's local ones written before it — compared by the full mtime it sorted
+/// below them, and retention dropped the newest version of all.
 pub fn versions(store: &Store, name: &str) -> Vec<Version> {
     let Ok(entries) = std::fs::read_dir(history_dir(store, name)) else {
         return Vec::new();
     };
-    let mut out: Vec<(Version, String)> = entries
+    let mut out: Vec<(Version, Newness, String)> = entries
         .flatten()
         .filter_map(|e| {
             let fname = e.file_name().to_string_lossy().into_owned();
             let meta = std::fs::symlink_metadata(e.path()).ok()?;
             (fname.ends_with(".md") && !fname.starts_with('.') && meta.is_file()).then(|| {
+                let mtime = meta.modified().ok();
+                let key = (mtime.map(crate::store::epoch), stored_at(&meta));
                 (
                     Version {
                         path: e.path(),
-                        mtime: meta.modified().ok(),
+                        mtime,
                         size: meta.len(),
                     },
+                    key,
                     fname,
                 )
             })
         })
         .collect();
-    out.sort_by(|(a, an), (b, bn)| b.mtime.cmp(&a.mtime).then_with(|| an.cmp(bn)));
-    out.into_iter().map(|(v, _)| v).collect()
+    out.sort_by(|(_, a, an), (_, b, bn)| b.cmp(a).then_with(|| an.cmp(bn)));
+    out.into_iter().map(|(v, _, _)| v).collect()
+}
+
+/// How new a version is: the second of its mtime, then when it was stored here.
+type Newness = (Option<i64>, (i64, i64));
+
+/// When a file was stored here: its status change time, in (seconds, nanoseconds).
+fn stored_at(meta: &std::fs::Metadata) -> (i64, i64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ctime(), meta.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
 }
 
 /// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
@@ -205,5 +229,41 @@ pub fn retain(store: &Store, name: &str) {
         } else {
             kept.push(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    /// A version from a remote lands in history with its whole-second written-at; local ones of
+    /// the same second were written at .5 of it, before it arrived. Retention keeps it.
+    #[test]
+    fn a_version_stored_last_in_its_second_is_the_newest() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store {
+            dir: dir.path().to_path_buf(),
+        };
+        let second = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        for i in 0..HISTORY_KEEP {
+            let path = keep_bytes(&store, "x.md", format!("local {i}\n").as_bytes(), second)
+                .expect("kept");
+            let file = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            file.set_modified(second + Duration::from_millis(500 + i as u64))
+                .expect("mtime");
+        }
+        keep_bytes(&store, "x.md", b"imported\n", second).expect("kept");
+        retain(&store, "x.md");
+        let kept: Vec<String> = versions(&store, "x.md")
+            .iter()
+            .map(|v| std::fs::read_to_string(&v.path).expect("read"))
+            .collect();
+        assert_eq!(kept.len(), HISTORY_KEEP);
+        assert_eq!(kept[0], "imported\n", "{kept:?}");
+        assert!(!kept.contains(&"local 0\n".to_string()), "{kept:?}");
     }
 }
