@@ -50,6 +50,10 @@ pub const SCENARIOS: &[Scenario] = &[
         "claude: without SessionStart, the first prompt after /clear delivers the handoff",
         Suite::prompt_fallback_delivers,
     ),
+    (
+        "claude: cargo install, then install claude: no plugin, nothing refers to the clone; /clear carries, compaction writes, uninstall restores",
+        Suite::installed,
+    ),
 ];
 
 pub const CLIENT: Client = Client {
@@ -68,6 +72,9 @@ pub const MANUAL: [(&str, &str); 5] = [
     ("SessionEnd", "session-end.sh"),
 ];
 
+/// A file in a scene's home marking a scene whose hooks came from `install claude`.
+const INSTALLED: &str = ".e2e-installed";
+
 impl Suite {
     /// The client's environment: nothing inherited but what it needs; the binaries off PATH.
     fn env(&self, scene: &Scene, cmd: &mut Command) {
@@ -81,10 +88,13 @@ impl Suite {
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("HANDOFF_STORE_BIN", STORE_BIN)
             .env("HANDOFF_STORE_DIR", &scene.store)
             .env("HANDOFF_WRITER", &self.claude)
             .env("CTX_FORK_TIMEOUT_SECONDS", "120");
+        // The plugin runs `handoff-store` by this name; an installed scene names its binary.
+        if !scene.home.join(INSTALLED).exists() {
+            cmd.env("HANDOFF_STORE_BIN", STORE_BIN);
+        }
     }
 
     pub fn claude_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
@@ -379,5 +389,103 @@ impl Suite {
         ensure(after.matches("tag-fallback is where").count() == 1, || {
             "delivered more than once".into()
         })
+    }
+}
+
+impl Suite {
+    /// Issue 23: the one-command setup. `cargo install` into a scratch root (the workspace's
+    /// build reused), `install claude` run by that binary into a settings.json holding another
+    /// hook and other keys; nothing refers to the clone; a /clear carries the handoff, a
+    /// compaction runs the (read-only) writer and installs its answer; `uninstall claude`
+    /// leaves settings.json byte-identical and the skill gone.
+    fn installed(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let settings = scene.home.join(".claude/settings.json");
+        std::fs::create_dir_all(scene.home.join(".claude")).map_err(|e| e.to_string())?;
+        let before = "{\n  \"model\": \"sonnet\",\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]\n  }\n}\n";
+        std::fs::write(&settings, before).map_err(|e| e.to_string())?;
+        let root = scene.home.parent().ok_or("scene")?.join("cargo-root");
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .ok_or("target dir")?;
+        let out = Command::new(env!("CARGO"))
+            .args(["install", "--quiet", "--locked", "--offline", "--debug"])
+            .args(["--features", "e2e", "--path", ROOT, "--root"])
+            .arg(&root)
+            .arg("--target-dir")
+            .arg(target)
+            .output()
+            .map_err(|e| e.to_string())?;
+        ensure(out.status.success(), || {
+            format!("cargo install: {}", String::from_utf8_lossy(&out.stderr))
+        })?;
+        let bin = root.join("bin/handoff-store");
+        let store = |args: &[&str]| -> Result<String, String> {
+            let out = Command::new(&bin)
+                .args(args)
+                .current_dir(&scene.repo)
+                .env_clear()
+                .env("HOME", &scene.home)
+                .env("PATH", "/usr/bin:/bin")
+                .env("HANDOFF_STORE_DIR", &scene.store)
+                .output()
+                .map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            ensure(out.status.success(), || {
+                format!(
+                    "handoff-store {args:?}: {text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })?;
+            Ok(text)
+        };
+        store(&["install", "claude"])?;
+        std::fs::write(scene.home.join(INSTALLED), "").map_err(|e| e.to_string())?;
+        let during = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
+        let skill = scene.home.join(".claude/skills/handoff/SKILL.md");
+        let skill_text = std::fs::read_to_string(&skill).map_err(|e| e.to_string())?;
+        ensure(
+            during.contains(&format!("{} hook session-start", bin.display()))
+                && during.contains("\"Stop\""),
+            || format!("settings.json after install: {during}"),
+        )?;
+        ensure(!during.contains(ROOT) && !skill_text.contains(ROOT), || {
+            format!("the install refers to the clone ({ROOT}): {during}")
+        })?;
+
+        let slot = self.stored(&scene, "tag-installed")?;
+        let (_, after) =
+            self.around_clear(&scene, &["first question", "/clear", "after the clear"])?;
+        ensure(after.contains("tag-installed is where"), || {
+            "the handoff is not in the request after /clear".into()
+        })?;
+        ensure(
+            std::fs::read_to_string(&slot).is_ok_and(|t| t.contains("progress: consumed")),
+            || "the delivered handoff was not marked consumed".into(),
+        )?;
+
+        self.mock.set_writer_doc(Some(handoff("tag-installed-new")));
+        let mark = self.mock.mark();
+        let ran = self.session(&scene, &["one", "two", "three", "/compact", "after"]);
+        let log = Self::writer_end(&scene);
+        self.mock.set_writer_doc(None);
+        ran?;
+        let log = log?;
+        ensure(log.contains(" rc=0 state=promoted "), || {
+            format!("the writer's handoff was not installed: {log}")
+        })?;
+        self.writer_had_no_shell(&scene, mark, "Claude Code")?;
+
+        let said = store(&["status", "--check"])?;
+        ensure(
+            said.contains("claude-code user     installed=yes   runs=yes"),
+            || format!("status: {said}"),
+        )?;
+        store(&["uninstall", "claude"])?;
+        let after = std::fs::read_to_string(&settings).map_err(|e| e.to_string())?;
+        ensure(after == before, || {
+            format!("settings.json after uninstall differs: {after}")
+        })?;
+        ensure(!skill.exists(), || "the skill is still there".into())
     }
 }
