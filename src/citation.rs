@@ -1,4 +1,4 @@
-//! The ONE citation grammar (gate.md §1.6). Pointers lines, `--citations` input and backticked
+//! The ONE citation grammar (docs/gate.md §1.6). Pointers lines, `--citations` input and backticked
 //! prose tokens all go through `Citation::parse`, so coverage, both guards and the resolver can
 //! never disagree about what a line cites. The step order is load-bearing; see the tests.
 

@@ -16,7 +16,7 @@ pub enum Error {
     NoHome,
     /// The store path exists but is not a directory.
     StoreNotDirectory(String),
-    /// The target has no slot (the §2.2 message): exit 3 for commands that act on it.
+    /// The target has no slot (the docs/store.md §2.2 message): exit 3 for commands that act on it.
     Target(String),
     /// The same, for `orient`/`path`, where it is a negative answer (exit 1).
     NoSlot(String),
@@ -61,7 +61,7 @@ impl Error {
         }
     }
 
-    /// The process exit code for this error (store.md §0).
+    /// The process exit code for this error (docs/store.md §0).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) | Error::Input(_) | Error::TooLarge(_) | Error::NotStored(_) => 2,

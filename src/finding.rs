@@ -12,7 +12,7 @@ pub enum Severity {
     Warn,
 }
 
-/// Where the checkout came from (gate.md §2.9, JSON `origin`).
+/// Where the checkout came from (docs/gate.md §2.9, JSON `origin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Argument,
@@ -54,7 +54,7 @@ impl GuardDetails {
     pub const HEADLINE: &'static str =
         "this does not look like a citation list, so nothing was checked.";
 
-    /// The input guard's stderr block (gate.md §3.2), line by line.
+    /// The input guard's stderr block (docs/gate.md §3.2), line by line.
     pub fn block(&self) -> Vec<String> {
         let mut out = vec![
             format!("ERROR: {}", Self::HEADLINE),

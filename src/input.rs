@@ -49,7 +49,7 @@ impl InputError {
         }
     }
 
-    /// The gate's wording (gate.md §5), without the `verify-handoff: ` prefix.
+    /// The gate's wording (docs/gate.md §5), without the `verify-handoff: ` prefix.
     pub fn gate_message(&self, path: &str) -> String {
         match self {
             InputError::NotFound => format!("cannot read {path}: no such file or directory"),

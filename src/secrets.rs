@@ -1,4 +1,4 @@
-//! Credential detection (gate.md §2.5). A handoff is injected into model context and stored in
+//! Credential detection (docs/gate.md §2.5). A handoff is injected into model context and stored in
 //! plain files, so a credential is a contract violation. The matched text is never kept: the
 //! scan returns line numbers and kinds only, and the document model blanks the flagged lines.
 

@@ -57,7 +57,7 @@ pub fn find_field<S: AsRef<str>>(lines: &[S], first: usize, name: &str) -> Optio
 }
 
 /// How many of `lines` (each without its `\n`; a trailing `\r` is ignored) form the store's
-/// envelope (store.md §4.1): at most 20, ending before the first `## ` line. Every reader and
+/// envelope (docs/store.md §4.1): at most 20, ending before the first `## ` line. Every reader and
 /// writer of the 20-line header — `read`, the hooks, `write`'s normaliser, the `progress:`
 /// rewrite — counts it here.
 pub fn envelope_len<L: AsRef<[u8]>>(lines: impl IntoIterator<Item = L>) -> usize {
@@ -71,7 +71,7 @@ pub fn envelope_len<L: AsRef<[u8]>>(lines: impl IntoIterator<Item = L>) -> usize
         .count()
 }
 
-/// The store's 20-line view (store.md §4.1): lines 1–20, stopping at the first `## ` line.
+/// The store's 20-line view (docs/store.md §4.1): lines 1–20, stopping at the first `## ` line.
 pub fn store_envelope(text: &str) -> Vec<&str> {
     let lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let n = envelope_len(lines.clone());

@@ -1,4 +1,4 @@
-//! The fence-aware line scanner (gate.md §1.1): which lines are headings, fence openers,
+//! The fence-aware line scanner (docs/gate.md §1.1): which lines are headings, fence openers,
 //! fence content and closers. One pass; every later rule reads its result instead of
 //! re-deciding what a `#` or a run of backticks means.
 

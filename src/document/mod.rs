@@ -41,9 +41,9 @@ pub struct Document {
     /// Number of envelope lines (index of the first level 2–6 heading).
     pub envelope_end: usize,
     pub pointers: Option<Pointers>,
-    /// Lines in the prose zone (gate.md §2.7).
+    /// Lines in the prose zone (docs/gate.md §2.7).
     pub prose: Vec<bool>,
-    /// Lines in the referring zone (gate.md §2.7).
+    /// Lines in the referring zone (docs/gate.md §2.7).
     pub referring: Vec<bool>,
 }
 

@@ -1,4 +1,4 @@
-//! Forcing the header fields a stored handoff carries (store.md §9.3): `branch:`, `checkout:`,
+//! Forcing the header fields a stored handoff carries (docs/store.md §9.3): `branch:`, `checkout:`,
 //! `progress:` and `head:` replaced in place or inserted where they belong, duplicates and
 //! `write_session:` dropped, every other byte (CRLF included) kept — within the 20-line envelope
 //! counted by `envelope::envelope_len`, or refused.
@@ -30,7 +30,7 @@ fn find_field(lines: &[String], name: &str) -> Option<usize> {
         .position(|l| field_value(content(l), name).is_some())
 }
 
-/// Force the envelope fields (store.md §9.3 normalisation). `Err` when a forced line would
+/// Force the envelope fields (docs/store.md §9.3 normalisation). `Err` when a forced line would
 /// land below line 20.
 pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

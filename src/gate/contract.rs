@@ -1,4 +1,4 @@
-//! The structural contract (gate.md §2.3 steps 2–8): title, header fields, required sections,
+//! The structural contract (docs/gate.md §2.3 steps 2–8): title, header fields, required sections,
 //! the Pointers fence, unclosed fences, late fields and the path:symbol guard. Each rule is a
 //! pure function of the parsed document and yields findings in output order.
 
@@ -206,7 +206,7 @@ fn section_missing(label: &str) -> Finding {
     )
 }
 
-/// Step 8: `path:symbol` anchors in the citation block (gate.md §2.6).
+/// Step 8: `path:symbol` anchors in the citation block (docs/gate.md §2.6).
 pub fn path_symbols(block: &[CitationLine]) -> Vec<Finding> {
     block
         .iter()

@@ -1,4 +1,4 @@
-//! Coverage and hygiene (gate.md §2.7): every `path:N` claim in the prose must be listed in
+//! Coverage and hygiene (docs/gate.md §2.7): every `path:N` claim in the prose must be listed in
 //! Pointers (FAIL), mentions of paths should be (WARN), every pointer should be referred to
 //! (WARN), and citation-shaped text outside backticks is flagged (WARN). Prose tokens are
 //! parsed with the same citation grammar as the Pointers block.

@@ -1,4 +1,4 @@
-//! The gate's checks (gate.md §2): pure functions over the parsed `Document` — contract,
+//! The gate's checks (docs/gate.md §2): pure functions over the parsed `Document` — contract,
 //! coverage, size — plus the `checkout:` header's expansion and the checkout errors. Running
 //! them in order with the checkout and the resolver is `report::check`'s job, one layer up.
 

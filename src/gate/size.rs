@@ -1,4 +1,4 @@
-//! Size (gate.md §2.8): bytes → tokens → turns, against thresholds that come from built-in
+//! Size (docs/gate.md §2.8): bytes → tokens → turns, against thresholds that come from built-in
 //! defaults, the environment, or a KEY=VALUE file. The file is parsed as text and never
 //! executed: sourcing it used to run arbitrary code.
 

@@ -105,7 +105,7 @@ impl Chains {
         Some(Chains { repo, main })
     }
 
-    /// The main worktree's real path, as the store keys its slots (store.md §2.2).
+    /// The main worktree's real path, as the store keys its slots (docs/store.md §2.2).
     pub fn main(&self) -> PathBuf {
         self.main.clone()
     }

@@ -110,7 +110,7 @@ fn top_level_entries(repo: &gix::Repository) -> Vec<String> {
         .collect()
 }
 
-/// The store's view of a target checkout (store.md §2.2).
+/// The store's view of a target checkout (docs/store.md §2.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoFacts {
     /// Real path of the main worktree (the common git dir minus a trailing `.git`).
@@ -134,7 +134,7 @@ pub enum TargetError {
     Unborn(String),
 }
 
-/// How a recorded `head:` relates to a checkout's HEAD (store.md §8 signals 4–6).
+/// How a recorded `head:` relates to a checkout's HEAD (docs/store.md §8 signals 4–6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeadRelation {
     /// Not a full id of a commit in this repository.
@@ -292,7 +292,7 @@ pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// The branch check (gate.md §2.10).
+/// The branch check (docs/gate.md §2.10).
 pub fn branch_matches(declared: &str, head: &Head) -> bool {
     if !head.detached {
         return declared == head.current;

@@ -1,4 +1,4 @@
-//! The `/clear` marker (hooks.md §2.3, §4): one type, written by SessionEnd and read by
+//! The `/clear` marker (docs/hooks.md §2.3, §4): one type, written by SessionEnd and read by
 //! SessionStart. Reading is lenient as the contract asks — a field of the wrong JSON type counts
 //! as missing — while an unusable or stale file is deleted.
 

@@ -73,7 +73,7 @@ pub fn is_writer_child() -> bool {
     crate::env::settings().writer_child
 }
 
-/// The hook's target (hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else stdin `cwd`, else the
+/// The hook's target (docs/hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else stdin `cwd`, else the
 /// process cwd. An unusable choice never falls through to the next source.
 pub fn target(input: &Map<String, Value>) -> Option<Target> {
     if crate::env::settings().checkout.is_some() {

@@ -1,4 +1,4 @@
-//! `hook post-checkout <prev> <new> <flag>` (hooks.md §5): after a branch switch, one stderr
+//! `hook post-checkout <prev> <new> <flag>` (docs/hooks.md §5): after a branch switch, one stderr
 //! line when the new branch has a handoff — in the store, or else in the synced refs
 //! (`refs/handoffs/<branch>`, `refs/handoff-remotes/*/<branch>`; local refs only). It reads no
 //! stdin, writes no file, takes no lock and runs no gate, so it stays far under its 10 ms budget.

@@ -1,4 +1,4 @@
-//! `hook pre-compact` (hooks.md §3, issue 9): before a compaction, steer the summary (stdout
+//! `hook pre-compact` (docs/hooks.md §3, issue 9): before a compaction, steer the summary (stdout
 //! becomes the compaction's custom instructions), record a background write in the store's run
 //! directory — never touching the slot — and start a detached supervisor that runs the writer
 //! with an ARGUMENT VECTOR: nothing from stdin ever reaches a shell or a command line; the
@@ -301,7 +301,7 @@ fn run_dir(store: &Store, id: &str) -> String {
         .into_owned()
 }
 
-/// The dedup step (hooks.md §3.1 step 6): stamp `<state>/<sid>.lock` unless it was stamped
+/// The dedup step (docs/hooks.md §3.1 step 6): stamp `<state>/<sid>.lock` unless it was stamped
 /// within the window (0 disables dedup). The file stays as the "write attempted" signal.
 fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
     let window = Duration::from_secs(crate::env::settings().dedup_window);

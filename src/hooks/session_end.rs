@@ -1,4 +1,4 @@
-//! `hook session-end` (hooks.md §4): on `/clear`, record what was lost — when, how much
+//! `hook session-end` (docs/hooks.md §4): on `/clear`, record what was lost — when, how much
 //! context, which transcript, which handoff existed — in an atomically written marker that the
 //! next SessionStart reads to say whether the handoff covers the cleared session.
 

@@ -1,4 +1,4 @@
-//! `hook session-start` (hooks.md §2): after `/clear` or a compaction, re-inject the handoff
+//! `hook session-start` (docs/hooks.md §2): after `/clear` or a compaction, re-inject the handoff
 //! with its verdict as `additionalContext` — never more than 9,500 UTF-16 units, so Claude Code
 //! never swaps it for a preview. Placeholders are reported, never shown; only an exact, unread
 //! pick is marked consumed, after the output was delivered.

@@ -200,7 +200,7 @@ fn read_citations(file: Option<&str>) -> Result<String, InputError> {
     input::to_text(bytes, true)
 }
 
-/// Resolve a citation list (gate.md §3.1).
+/// Resolve a citation list (docs/gate.md §3.1).
 pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
     let name = file.unwrap_or("-");
     let text = match read_citations(file) {

@@ -1,4 +1,4 @@
-//! The report as JSON (gate.md §2.11, §3.3): serde structs borrowed from the `Report`, so the
+//! The report as JSON (docs/gate.md §2.11, §3.3): serde structs borrowed from the `Report`, so the
 //! JSON and the text lines render one computed result.
 
 use serde::Serialize;

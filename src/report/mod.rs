@@ -120,7 +120,7 @@ impl Report {
         self.lines_where(|_| true)
     }
 
-    /// The report as its reader sees it (store.md §7 step 6): every line except the WARN
+    /// The report as its reader sees it (docs/store.md §7 step 6): every line except the WARN
     /// findings, which address the handoff's author; and how many lines were left out.
     pub fn reader_lines(&self) -> (Vec<String>, usize) {
         let all = self.text_lines().len();
@@ -215,13 +215,13 @@ impl Report {
         out
     }
 
-    /// The JSON rendering (gate.md §4).
+    /// The JSON rendering (docs/gate.md §4).
     pub fn json(&self) -> serde_json::Value {
         serde_json::to_value(JsonReport::from(self)).unwrap_or(serde_json::Value::Null)
     }
 }
 
-/// The resolver's lines (gate.md §3.7–§3.9), always on stdout.
+/// The resolver's lines (docs/gate.md §3.7–§3.9), always on stdout.
 fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
     let mut out = Vec::new();
     for e in &c.entries {

@@ -1,4 +1,4 @@
-//! Where a cited path leads, confined to the checkout (gate.md §3): absolute and drive paths,
+//! Where a cited path leads, confined to the checkout (docs/gate.md §3): absolute and drive paths,
 //! `..` climbing above the root, and symlinks leaving the tree are refused, never opened. Each
 //! prefix of the layout is tried, the first hit resolves and the others are named as `also`.
 

@@ -1,10 +1,10 @@
-//! The input guard (gate.md §3.2): a "citation list" that is mostly prose is refused before any
+//! The input guard (docs/gate.md §3.2): a "citation list" that is mostly prose is refused before any
 //! file is opened, because every sentence would otherwise read as a MISSING citation.
 
 use crate::citation::{Citation, CitationLine};
 use crate::finding::{Finding, GuardDetails, Severity};
 
-/// A refusal by the input guard (gate.md §3.2).
+/// A refusal by the input guard (docs/gate.md §3.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardRefusal {
     pub details: GuardDetails,

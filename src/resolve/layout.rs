@@ -1,4 +1,4 @@
-//! Where citations are looked up (gate.md §3.3): the prefixes tried in order and the symbol
+//! Where citations are looked up (docs/gate.md §3.3): the prefixes tried in order and the symbol
 //! search roots, derived by exclusion from the index's top-level entries, or replaced by
 //! `VERIFY_CITATIONS_PREFIXES` / `VERIFY_CITATIONS_SEARCH_ROOTS`.
 

@@ -1,4 +1,4 @@
-//! Citations → verdicts against a checkout (gate.md §3). Paths are tried under each prefix and
+//! Citations → verdicts against a checkout (docs/gate.md §3). Paths are tried under each prefix and
 //! confined to the checkout (absolute, `..`-escaping and symlink-escaping targets are never
 //! opened); each cited file is read at most once; symbols go to one batched scan.
 
@@ -45,7 +45,7 @@ impl Verdict {
     }
 }
 
-/// One resolved citation (gate.md §4.6 entry).
+/// One resolved citation (docs/gate.md §4.6 entry).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub line: usize,
@@ -230,7 +230,7 @@ impl<'w> Resolver<'w> {
         e
     }
 
-    /// The verdict table (gate.md §3.5) for a matched target.
+    /// The verdict table (docs/gate.md §3.5) for a matched target.
     fn judge(
         &mut self,
         resolved: &str,

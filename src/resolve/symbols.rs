@@ -1,4 +1,4 @@
-//! The symbol search (gate.md §3.8, §7): every distinct symbol key of a run is compiled into
+//! The symbol search (docs/gate.md §3.8, §7): every distinct symbol key of a run is compiled into
 //! ONE aho-corasick automaton and searched with OVERLAPPING matching (a non-overlapping search
 //! hides `Foo` inside `FooBar` when both are keys). One parallel walk over the search roots and
 //! top-level files reads each file at most once and stops as soon as every key is found.

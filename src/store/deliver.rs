@@ -1,4 +1,4 @@
-//! The delivery procedure `read` and the SessionStart hook share (store.md §7–§8): the picked
+//! The delivery procedure `read` and the SessionStart hook share (docs/store.md §7–§8): the picked
 //! file is read once (capped), gated on those very bytes, its drift computed; after the caller
 //! has delivered it, an exact unread pick is marked consumed — only if the file is still the
 //! version that was shown. The callers only render.

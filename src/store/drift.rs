@@ -1,4 +1,4 @@
-//! Drift signals (store.md §8): advisory lines that say how far the world has moved since a
+//! Drift signals (docs/store.md §8): advisory lines that say how far the world has moved since a
 //! handoff was written — another repository, a vanished checkout, another branch, commits
 //! since, rewritten history, age. They never change an exit code.
 

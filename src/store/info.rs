@@ -1,5 +1,5 @@
 //! What readers know of a handoff file without reading it whole (its envelope, size and mtime),
-//! and the pick a reader makes among them (store.md §5): the exact slot, else the most recent
+//! and the pick a reader makes among them (docs/store.md §5): the exact slot, else the most recent
 //! handoff that is not a placeholder.
 
 use serde::Serialize;
@@ -8,7 +8,7 @@ use super::time::epoch;
 use super::{Store, slot};
 use crate::document::envelope::{self, Progress};
 
-/// What readers know about one handoff file (store.md §9 `HandoffInfo`).
+/// What readers know about one handoff file (docs/store.md §9 `HandoffInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HandoffInfo {
     pub path: String,
@@ -151,7 +151,7 @@ pub enum PickKind {
     Recent,
 }
 
-/// The exact pick, else the most recent non-placeholder (store.md §5); plus the others.
+/// The exact pick, else the most recent non-placeholder (docs/store.md §5); plus the others.
 pub fn pick(
     candidates: Vec<HandoffInfo>,
     exact: Option<&str>,

@@ -1,4 +1,4 @@
-//! The central store (store.md §1–§5): where it is (`Store::locate`), the collision check, and
+//! The central store (docs/store.md §1–§5): where it is (`Store::locate`), the collision check, and
 //! enumerating and picking handoffs. Targets, slot names, what a reader knows of a file, times,
 //! changing a slot (`slot/`), background writes (`runs`) and delivery live in their own files.
 
@@ -34,7 +34,7 @@ pub struct Store {
 }
 
 impl Store {
-    /// Resolve the store directory (store.md §1). Does not touch the filesystem.
+    /// Resolve the store directory (docs/store.md §1). Does not touch the filesystem.
     pub fn locate() -> Result<Store, Error> {
         let dir = if let Some(d) = crate::env::non_empty("HANDOFF_STORE_DIR") {
             PathBuf::from(d)
@@ -81,7 +81,7 @@ impl Store {
     }
 
     /// Refuse to overwrite a slot that holds another branch's or repository's handoff
-    /// (store.md §9.3 step 1). A slot whose checkout is gone is judged on the branch alone.
+    /// (docs/store.md §9.3 step 1). A slot whose checkout is gone is judged on the branch alone.
     pub fn check_collision(&self, target: &Target) -> Result<(), Error> {
         let Some(current) = HandoffInfo::read(self, &target.name) else {
             return Ok(());
@@ -110,7 +110,7 @@ impl Store {
     }
 
     /// The exact pick, else the most recent non-placeholder with the other candidates
-    /// (store.md §5). An exact pick is read directly — the store is not enumerated — so
+    /// (docs/store.md §5). An exact pick is read directly — the store is not enumerated — so
     /// reading one's own slot costs the same whatever the store's size; its `others` is empty.
     pub fn pick(
         &self,
@@ -123,7 +123,7 @@ impl Store {
         Ok(pick(candidates, exact))
     }
 
-    /// Every candidate (store.md §5), newest first, and how many `*.md` entries were skipped.
+    /// Every candidate (docs/store.md §5), newest first, and how many `*.md` entries were skipped.
     pub fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
         // The directory is listed on a thread of its own while the list index is read here.
         let dir_path = self.dir.clone();

@@ -1,4 +1,4 @@
-//! Slot names (store.md §3): `<repo>-<branch>-<hash8>.md`, byte-compatible with the bash store,
+//! Slot names (docs/store.md §3): `<repo>-<branch>-<hash8>.md`, byte-compatible with the bash store,
 //! so a store written by either tool is read by the other.
 
 use std::path::Path;
@@ -19,7 +19,7 @@ pub fn slugify(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// `<repo>-<branch>-<hash8>.md` for main worktree `main` and ref `reference` (store.md §3).
+/// `<repo>-<branch>-<hash8>.md` for main worktree `main` and ref `reference` (docs/store.md §3).
 pub fn slot_name(main: &[u8], reference: &str) -> String {
     let last = main
         .rsplit(|&b| b == b'/')

@@ -1,4 +1,4 @@
-//! What a `progress: writing` placeholder in a slot means now (hooks.md §2.4): active, slow (its
+//! What a `progress: writing` placeholder in a slot means now (docs/hooks.md §2.4): active, slow (its
 //! writer's transcript still moves) or abandoned. Background writes of compactions are tracked in
 //! `runs.rs` instead; this covers `write --placeholder` and stores written by older versions.
 
@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use super::HandoffInfo;
 use super::time::epoch;
 
-/// What a placeholder (`progress: writing`) means right now (hooks.md §2.4).
+/// What a placeholder (`progress: writing`) means right now (docs/hooks.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlaceholderState {
     /// Young enough, or its age is unknown.

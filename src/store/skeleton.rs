@@ -1,4 +1,4 @@
-//! The placeholder document (store.md §9.3), written while a background writer authors the
+//! The placeholder document (docs/store.md §9.3), written while a background writer authors the
 //! real handoff. It passes the gate as it stands, so it never needs gating at run time.
 
 /// Whether `id` is safe to write into a file or use in a path.

@@ -1,4 +1,4 @@
-//! Which checkout a command is about (store.md §2): the argument, `CONTEXT_ECONOMY_CHECKOUT`,
+//! Which checkout a command is about (docs/store.md §2): the argument, `CONTEXT_ECONOMY_CHECKOUT`,
 //! or the working directory, inspected through `git/`, with its slot name. A target that has no
 //! slot says why in the words store.md gives.
 
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::naming::{path_bytes, slot_name};
 use crate::git::{self, RepoFacts, TargetError};
 
-/// Where the target came from (store.md §2.1).
+/// Where the target came from (docs/store.md §2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetSource {
     Argument,

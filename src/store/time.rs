@@ -1,4 +1,4 @@
-//! Times as the store prints them (store.md §0): epoch seconds, `gap`, `days-ago`, ISO 8601.
+//! Times as the store prints them (docs/store.md §0): epoch seconds, `gap`, `days-ago`, ISO 8601.
 
 use std::time::SystemTime;
 
@@ -7,7 +7,7 @@ pub fn now() -> i64 {
     epoch(SystemTime::now())
 }
 
-/// `gap(s)` of store.md §0.
+/// `gap(s)` of docs/store.md §0.
 pub fn gap(s: u64) -> String {
     if s < 90 {
         format!("{s} second(s)")
@@ -20,7 +20,7 @@ pub fn gap(s: u64) -> String {
     }
 }
 
-/// `days-ago` of store.md §0.
+/// `days-ago` of docs/store.md §0.
 pub fn days_ago(mtime: Option<i64>, now: i64) -> String {
     match mtime {
         Some(m) => format!("{} day(s) ago", (now - m).max(0) / 86_400),

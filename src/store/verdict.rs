@@ -1,4 +1,4 @@
-//! The verdict procedure shared by `read` and `hook session-start` (store.md §7): which
+//! The verdict procedure shared by `read` and `hook session-start` (docs/store.md §7): which
 //! checkout to gate against, the in-process gate (or the `VERIFY_HANDOFF_GATE` test seam, run
 //! with an argument vector and no shell), the status line, and the reader-facing report.
 
@@ -140,7 +140,7 @@ impl GateVerdict {
     }
 }
 
-/// Gate the stored handoff at `file`, whose bytes the caller has already read (store.md §7).
+/// Gate the stored handoff at `file`, whose bytes the caller has already read (docs/store.md §7).
 pub fn gate_stored(
     file: &Path,
     bytes: &[u8],

@@ -488,8 +488,8 @@ pub fn import(
     if into_slot {
         slot::replace_slot_at(store, name, text.as_bytes(), Some(written))?;
     } else {
-        slot::keep_bytes(store, name, text.as_bytes(), written)?;
-        slot::retain(store, name);
+        let kept = slot::keep_bytes(store, name, text.as_bytes(), written)?;
+        slot::retain_keeping(store, name, Some(&kept));
     }
     Ok(Ok(()))
 }

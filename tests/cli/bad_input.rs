@@ -1,4 +1,4 @@
-//! Bad input and the command line (gate.md §2.1, §2.2, §5): each row ends with its stated
+//! Bad input and the command line (docs/gate.md §2.1, §2.2, §5): each row ends with its stated
 //! message and exit code, and nothing panics.
 
 use crate::util::{TestEnv, canonical, json, run};

@@ -1,4 +1,4 @@
-//! The resolver (gate.md §3), mostly through `verify-handoff --citations`: every verdict row,
+//! The resolver (docs/gate.md §3), mostly through `verify-handoff --citations`: every verdict row,
 //! confinement, the layout, the one-pass symbol search, summaries and the input guard.
 
 use crate::util::{TestEnv, json, run};

@@ -1,10 +1,10 @@
-//! The gate (gate.md §1–§2): canonical runs, every contract message, coverage, size, checkout
+//! The gate (docs/gate.md §1–§2): canonical runs, every contract message, coverage, size, checkout
 //! resolution and the branch check.
 
 use crate::util::{TestEnv, canonical, json, run, with_pointers};
 
 /// A checkout whose path has exactly the length of `/home/dev/src/shop`, so the canonical
-/// document has the byte count of gate.md §2.13.
+/// document has the byte count of docs/gate.md §2.13.
 fn eighteen_char_checkout(env: &TestEnv) -> (tempfile::TempDir, String) {
     let dir = tempfile::Builder::new()
         .prefix("hs")

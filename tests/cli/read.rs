@@ -1,4 +1,4 @@
-//! `read` (store.md §9.5), the verdict procedure (§7) and the drift signals (§8).
+//! `read` (docs/store.md §9.5), the verdict procedure (§7) and the drift signals (§8).
 
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,7 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 
-/// The canonical handoff of gate.md §1.8, with its checkout and branch substituted.
+/// The canonical handoff of docs/gate.md §1.8, with its checkout and branch substituted.
 pub fn canonical(checkout: &str, branch: &str) -> String {
     format!(
         "# Handoff — type the mailables
@@ -156,7 +156,7 @@ impl TestEnv {
         std::fs::canonicalize(dir).expect("canonical repo")
     }
 
-    /// The canonical shop repository of gate.md §1.8 (a 40-line Invoice.php).
+    /// The canonical shop repository of docs/gate.md §1.8 (a 40-line Invoice.php).
     pub fn shop(&self, rel: &str, branch: &str) -> PathBuf {
         let php = invoice_php();
         self.repo(

@@ -1,4 +1,4 @@
-//! `history` and `restore` (store.md §9.7–§9.8): the slot is version 0, kept versions are
+//! `history` and `restore` (docs/store.md §9.7–§9.8): the slot is version 0, kept versions are
 //! 1..n newest first; `restore` swaps one back in with its own mtime, so running it twice
 //! undoes it.
 

@@ -1,4 +1,4 @@
-//! `list` (store.md §9.4): every candidate, newest first, five TAB-separated fields a line.
+//! `list` (docs/store.md §9.4): every candidate, newest first, five TAB-separated fields a line.
 
 use std::io::Write;
 

@@ -1,4 +1,4 @@
-//! `orient` and `path` (store.md §9.1–§9.2): what a caller needs to know about the target's
+//! `orient` and `path` (docs/store.md §9.1–§9.2): what a caller needs to know about the target's
 //! slot. A target without a slot is exit 1 here (a negative answer), not 3.
 
 use std::io::Write;
@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
 
-/// Target, then store (target problems are reported first; store.md §0 rule 6).
+/// Target, then store (target problems are reported first; docs/store.md §0 rule 6).
 fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
     let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.message))?;
     Ok((target, Store::open()?))

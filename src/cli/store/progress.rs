@@ -1,4 +1,4 @@
-//! `set-progress FILE VALUE` (store.md §9.6): one envelope line rewritten, every other byte and
+//! `set-progress FILE VALUE` (docs/store.md §9.6): one envelope line rewritten, every other byte and
 //! the mtime kept; under the slot lock when FILE lives in the store.
 
 use std::io::Write;
@@ -49,7 +49,7 @@ pub fn set_progress(
     let path = Path::new(file);
     let new = value.as_str();
     // The store matters only for the lock, but a store path that is not a directory is still
-    // reported (store.md §1: every command exits 3 on it).
+    // reported (docs/store.md §1: every command exits 3 on it).
     let store = match Store::locate() {
         Ok(_) => Some(Store::open()?),
         Err(_) => None,

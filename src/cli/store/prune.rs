@@ -1,4 +1,4 @@
-//! `prune` (store.md §9.9): a dry run unless `--apply`. Only handoffs that were delivered,
+//! `prune` (docs/store.md §9.9): a dry run unless `--apply`. Only handoffs that were delivered,
 //! abandoned, or whose checkout or branch is gone are deleted once old; an unread handoff on a
 //! live branch is kept however old it is. Lock files are never pruned.
 

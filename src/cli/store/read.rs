@@ -1,4 +1,4 @@
-//! `read` (store.md §9.5): deliver one handoff with its verdict and drift. The exact slot is
+//! `read` (docs/store.md §9.5): deliver one handoff with its verdict and drift. The exact slot is
 //! preferred; otherwise the most recent handoff is shown and labelled a GUESS. A placeholder
 //! is never shown as content. Only an exact, unread pick is marked consumed, after the whole
 //! output was delivered, and only if the file is still the version shown.

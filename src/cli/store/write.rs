@@ -1,4 +1,4 @@
-//! `write` (store.md §9.3): normalise the draft's envelope, refuse collisions, gate it
+//! `write` (docs/store.md §9.3): normalise the draft's envelope, refuse collisions, gate it
 //! in-process, and store it atomically under the slot lock with the previous version kept.
 //! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
 
@@ -50,7 +50,7 @@ fn refuse(message: String) -> Error {
     Error::Input(format!("{message}; nothing was stored"))
 }
 
-/// Read and check the draft (store.md §9.3 input checks).
+/// Read and check the draft (docs/store.md §9.3 input checks).
 fn read_draft(from: Option<&str>) -> Result<String, Error> {
     let bytes = match from {
         Some(f) if f != "-" => {

@@ -70,7 +70,7 @@ pub enum Agent {
     Copilot,
 }
 
-/// The background writer's prompt (hooks.md §3.2): self-contained; the transcript path travels
+/// The background writer's prompt (docs/hooks.md §3.2): self-contained; the transcript path travels
 /// only here, never on a command line. The writer has read-only tools at most, so it is asked
 /// for the document as its final answer, which the supervisor gates and stores.
 pub fn writer_prompt(agent: Agent, transcript: &str, here: &str, reference: &str) -> String {

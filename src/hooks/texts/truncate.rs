@@ -1,4 +1,4 @@
-//! The reduced composition when the injection is over 9,500 UTF-16 units (hooks.md §2.7): the
+//! The reduced composition when the injection is over 9,500 UTF-16 units (docs/hooks.md §2.7): the
 //! verdict, the truncation line, the short rules and an excerpt of `## Do not re-derive` and
 //! `## Next`, cut on whole lines until it fits.
 
@@ -27,7 +27,7 @@ fn cut_line(k: usize) -> String {
 /// The opening of the line an injection carries when the handoff was cut to fit.
 pub const TRUNCATED: &str = "**TRUNCATED:**";
 
-/// The reduced composition (hooks.md §2.7).
+/// The reduced composition (docs/hooks.md §2.7).
 #[allow(clippy::too_many_arguments)]
 pub fn reduce(
     head: &[String],

@@ -1,4 +1,4 @@
-//! Atomic file operations (store.md §6.2): temp file in the same directory, fsync, rename,
+//! Atomic file operations (docs/store.md §6.2): temp file in the same directory, fsync, rename,
 //! directory fsync; stale temp files of dead writers cleaned; the crash-test kill seam.
 
 use std::fs::{File, OpenOptions};
@@ -33,7 +33,7 @@ fn temp_name(target: &Path) -> PathBuf {
     target.with_file_name(name)
 }
 
-/// Atomically replace `target` with `bytes` (store.md §6.2). `mtime` is set before the rename
+/// Atomically replace `target` with `bytes` (docs/store.md §6.2). `mtime` is set before the rename
 /// when the operation preserves it; `mode` is applied to the new file (default 0600).
 pub fn replace(
     target: &Path,
@@ -135,7 +135,7 @@ fn temp_pid(file_name: &str) -> Option<i32> {
     parts.next()?.parse().ok()
 }
 
-/// Whether a temp file is stale: over an hour old (store.md §6.2), or made by a process that
+/// Whether a temp file is stale: over an hour old (docs/store.md §6.2), or made by a process that
 /// is gone (its pid is dead). Our own files are never stale.
 fn temp_is_stale(file_name: &str, meta: &std::fs::Metadata) -> bool {
     let pid = temp_pid(file_name);

@@ -27,54 +27,30 @@ pub fn history_dir(store: &Store, name: &str) -> PathBuf {
     store.dir.join(".history").join(name)
 }
 
-/// Kept versions, newest first: by the second of their mtime (when written; a version from a
-/// remote carries its whole-second written-at), then by when the file was stored here (its
-/// ctime), then by name. A version imported now with the same second's written-at is newer
-/// than the same second's local ones written before it — compared by the full mtime it sorted
-/// below them, and retention dropped the newest version of all.
+/// Kept versions, newest first (mtime, then name).
 pub fn versions(store: &Store, name: &str) -> Vec<Version> {
     let Ok(entries) = std::fs::read_dir(history_dir(store, name)) else {
         return Vec::new();
     };
-    let mut out: Vec<(Version, Newness, String)> = entries
+    let mut out: Vec<(Version, String)> = entries
         .flatten()
         .filter_map(|e| {
             let fname = e.file_name().to_string_lossy().into_owned();
             let meta = std::fs::symlink_metadata(e.path()).ok()?;
             (fname.ends_with(".md") && !fname.starts_with('.') && meta.is_file()).then(|| {
-                let mtime = meta.modified().ok();
-                let key = (mtime.map(crate::store::epoch), stored_at(&meta));
                 (
                     Version {
                         path: e.path(),
-                        mtime,
+                        mtime: meta.modified().ok(),
                         size: meta.len(),
                     },
-                    key,
                     fname,
                 )
             })
         })
         .collect();
-    out.sort_by(|(_, a, an), (_, b, bn)| b.cmp(a).then_with(|| an.cmp(bn)));
-    out.into_iter().map(|(v, _, _)| v).collect()
-}
-
-/// How new a version is: the second of its mtime, then when it was stored here.
-type Newness = (Option<i64>, (i64, i64));
-
-/// When a file was stored here: its status change time, in (seconds, nanoseconds).
-fn stored_at(meta: &std::fs::Metadata) -> (i64, i64) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        (meta.ctime(), meta.ctime_nsec())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        (0, 0)
-    }
+    out.sort_by(|(a, an), (b, bn)| b.mtime.cmp(&a.mtime).then_with(|| an.cmp(bn)));
+    out.into_iter().map(|(v, _)| v).collect()
 }
 
 /// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
@@ -221,8 +197,25 @@ fn fresh_version_path(store: &Store, name: &str, mtime: SystemTime) -> Result<Pa
 /// newer version holds, and everything past the tenth, are removed. Called last, once the slot
 /// is durably replaced, so no step before it can leave a version only in a deleted file.
 pub fn retain(store: &Store, name: &str) {
-    let mut kept: Vec<Version> = Vec::new();
-    for v in versions(store, name) {
+    retain_keeping(store, name, None);
+}
+
+/// [`retain`], never removing `just_kept`, the version the caller has just put into history: a
+/// version from a remote carries its whole-second written-at as its mtime, so among versions of
+/// the same second it sorts below local ones written before it — counted by mtime alone, the
+/// newest version of all was the one retention removed. The oldest other version goes instead.
+pub fn retain_keeping(store: &Store, name: &str, just_kept: Option<&Path>) {
+    let all = versions(store, name);
+    let protected = just_kept.and_then(|p| all.iter().position(|v| v.path == p));
+    // The protected version is considered first; every other keeps its place.
+    let order = protected.map(|i| &all[i]).into_iter().chain(
+        all.iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != protected)
+            .map(|(_, v)| v),
+    );
+    let mut kept: Vec<&Version> = Vec::new();
+    for v in order {
         let duplicate = kept.iter().any(|k| same_content(&k.path, &v.path));
         if duplicate || kept.len() >= HISTORY_KEEP {
             let _ = remove(&v.path);
@@ -237,10 +230,11 @@ mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
 
-    /// A version from a remote lands in history with its whole-second written-at; local ones of
-    /// the same second were written at .5 of it, before it arrived. Retention keeps it.
+    /// A version from a remote lands in history with its whole-second written-at; ten local ones
+    /// of the same second were written at .5 of it. Retention keeps the one just stored and drops
+    /// the oldest local one.
     #[test]
-    fn a_version_stored_last_in_its_second_is_the_newest() {
+    fn the_version_just_kept_is_never_the_one_retention_removes() {
         let dir = tempfile::tempdir().expect("tmp");
         let store = Store {
             dir: dir.path().to_path_buf(),
@@ -256,14 +250,14 @@ mod tests {
             file.set_modified(second + Duration::from_millis(500 + i as u64))
                 .expect("mtime");
         }
-        keep_bytes(&store, "x.md", b"imported\n", second).expect("kept");
-        retain(&store, "x.md");
+        let imported = keep_bytes(&store, "x.md", b"imported\n", second).expect("kept");
+        retain_keeping(&store, "x.md", Some(&imported));
         let kept: Vec<String> = versions(&store, "x.md")
             .iter()
             .map(|v| std::fs::read_to_string(&v.path).expect("read"))
             .collect();
         assert_eq!(kept.len(), HISTORY_KEEP);
-        assert_eq!(kept[0], "imported\n", "{kept:?}");
+        assert!(kept.contains(&"imported\n".to_string()), "{kept:?}");
         assert!(!kept.contains(&"local 0\n".to_string()), "{kept:?}");
     }
 }

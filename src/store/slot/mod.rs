@@ -1,4 +1,4 @@
-//! Changing a slot safely (store.md §6): a per-slot advisory lock with a bounded wait, and the
+//! Changing a slot safely (docs/store.md §6): a per-slot advisory lock with a bounded wait, and the
 //! two composite operations — replace a slot, restore a version — built from the atomic file
 //! operations (`atomic.rs`), history (`history.rs`) and the `progress:` rewrite (`progress.rs`).
 

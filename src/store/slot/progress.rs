@@ -1,4 +1,4 @@
-//! The `progress:` rewrite (store.md §9.6): every other byte kept, the mtime preserved.
+//! The `progress:` rewrite (docs/store.md §9.6): every other byte kept, the mtime preserved.
 
 use std::fs::OpenOptions;
 use std::io::Read;
@@ -53,7 +53,7 @@ pub enum Rewrite {
 }
 
 /// Rewrite every envelope `progress:` line to `value`, or insert one after the first
-/// `status:` line (store.md §9.6). Every other byte is kept.
+/// `status:` line (docs/store.md §9.6). Every other byte is kept.
 pub fn rewrite_progress(bytes: &[u8], value: &str) -> Rewrite {
     let lines = envelope_lines(bytes);
     let progress: Vec<&(usize, usize, bool)> = lines
