@@ -247,9 +247,24 @@ pub fn push(
 const EXPLICIT_DELETIONS: usize = 64;
 /// The scratch namespace naming the remote chains a glob prune keeps (emptied afterwards).
 const KEEP_PREFIX: &str = "refs/handoff-prune/";
+/// The scratch namespace a glob prune takes its leases from: loose copies of the remote-tracking
+/// refs. git updates the lease source of every pushed ref one ref at a time; pointed at the
+/// tracking refs themselves, once `git gc` had packed them, each deletion rewrote
+/// `packed-refs` (10,000 deletions took 43 s instead of 6).
+const LEASE_PREFIX: &str = "refs/handoff-lease/";
+
+/// Every ref under `prefix`, as (full name, id).
+fn refs_under(chains: &Chains, prefix: &str) -> Vec<(String, String)> {
+    chains
+        .list(prefix)
+        .into_iter()
+        .map(|(b, id)| (format!("{prefix}{b}"), id))
+        .collect()
+}
 
 /// Delete every remote chain but `keep` (scratch refs under [`KEEP_PREFIX`], one per chain
-/// that stays) in one push; the scratch refs go again whatever happened.
+/// that stays) in one push, leased on loose copies of the remote-tracking refs (under
+/// [`LEASE_PREFIX`]); the scratch refs go again whatever happened.
 fn prune_by_glob(
     chains: &Chains,
     target: &Target,
@@ -257,25 +272,34 @@ fn prune_by_glob(
     keep: &[(String, String)],
     background: bool,
 ) -> Result<Vec<RefUpdate>, Error> {
-    let stale: Vec<(String, String)> = chains
-        .list(KEEP_PREFIX)
-        .into_iter()
-        .map(|(b, id)| (format!("{KEEP_PREFIX}{b}"), id))
-        .collect();
-    chains.delete_all(&stale);
-    for (name, id) in keep {
+    let lease = format!("{LEASE_PREFIX}{remote}/");
+    chains.delete_all(&refs_under(chains, KEEP_PREFIX));
+    chains.delete_all(&refs_under(chains, &lease));
+    let scratch = |name: &str, id: &str| {
         chains
             .set(name, id, None)
-            .map_err(|e| Error::External(format!("cannot name a chain to keep ({name}): {e:?}")))?;
-    }
-    let result = transport::prune(
-        &target.facts.checkout,
-        remote,
-        &format!("{KEEP_PREFIX}*:refs/handoffs/*"),
-        &fetch_refspec(remote),
-        background,
-    );
+            .map_err(|e| Error::External(format!("cannot write {name}: {e:?}")))
+    };
+    let result = keep
+        .iter()
+        .try_for_each(|(name, id)| scratch(name, id))
+        .and_then(|()| {
+            chains
+                .list(&tracking_prefix(remote))
+                .into_iter()
+                .try_for_each(|(b, id)| scratch(&format!("{lease}{b}"), &id))
+        })
+        .and_then(|()| {
+            transport::prune(
+                &target.facts.checkout,
+                remote,
+                &format!("{KEEP_PREFIX}*:refs/handoffs/*"),
+                &format!("+refs/handoffs/*:{lease}*"),
+                background,
+            )
+        });
     chains.delete_all(keep);
+    chains.delete_all(&refs_under(chains, &lease));
     // What stayed is not news: only the deletions (and refusals) are reported.
     Ok(result?
         .into_iter()

@@ -122,7 +122,9 @@ fn the_citation_parser_is_total_and_its_output_normal() {
                 }
                 if let Some(f) = &c.fragment {
                     prop_assert!(!f.is_empty() && !f.contains('`'));
-                    prop_assert_eq!(f.trim(), f.as_str());
+                    // Trimmed of the contract's whitespace (docs/gate.md §1.6), not of all
+                    // Unicode's: a fragment of U+2000 is content (found by this test).
+                    prop_assert_eq!(handoff_store::text::trim(f), f.as_str());
                 }
                 let _ = c.display();
             }
@@ -333,4 +335,16 @@ fn every_hook_exits_zero_and_prints_nothing_or_one_json_object_within_its_cap() 
         })
         .expect("hooks");
     let _ = std::io::stdout().flush();
+}
+
+/// The case the property test above found: only the contract's whitespace is trimmed from a
+/// fragment (docs/gate.md §1.6); U+2000 is content.
+#[test]
+fn a_fragment_of_a_unicode_space_is_content() {
+    let c = Citation::parse("અ|\u{2000}").expect("a citation");
+    assert_eq!(c.fragment.as_deref(), Some("\u{2000}"));
+    assert_eq!(
+        handoff_store::text::trim(c.fragment.as_deref().unwrap_or("")),
+        "\u{2000}"
+    );
 }
