@@ -373,6 +373,11 @@ impl Chains {
         Ok(())
     }
 
+    /// Whether ref `name` is a loose ref (a file of its own, not only a `packed-refs` line).
+    pub fn is_loose(&self, name: &str) -> bool {
+        std::fs::symlink_metadata(self.repo.common_dir().join(name)).is_ok_and(|m| m.is_file())
+    }
+
     /// The lock of the loose ref at `path` (its directories created up to the git dir).
     fn lock_ref(&self, path: &Path) -> Result<gix::lock::File, RefError> {
         gix::lock::File::acquire_to_update_resource(

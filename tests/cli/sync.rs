@@ -1579,6 +1579,27 @@ fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
         );
     }
     assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    // Once `git gc` packed the tracking refs, the leases come from loose scratch copies (git
+    // rewrote packed-refs once per deleted ref): the same rules, an unseen chain kept.
+    env.git(&a.repo, &["pack-refs", "--all"]);
+    env.git(&bare, &["update-ref", "refs/handoffs/unseen-too", &old]);
+    let packed = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert!(
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        )
+        .contains("refs/handoffs/unseen-too"),
+        "a chain never fetched was deleted: {}",
+        packed.stdout
+    );
+    assert_eq!(
+        env.git(&a.repo, &["for-each-ref", "refs/handoff-lease"]),
+        "",
+        "lease copies left behind"
+    );
+    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    env.git(&a.repo, &["pack-refs", "--all"]);
     let again = run(&mut a.hs(&env, &["push", "--prune"]));
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
     assert_eq!(
