@@ -1500,6 +1500,66 @@ fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
     }
 }
 
+/// Issue 21: `push` killed before each of its mutations (the chain record, the remote-tracking
+/// copy) leaves no lock git trips over, and the next push completes with the remote holding the
+/// local chain's tip.
+#[test]
+fn a_killed_push_leaves_no_lock_and_the_next_push_completes() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    for signal in ["KILL", "TERM"] {
+        let mut completed = false;
+        for n in 1..32 {
+            let tag = format!("pushed-{signal}-{n}");
+            assert_eq!(a.write(&env, &tag).code, 0);
+            env.git(&a.repo, &["pack-refs", "--all"]);
+            let o = run(a
+                .hs(&env, &["push"])
+                .env("HANDOFF_STORE_KILL_AT", n.to_string())
+                .env("HANDOFF_STORE_KILL_WITH", signal));
+            let what = format!("push killed with SIG{signal} before mutation {n}");
+            let left = locks_under(&a.repo.join(".git"));
+            assert!(
+                left.iter().all(|l| signal == "KILL"
+                    && (l.to_string_lossy().contains("/refs/handoffs/")
+                        || l.to_string_lossy().contains("/refs/handoff-remotes/"))),
+                "{what}: {left:?}"
+            );
+            env.git(&a.repo, &["gc", "--auto", "--quiet"]);
+            env.git(&a.repo, &["fetch", "--quiet"]);
+            let again = run(&mut a.hs(&env, &["push"]));
+            assert!(
+                again.code == 0 || again.code == 4,
+                "{what}, then a push: {}{}",
+                again.stdout,
+                again.stderr
+            );
+            assert_eq!(
+                locks_under(&a.repo.join(".git")),
+                Vec::<PathBuf>::new(),
+                "{what}"
+            );
+            assert_eq!(
+                remote_tip(&bare).trim_end(),
+                env.git(&a.repo, &["show", "refs/handoffs/main:handoff.md"])
+                    .trim_end(),
+                "{what}: the remote holds the local chain's tip"
+            );
+            assert!(
+                remote_tip(&bare).contains(&format!("status: {tag} ")),
+                "{what}"
+            );
+            if o.code == 0 {
+                assert!(n > 2, "push had only {} kill point(s)", n - 1);
+                completed = true;
+                break;
+            }
+        }
+        assert!(completed, "push never completed under SIG{signal}");
+    }
+}
+
 /// Issue 21.10: many deletions go in one glob push (explicit refspecs took minutes for 10,000):
 /// the chains of branches gone everywhere are deleted, a teammate's recent one and a chain that
 /// reached the remote after the last fetch stay, and no scratch ref is left behind.
