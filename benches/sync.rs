@@ -2,7 +2,9 @@
 //! `pull` with 1 and with 1,000 branches' handoffs against a bare remote on the local disk, and
 //! the hooks with 1,000 remote-tracking handoff refs present. Every measured run starts from the
 //! same state (a fresh bare remote, a fresh store, reset refs), rebuilt outside the timing.
-//! Run with `cargo bench --bench sync`.
+//! Run with `cargo bench --bench sync`; `cargo bench --bench sync -- prune` runs only the
+//! issue-21 cases (a remote with 10,000 chains whose branches are gone: `push --prune`, with
+//! the tracking refs loose and packed, and `pull` with the 10,000 refs unchanged).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -185,6 +187,10 @@ fn main() {
     std::fs::create_dir_all(&home).expect("home");
     println!("| case | target (median) | median | min | met |");
     println!("| --- | ---: | ---: | ---: | --- |");
+    if std::env::args().any(|a| a == "prune") {
+        prune_cases(&w, &home);
+        return;
+    }
 
     for (n, label) in [(1usize, "1 branch"), (BRANCHES, "1,000 branches")] {
         // push: the slots are recorded as commits, then sent to an empty remote.
@@ -249,7 +255,7 @@ fn main() {
             "fetch",
             "-q",
             "origin",
-            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+            "+refs/handoffs/*:refs/handoff-remotes/origin/*",
         ],
     );
     let clear = format!(
@@ -312,4 +318,73 @@ fn main() {
         Some(10.0),
         median(times),
     );
+}
+
+/// How many remote chains the issue-21 cases hold.
+const GONE: usize = 10_000;
+
+/// Issue 21: a remote with 10,000 chains `refs/handoffs/gone-N` (packed) whose branches exist
+/// nowhere; `push --prune` deletes them all in one push (target ≤ 5 s), once with the
+/// remote-tracking refs as `git fetch` leaves them (loose) and once after `git pack-refs`; and
+/// `pull` with the 10,000 refs unchanged.
+fn prune_cases(w: &World, home: &Path) {
+    let bare = w.remote("prune.git");
+    let id = git(&bare, &["rev-parse", "refs/heads/main"]);
+    let create: String = (0..GONE)
+        .map(|i| format!("create refs/handoffs/gone-{i} {id}\n"))
+        .collect();
+    let (repo, store) = w.clone(&bare, "pruner");
+    let reset = |packed: bool| {
+        let left = git(
+            &bare,
+            &[
+                "for-each-ref",
+                "--format=delete %(refname)",
+                "refs/handoffs",
+            ],
+        );
+        if !left.is_empty() {
+            git_stdin(&bare, &["update-ref", "--stdin"], &format!("{left}\n"));
+        }
+        git_stdin(&bare, &["update-ref", "--stdin"], &create);
+        git(&bare, &["pack-refs", "--all"]);
+        git(
+            &repo,
+            &[
+                "fetch",
+                "-q",
+                "origin",
+                "+refs/handoffs/*:refs/handoff-remotes/origin/*",
+            ],
+        );
+        if packed {
+            git(&repo, &["pack-refs", "--all"]);
+        }
+    };
+    for (packed, label) in [(false, "loose"), (true, "packed")] {
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            reset(packed);
+            times.push(timed(
+                store_cmd(&repo, &store, home, &["push", "--prune", "origin"]),
+                None,
+            ));
+            assert_eq!(
+                git(&bare, &["for-each-ref", "refs/handoffs"]),
+                "",
+                "every chain deleted"
+            );
+        }
+        row(
+            &format!("push --prune, 10,000 chains of gone branches, tracking refs {label}"),
+            Some(5000.0),
+            median(times),
+        );
+    }
+    reset(false);
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        times.push(timed(store_cmd(&repo, &store, home, &["pull"]), None));
+    }
+    row("pull, 10,000 remote chains unchanged", None, median(times));
 }
