@@ -118,6 +118,10 @@ fn default_file(env: &TestEnv, repo: &Path, what: &str) -> PathBuf {
     }
 }
 
+fn is_link(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).expect("meta").permissions().mode() & 0o7777
@@ -176,12 +180,7 @@ fn installs_never_hurt_the_file_they_edit() {
             symlink(&target, &file).expect("link");
             let o = run(&mut hs(&env, &repo, &["install", what]));
             assert_eq!(o.code, 0, "{what}: {}", o.stderr);
-            assert!(
-                std::fs::symlink_metadata(&file)
-                    .expect("link")
-                    .file_type()
-                    .is_symlink()
-            );
+            assert!(is_link(&file), "{what}: the link stays");
             assert!(
                 std::fs::read_to_string(&target)
                     .expect("target")
@@ -191,12 +190,7 @@ fn installs_never_hurt_the_file_they_edit() {
             assert_eq!(mode(&target), 0o600, "{what}: the target's mode kept");
             let o = run(&mut hs(&env, &repo, &["uninstall", what]));
             assert_eq!(o.code, 0, "{what}: {}", o.stderr);
-            assert!(
-                std::fs::symlink_metadata(&file)
-                    .expect("link")
-                    .file_type()
-                    .is_symlink()
-            );
+            assert!(is_link(&file), "{what}: the link stays");
             assert_eq!(
                 std::fs::read_to_string(&target).expect("target"),
                 before,

@@ -1439,6 +1439,32 @@ fn push_prune_keeps_a_teammates_recent_handoff_unless_forced() {
 /// Issue 21.1: `pull` killed (SIGKILL, SIGTERM) before each of its mutations — the merge's
 /// store writes and ref updates — leaves no lock git trips over, loses no version, and the next
 /// pull completes the merge.
+/// `handoff-store <cmd>` on `m`, killed with `signal` before its `n`th mutation (the crash
+/// seam). Afterwards `.git` may hold a lock of one of our refs (a path holding one of `ours`)
+/// only after SIGKILL, which cannot wait; nothing git takes is ever left. The outcome, and the
+/// words that name the case.
+fn killed(
+    env: &TestEnv,
+    m: &Machine,
+    cmd: &str,
+    n: usize,
+    signal: &str,
+    ours: &[&str],
+) -> (Outcome, String) {
+    let o = run(m
+        .hs(env, &[cmd])
+        .env("HANDOFF_STORE_KILL_AT", n.to_string())
+        .env("HANDOFF_STORE_KILL_WITH", signal));
+    let what = format!("{cmd} killed with SIG{signal} before mutation {n}");
+    let left = locks_under(&m.repo.join(".git"));
+    assert!(
+        left.iter()
+            .all(|l| signal == "KILL" && ours.iter().any(|p| l.to_string_lossy().contains(p))),
+        "{what}: {left:?}"
+    );
+    (o, what)
+}
+
 #[test]
 fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
     let env = TestEnv::new();
@@ -1455,17 +1481,7 @@ fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
             let mine = format!("mine-{signal}-{n}");
             assert_eq!(a.write(&env, &mine).code, 0);
             env.git(&a.repo, &["pack-refs", "--all"]);
-            let o = run(a
-                .hs(&env, &["pull"])
-                .env("HANDOFF_STORE_KILL_AT", n.to_string())
-                .env("HANDOFF_STORE_KILL_WITH", signal));
-            let what = format!("pull killed with SIG{signal} before mutation {n}");
-            let left = locks_under(&a.repo.join(".git"));
-            assert!(
-                left.iter()
-                    .all(|l| signal == "KILL" && l.to_string_lossy().contains("/refs/handoffs/")),
-                "{what}: {left:?}"
-            );
+            let (o, what) = killed(&env, &a, "pull", n, signal, &["/refs/handoffs/"]);
             env.git(&a.repo, &["gc", "--auto", "--quiet"]);
             let again = run(&mut a.hs(&env, &["pull"]));
             assert!(
@@ -1514,17 +1530,13 @@ fn a_killed_push_leaves_no_lock_and_the_next_push_completes() {
             let tag = format!("pushed-{signal}-{n}");
             assert_eq!(a.write(&env, &tag).code, 0);
             env.git(&a.repo, &["pack-refs", "--all"]);
-            let o = run(a
-                .hs(&env, &["push"])
-                .env("HANDOFF_STORE_KILL_AT", n.to_string())
-                .env("HANDOFF_STORE_KILL_WITH", signal));
-            let what = format!("push killed with SIG{signal} before mutation {n}");
-            let left = locks_under(&a.repo.join(".git"));
-            assert!(
-                left.iter().all(|l| signal == "KILL"
-                    && (l.to_string_lossy().contains("/refs/handoffs/")
-                        || l.to_string_lossy().contains("/refs/handoff-remotes/"))),
-                "{what}: {left:?}"
+            let (o, what) = killed(
+                &env,
+                &a,
+                "push",
+                n,
+                signal,
+                &["/refs/handoffs/", "/refs/handoff-remotes/"],
             );
             env.git(&a.repo, &["gc", "--auto", "--quiet"]);
             env.git(&a.repo, &["fetch", "--quiet"]);
