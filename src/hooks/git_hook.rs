@@ -61,6 +61,13 @@ fn hook_path(dir: &Path) -> Result<PathBuf, Error> {
     Ok(hooks.join("post-checkout"))
 }
 
+/// Where the post-checkout hook of the repository containing `dir` is, and whether it is ours.
+pub fn state(dir: &Path) -> Option<(PathBuf, bool)> {
+    let path = hook_path(dir).ok()?;
+    let ours = is_ours(&path);
+    Some((path, ours))
+}
+
 /// Install the post-checkout hook for the repository containing `dir`; `program` is the shell
 /// word that runs this binary.
 pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error> {

@@ -52,6 +52,26 @@ pub fn slot_of(main: &Path, branch: &str) -> String {
     slot_name(&path_bytes(main), branch)
 }
 
+/// For `status`: each remote of the repository at `dir`, and whether a plain `git fetch` brings
+/// its handoffs (`sync --setup` done); and whether `handoff.autoPush` is on.
+pub fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
+    let chains = Chains::open(dir)?;
+    let remotes = chains
+        .remotes()
+        .into_iter()
+        .map(|r| {
+            let set = chains
+                .config_strings(&format!("remote.{r}.fetch"))
+                .contains(&fetch_refspec(&r));
+            (r, set)
+        })
+        .collect();
+    Some((
+        remotes,
+        chains.config_bool("handoff.autoPush").unwrap_or(false),
+    ))
+}
+
 /// After `write` stored `target`'s handoff: when the repository's git config sets
 /// `handoff.autoPush = true`, push it in the background. Returns whether a push was started.
 pub fn auto_push(target: &crate::store::Target) -> bool {

@@ -650,7 +650,33 @@ fn status_tells_how_the_last_background_push_ended() {
     let a = machine(&env, "a", &bare);
     env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
     let status = || run(&mut a.hs(&env, &["status"])).stdout;
-    assert!(!status().contains("autoPush"), "nothing before any push");
+    assert!(
+        !status().contains("autoPush last background push"),
+        "nothing before any push"
+    );
+    // Issue 23: status also says how sync and the git hook stand for this repository.
+    let said = status();
+    assert!(
+        said.contains("autoPush on (handoff.autoPush)")
+            && said.contains("sync     origin: git fetch does not bring handoffs: handoff-store sync --setup origin")
+            && said.contains("/hooks/post-checkout installed=no"),
+        "{said}"
+    );
+    assert_eq!(run(&mut a.hs(&env, &["sync", "--setup"])).code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["install", "git-hook"])).code, 0);
+    let said = status();
+    assert!(
+        said.contains("sync     origin: git fetch brings handoffs (sync --setup done)")
+            && said.contains("/hooks/post-checkout installed=yes"),
+        "{said}"
+    );
+    let (_, v) = json(&mut a.hs(&env, &["status", "--format", "json"]));
+    assert_eq!(v["sync"]["auto_push"], true, "{v}");
+    assert_eq!(
+        v["sync"]["remotes"][0],
+        serde_json::json!({"remote": "origin", "fetch_refspec": true})
+    );
+    assert_eq!(v["git_hook"]["installed"], true, "{v}");
     assert_eq!(a.write(&env, "fine").code, 0);
     assert!(
         eventually(20, || status().contains("autoPush last background push")),

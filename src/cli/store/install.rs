@@ -283,6 +283,8 @@ pub fn status(
         .iter()
         .filter_map(|h| crate::hooks::delivery::last(h.name()))
         .collect();
+    let git_hook = crate::hooks::git_hook::state(&dir);
+    let sync = crate::sync::setup_state(&dir);
     let now = crate::store::now();
     let writer = store
         .as_ref()
@@ -293,6 +295,12 @@ pub fn status(
             out,
             &serde_json::json!({ "harnesses": rows, "problems": problems,
                 "deliveries": deliveries,
+                "git_hook": git_hook.as_ref().map(|(path, ours)|
+                    serde_json::json!({"path": path, "installed": ours})),
+                "sync": sync.as_ref().map(|(remotes, auto)| serde_json::json!({
+                    "remotes": remotes.iter().map(|(r, set)|
+                        serde_json::json!({"remote": r, "fetch_refspec": set})).collect::<Vec<_>>(),
+                    "auto_push": auto})),
                 "last_background_write": writer.as_ref().map(|(started, state)|
                     serde_json::json!({"started": started, "state": state})),
                 "background_push": pushed,
@@ -314,6 +322,38 @@ pub fn status(
                         String::new()
                     } else {
                         format!(" — {}", r.why)
+                    }
+                ));
+            }
+            if let Some((path, ours)) = &git_hook {
+                text.push_str(&format!(
+                    "git-hook {} installed={}{}\n",
+                    path.display(),
+                    if *ours { "yes" } else { "no" },
+                    if *ours {
+                        ""
+                    } else {
+                        " — handoff-store install git-hook names a checked-out branch's handoff"
+                    }
+                ));
+            }
+            if let Some((remotes, auto)) = &sync {
+                for (remote, set) in remotes {
+                    text.push_str(&format!(
+                        "sync     {remote}: {}\n",
+                        if *set {
+                            "git fetch brings handoffs (sync --setup done)".to_string()
+                        } else {
+                            format!("git fetch does not bring handoffs: handoff-store sync --setup {remote}")
+                        }
+                    ));
+                }
+                text.push_str(&format!(
+                    "autoPush {}\n",
+                    if *auto {
+                        "on (handoff.autoPush): every stored handoff is pushed in the background"
+                    } else {
+                        "off: git config handoff.autoPush true to push every stored handoff"
                     }
                 ));
             }
