@@ -63,6 +63,19 @@ pub fn on_path(name: impl AsRef<Path>, accept: impl Fn(&Path) -> bool) -> Option
         .find(|p| accept(p))
 }
 
+/// Whether `p` is a regular file someone may execute (what a program lookup accepts).
+pub fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file())
+    }
+}
+
 /// A non-empty environment value.
 pub fn non_empty(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())

@@ -153,16 +153,7 @@ pub fn remove(
 
 /// Whether the JSON (with comments) `text` has a value at `path`.
 pub fn has(text: &str, path: &[&str]) -> bool {
-    let Some(mut at) = value(text) else {
-        return false;
-    };
-    for key in path {
-        match at.get_mut(*key) {
-            Some(next) => at = next.take(),
-            None => return false,
-        }
-    }
-    true
+    value(text).is_some_and(|v| path.iter().try_fold(&v, |at, key| at.get(*key)).is_some())
 }
 
 #[cfg(test)]

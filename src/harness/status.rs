@@ -76,7 +76,7 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
                 )
             } else {
                 match installed_program(&p) {
-                    Some(program) if !is_executable(&program) => (
+                    Some(program) if !crate::env::is_executable(&program) => (
                         "no",
                         format!(
                             "the program it runs, {}, does not exist (moved or removed): run handoff-store install {} --{} again",
@@ -101,18 +101,6 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     out
 }
 
-fn is_executable(p: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        p.is_file()
-    }
-}
-
 /// The Claude Code plugin (contrib/claude-code): enabled in the user's settings.json
 /// (`enabledPlugins`, `handoff-store@<marketplace>`), and whether the `handoff-store` its hooks
 /// run (`HANDOFF_STORE_BIN`, else on PATH) is there.
@@ -134,7 +122,7 @@ fn claude_plugin() -> Row {
         .clone()
         .map(std::path::PathBuf::from)
         .filter(|p| p.components().count() > 1)
-        .or_else(|| crate::env::on_path("handoff-store", is_executable));
+        .or_else(|| crate::env::on_path("handoff-store", crate::env::is_executable));
     let (runs, why) = match (enabled, program) {
         (false, _) => ("no", "not enabled: handoff-store install claude (or claude plugin install handoff-store)".to_string()),
         (true, Some(p)) => ("yes", format!("its hooks run {}", p.display())),

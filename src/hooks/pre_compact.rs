@@ -55,7 +55,7 @@ impl WriterSpec {
 /// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
 fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
     if let Some(p) = &spec.program {
-        return Some(p.clone()).filter(|p| is_executable(p));
+        return Some(p.clone()).filter(|p| crate::env::is_executable(p));
     }
     let name = crate::env::settings()
         .writer
@@ -65,24 +65,9 @@ fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
     let found = if path.components().count() > 1 || path.is_absolute() {
         Some(path)
     } else {
-        crate::env::on_path(&name, is_executable)
+        crate::env::on_path(&name, crate::env::is_executable)
     };
-    found.filter(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(p) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
+    found.filter(|p| crate::env::is_executable(p))
 }
 
 /// A random UUID v4, lowercase.
