@@ -119,7 +119,7 @@ pub fn cleared_here() -> bool {
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age.as_secs() <= crate::hooks::session_start::FRESH as u64);
+        .is_some_and(|age| age.as_secs() <= crate::hooks::marker::FRESH_SECONDS as u64);
     let _ = std::fs::remove_file(&note);
     fresh
 }

@@ -11,6 +11,9 @@ use super::md5_hex;
 use crate::env::home;
 use crate::store::{Target, path_bytes, slot, slugify};
 
+/// How old a marker may be and still turn `startup` into `clear`, and corroborate a guess.
+pub const FRESH_SECONDS: i64 = 600;
+
 /// Which handoff existed when the session was cleared.
 #[derive(Debug, Clone, Serialize)]
 pub struct MarkerHandoff {

@@ -8,22 +8,18 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::marker::{Marker, marker_path};
+use super::marker::{FRESH_SECONDS, Marker, marker_path};
 use super::texts::injection::{
-    background_section, cleared_section, compact_section, compose_document, placeholder_section,
+    InjectionBody, background_section, cleared_section, compact_section, compose_document,
+    placeholder_section,
 };
 use super::{
     claim, dedup_lock, safe_session_id, self_command, shell_quote, string_field, target, texts,
 };
 use crate::store::deliver::Delivery;
-use crate::store::runs::{self, Run, RunState};
+use crate::store::runs::{self, RunState};
 use crate::store::slot::Flip;
-use crate::store::{HandoffInfo, PickKind, PlaceholderState, now, placeholder_state};
-
-/// The most `additionalContext` may hold, in UTF-16 code units.
-pub const CAP: usize = 9_500;
-/// How old a marker may be and still turn `startup` into `clear`, and corroborate a guess.
-pub const FRESH: i64 = 600;
+use crate::store::{PickKind, now, placeholder_state};
 
 /// The sources a SessionStart claim is named after (anything else counts as `other`).
 pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"];
@@ -40,26 +36,6 @@ pub const KEEP_UNREAD: &str = "handoff_store_keep_unread";
 
 /// A key of the (adapter-built) hook input: the harness it came from (none: Claude Code).
 pub const HARNESS: &str = "handoff_store_harness";
-
-/// What the body of the injection is about.
-pub enum Subject {
-    Nothing,
-    /// A background write for the exact slot is under way (the slot is untouched).
-    Background {
-        run: Run,
-        path: String,
-    },
-    Placeholder {
-        info: HandoffInfo,
-        state: PlaceholderState,
-        transcript: Option<(std::path::PathBuf, std::time::SystemTime)>,
-    },
-    Document {
-        info: HandoffInfo,
-        kind: PickKind,
-        others: Vec<HandoffInfo>,
-    },
-}
 
 /// Run the hook on parsed stdin, writing at most one JSON line to `out`.
 pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
@@ -92,7 +68,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             if marker
                 .as_ref()
                 .and_then(|m| m.ended_at_epoch)
-                .is_none_or(|e| e < now - FRESH)
+                .is_none_or(|e| e < now - FRESH_SECONDS)
             {
                 return;
             }
@@ -143,7 +119,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             && let Some((_, run)) = background
             && let Some(store) = &store =>
         {
-            Subject::Background {
+            InjectionBody::Background {
                 run,
                 path: store.path_of(&target.name).to_string_lossy().into_owned(),
             }
@@ -151,13 +127,13 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
             let (state, transcript) =
                 placeholder_state(&info, now, super::claude::writer_transcript(&info));
-            Subject::Placeholder {
+            InjectionBody::Placeholder {
                 info,
                 state,
                 transcript,
             }
         }
-        Some((info, PickKind::Exact, others)) => Subject::Document {
+        Some((info, PickKind::Exact, others)) => InjectionBody::Document {
             info,
             kind: PickKind::Exact,
             others,
@@ -167,23 +143,23 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
                 .as_ref()
                 .and_then(|m| m.ended_at_epoch)
                 .zip(info.mtime)
-                .is_some_and(|(e, m)| (e - m).max(0) <= FRESH);
+                .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS);
             if corroborated {
-                Subject::Document {
+                InjectionBody::Document {
                     info,
                     kind: PickKind::Recent,
                     others,
                 }
             } else {
-                Subject::Nothing
+                InjectionBody::Nothing
             }
         }
-        _ => Subject::Nothing,
+        _ => InjectionBody::Nothing,
     };
     let lock_exists = string_field(input, "session_id")
         .and_then(|s| dedup_lock(&safe_session_id(s)))
         .is_some_and(|p| p.is_file());
-    let nothing_to_say = matches!(subject, Subject::Nothing)
+    let nothing_to_say = matches!(subject, InjectionBody::Nothing)
         && marker.is_none()
         && background_note.is_none()
         && !(compact && lock_exists);
@@ -204,12 +180,12 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     }
 
     let (text, shown) = match &subject {
-        Subject::Nothing => (head.join("\n\n"), None),
-        Subject::Background { run, path } => {
+        InjectionBody::Nothing => (head.join("\n\n"), None),
+        InjectionBody::Background { run, path } => {
             head.push(background_section(run, path, &target, now));
             (head.join("\n\n"), None)
         }
-        Subject::Placeholder {
+        InjectionBody::Placeholder {
             info,
             state,
             transcript,
@@ -218,7 +194,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             head.push(body);
             (head.join("\n\n"), None)
         }
-        Subject::Document { info, kind, others } => {
+        InjectionBody::Document { info, kind, others } => {
             let delivery =
                 Delivery::prepare(info.clone(), *kind, others.clone(), Some(&target), now);
             let document = match &delivery.document {

@@ -10,12 +10,11 @@
 //! enumeration that found enough of it out of date, and never by anything else.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::Store;
-use super::info::HandoffInfo;
+use super::info::{FileState, HandoffInfo};
 use super::slot;
 
 /// The file's name inside the store directory.
@@ -25,49 +24,6 @@ const MAGIC: &str = "handoff-store list index 2";
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// A store smaller than this is listed without an index (it would not pay for itself).
 pub const MIN_ENTRIES: usize = 256;
-/// How long a file's ctime must lie in the past before its envelope is entered.
-pub const SETTLED: Duration = Duration::from_secs(2);
-
-/// What identifies one state of a file: any write, rename over, or metadata change moves it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    pub fn of(meta: &std::fs::Metadata) -> Stamp {
-        Stamp {
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-
-    pub fn of_stat(st: &nix::sys::stat::FileStat) -> Stamp {
-        Stamp {
-            ino: st.st_ino,
-            size: u64::try_from(st.st_size).unwrap_or(0),
-            mtime: (st.st_mtime, st.st_mtime_nsec),
-            ctime: (st.st_ctime, st.st_ctime_nsec),
-        }
-    }
-
-    /// Whether the file last changed at least [`SETTLED`] before `now`.
-    pub fn settled(&self, now: SystemTime) -> bool {
-        let (secs, nanos) = self.ctime;
-        let Ok(secs) = u64::try_from(secs) else {
-            return true;
-        };
-        let changed = SystemTime::UNIX_EPOCH
-            + Duration::from_secs(secs)
-            + Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
-        now.duration_since(changed).is_ok_and(|d| d >= SETTLED)
-    }
-}
 
 /// The index as read: file name → its record (the fields after the name).
 #[derive(Default)]
@@ -144,10 +100,10 @@ impl Records<'_> {
     }
 
     /// The envelope of `name` if the index holds it for exactly this state of the file.
-    pub fn get(&self, store: &Store, name: &str, stamp: Stamp) -> Option<HandoffInfo> {
+    pub fn get(&self, store: &Store, name: &str, stamp: FileState) -> Option<HandoffInfo> {
         let mut f = self.by_name.get(name)?.split('\0');
         let mut num = || f.next().and_then(|v| v.parse::<i64>().ok());
-        let held = Stamp {
+        let held = FileState {
             ino: u64::try_from(num()?).ok()?,
             size: u64::try_from(num()?).ok()?,
             mtime: (num()?, num()?),
@@ -183,7 +139,7 @@ pub fn worth_rewriting(total: usize, stale: usize) -> bool {
 /// Write the index for `entries` (each handoff with the stamp it was read with), leaving out
 /// files changed too recently to be trusted and values the format cannot hold. Best effort:
 /// a failure leaves the old index, which stamps keep honest.
-pub fn write(store: &Store, entries: &[(&HandoffInfo, Stamp)], now: SystemTime) {
+pub fn write(store: &Store, entries: &[(&HandoffInfo, FileState)], now: SystemTime) {
     let mut out = String::with_capacity(64 + entries.len() * 160);
     out.push_str(MAGIC);
     out.push('\n');
@@ -231,6 +187,7 @@ pub fn write(store: &Store, entries: &[(&HandoffInfo, Stamp)], now: SystemTime) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn info(name: &str, progress: Option<&str>) -> HandoffInfo {
         HandoffInfo {
@@ -248,8 +205,8 @@ mod tests {
         }
     }
 
-    fn stamp(ctime: i64) -> Stamp {
-        Stamp {
+    fn stamp(ctime: i64) -> FileState {
+        FileState {
             ino: 7,
             size: 42,
             mtime: (100, 5),

@@ -2,11 +2,58 @@
 //! and the pick a reader makes among them (docs/store.md §5): the exact slot, else the most recent
 //! handoff that is not a placeholder.
 
+use std::os::unix::fs::MetadataExt;
+use std::time::{Duration, SystemTime};
+
 use serde::Serialize;
 
 use super::time::epoch;
 use super::{Store, slot};
 use crate::document::envelope::{self, Progress};
+
+/// How long a file's ctime must lie in the past before its envelope may be cached.
+pub const SETTLED: Duration = Duration::from_secs(2);
+
+/// What identifies one state of a file: any write, rename over, or metadata change moves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileState {
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: (i64, i64),
+    pub ctime: (i64, i64),
+}
+
+impl FileState {
+    pub fn of(meta: &std::fs::Metadata) -> FileState {
+        FileState {
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    pub fn of_stat(st: &nix::sys::stat::FileStat) -> FileState {
+        FileState {
+            ino: st.st_ino,
+            size: u64::try_from(st.st_size).unwrap_or(0),
+            mtime: (st.st_mtime, st.st_mtime_nsec),
+            ctime: (st.st_ctime, st.st_ctime_nsec),
+        }
+    }
+
+    /// Whether the file last changed at least [`SETTLED`] before `now`.
+    pub fn settled(&self, now: SystemTime) -> bool {
+        let (secs, nanos) = self.ctime;
+        let Ok(secs) = u64::try_from(secs) else {
+            return true;
+        };
+        let changed = SystemTime::UNIX_EPOCH
+            + Duration::from_secs(secs)
+            + Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
+        now.duration_since(changed).is_ok_and(|d| d >= SETTLED)
+    }
+}
 
 /// What readers know about one handoff file (docs/store.md §9 `HandoffInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,7 +93,7 @@ impl HandoffInfo {
         store: &Store,
         dir: &std::fs::File,
         name: &str,
-    ) -> Option<(HandoffInfo, super::index::Stamp)> {
+    ) -> Option<(HandoffInfo, FileState)> {
         use nix::fcntl::{OFlag, openat};
         use nix::sys::stat::Mode;
         let fd = openat(
@@ -58,7 +105,7 @@ impl HandoffInfo {
         .ok()?;
         let file = std::fs::File::from(fd);
         let meta = file.metadata().ok()?;
-        let stamp = super::index::Stamp::of(&meta);
+        let stamp = FileState::of(&meta);
         Some((HandoffInfo::from_meta(store, name, file, &meta)?, stamp))
     }
 

@@ -75,6 +75,11 @@ impl Store {
         self.dir.join(name)
     }
 
+    /// `<store>/.history/<name>`: the kept versions of slot `name`.
+    pub fn history_dir(&self, name: &str) -> PathBuf {
+        self.dir.join(".history").join(name)
+    }
+
     /// Create the store directory (and parents) with mode 0700.
     pub fn create(&self) -> Result<(), Error> {
         slot::create_private_dir(&self.dir)
@@ -194,7 +199,7 @@ impl Store {
                     nix::sys::stat::fstatat(dir, name.as_str(), AtFlags::AT_SYMLINK_NOFOLLOW)
                 && st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG
             {
-                let stamp = index::Stamp::of_stat(&st);
+                let stamp = info::FileState::of_stat(&st);
                 if let Some(info) = records.get(self, name, stamp) {
                     scan.infos.push(info);
                     scan.stamps.push(stamp);
@@ -219,7 +224,7 @@ impl Store {
 #[derive(Default)]
 struct Scan {
     infos: Vec<HandoffInfo>,
-    stamps: Vec<index::Stamp>,
+    stamps: Vec<info::FileState>,
     skipped: usize,
     stale: usize,
 }

@@ -1,6 +1,8 @@
 //! The house rule "layers only point down" (architecture.md), checked on the source: every
 //! `crate::<module>` a file names must sit on its own layer or below, modules on one layer must
-//! not import each other in a circle, and every module in `lib.rs` must be placed on a layer.
+//! not import each other in a circle, every module in `lib.rs` must be placed on a layer, and
+//! no two files of one module name each other in a circle (a `mod.rs` is the module's front
+//! door — it declares and re-exports its files — so paths through it are not counted).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -109,6 +111,215 @@ fn no_module_imports_one_above_it_or_in_a_circle() {
     assert!(upward.is_empty(), "arrows pointing up: {upward:#?}");
 
     // A circle among modules (only possible within one layer once nothing points up).
+    let circle = first_circle(&edges);
+    assert!(circle.is_none(), "import circle: {circle:?}");
+}
+
+#[test]
+fn the_import_reader_sees_what_it_must() {
+    let found = imports(
+        "use crate::store::slot;\n// crate::cli in a comment\nlet x = crate::git::open(p); /* */\n",
+    );
+    assert_eq!(
+        found.into_iter().collect::<Vec<_>>(),
+        ["git", "store"],
+        "code counts, comments do not"
+    );
+}
+
+/// The module path of a file under `src/` (`store/slot/atomic.rs` → `store::slot::atomic`,
+/// `store/slot/mod.rs` → `store::slot`), and whether it is a `mod.rs`.
+fn module_path(rel: &Path) -> (Vec<String>, bool) {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    let file = parts.pop().unwrap_or_default();
+    let front_door = file == "mod.rs";
+    if !front_door {
+        parts.push(file.trim_end_matches(".rs").to_string());
+    }
+    (parts, front_door)
+}
+
+/// Every path a source text names from `crate::`, `super::` or `self::`, made absolute for a
+/// file whose module is `own`, with `use` groups (`super::{a, b::c}`) expanded. Comments aside.
+fn paths(text: &str, own: &[String]) -> Vec<Vec<String>> {
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_word = i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':'
+                || bytes[i - 1] == b'$');
+        let base: Option<(Vec<String>, usize)> = if !starts_word {
+            None
+        } else if bytes[i..].starts_with(b"crate::") {
+            Some((Vec::new(), "crate::".len()))
+        } else if bytes[i..].starts_with(b"self::") {
+            Some((own.to_vec(), "self::".len()))
+        } else if bytes[i..].starts_with(b"super::") {
+            let mut b = own.to_vec();
+            let mut n = 0;
+            let mut rest = &code[i..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                n += 1;
+                rest = r;
+            }
+            for _ in 0..n {
+                b.pop();
+            }
+            Some((b, "super::".len() * n))
+        } else {
+            None
+        };
+        match base {
+            Some((prefix, skip)) => {
+                let (found, used) = tree(&code[i + skip..], prefix);
+                out.extend(found);
+                i += skip + used.max(1);
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// Parse one `use` tree (`a::b`, `a::{b, c::d}`) at the start of `text`, under `prefix`:
+/// the paths it names and the bytes it took.
+fn tree(text: &str, prefix: Vec<String>) -> (Vec<Vec<String>>, usize) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut path = prefix;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'{' {
+            let mut all = Vec::new();
+            i += 1;
+            loop {
+                while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b',') {
+                    i += 1;
+                }
+                if i >= bytes.len() || bytes[i] == b'}' {
+                    return (all, i + 1);
+                }
+                let inner = &text[i..];
+                let (found, used) = if inner.starts_with("self")
+                    && !inner[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                {
+                    (vec![path.clone()], 4)
+                } else {
+                    tree(inner, path.clone())
+                };
+                all.extend(found);
+                i += used.max(1);
+            }
+        }
+        let name: String = text[i..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            return (vec![path], i);
+        }
+        path.push(name.clone());
+        i += name.len();
+        if text[i..].starts_with("::") {
+            i += 2;
+        } else {
+            return (vec![path], i);
+        }
+    }
+}
+
+#[test]
+fn no_two_files_of_a_module_name_each_other_in_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut modules: BTreeMap<Vec<String>, bool> = BTreeMap::new();
+    let mut texts = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        if rel.starts_with("bin") || rel == Path::new("lib.rs") {
+            continue;
+        }
+        let (module, front_door) = module_path(rel);
+        modules.insert(module.clone(), front_door);
+        texts.push((
+            module,
+            front_door,
+            std::fs::read_to_string(file).expect("source"),
+        ));
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, front_door, text) in &texts {
+        if *front_door {
+            continue;
+        }
+        for path in paths(text, module) {
+            // The file a path lands in: its longest prefix that is a file's module.
+            let Some((target, target_front_door)) = (1..=path.len())
+                .rev()
+                .find_map(|n| modules.get(&path[..n]).map(|f| (path[..n].to_vec(), *f)))
+            else {
+                continue;
+            };
+            if target_front_door || &target == module {
+                continue;
+            }
+            edges
+                .entry(module.join("::"))
+                .or_default()
+                .insert(target.join("::"));
+        }
+    }
+    let circles = circles(&edges);
+    assert!(
+        circles.is_empty(),
+        "files naming each other in a circle: {circles:#?}"
+    );
+}
+
+/// Every group of nodes that reach each other (each a circle or several sharing nodes).
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for n in edges.get(&m).into_iter().flatten() {
+                if seen.insert(n.clone()) {
+                    todo.push(n.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|m| (m, reach(m))).collect();
+    reached
+        .iter()
+        .filter(|(m, r)| r.contains(m.as_str()))
+        .map(|(m, r)| {
+            r.iter()
+                .filter(|n| reached.get(n).is_some_and(|back| back.contains(m.as_str())))
+                .cloned()
+                .collect()
+        })
+        .collect()
+}
+
+/// The first circle in a graph, as the nodes along it.
+fn first_circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
         m: &str,
         edges: &BTreeMap<String, BTreeSet<String>>,
@@ -132,20 +343,32 @@ fn no_module_imports_one_above_it_or_in_a_circle() {
         None
     }
     let mut done = BTreeSet::new();
-    for m in edges.keys() {
-        let cycle = visit(m, &edges, &mut Vec::new(), &mut done);
-        assert!(cycle.is_none(), "import circle: {cycle:?}");
-    }
+    edges
+        .keys()
+        .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
 }
 
 #[test]
-fn the_import_reader_sees_what_it_must() {
-    let found = imports(
-        "use crate::store::slot;\n// crate::cli in a comment\nlet x = crate::git::open(p); /* */\n",
+fn the_path_reader_resolves_super_self_crate_and_groups() {
+    let own = vec![
+        "hooks".to_string(),
+        "texts".to_string(),
+        "injection".to_string(),
+    ];
+    let found = paths(
+        "use super::super::marker::Marker;\nuse crate::store::{index, info::Info};\n// super::gone\nlet x = self::helper();\nuse super::{truncate, self};\n",
+        &own,
     );
+    let joined: Vec<String> = found.iter().map(|p| p.join("::")).collect();
     assert_eq!(
-        found.into_iter().collect::<Vec<_>>(),
-        ["git", "store"],
-        "code counts, comments do not"
+        joined,
+        [
+            "hooks::marker::Marker",
+            "store::index",
+            "store::info::Info",
+            "hooks::texts::injection::helper",
+            "hooks::texts::truncate",
+            "hooks::texts",
+        ]
     );
 }

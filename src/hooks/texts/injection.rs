@@ -5,38 +5,57 @@
 
 use std::path::Path;
 
-use super::super::marker::Marker;
-use super::super::session_start::{CAP, FRESH, Subject};
+use super::super::marker::{FRESH_SECONDS, Marker};
 use super::super::{self_command, shell_quote};
+use super::truncate::{INJECTION_LIMIT, utf16_len};
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
 use crate::store::verdict::GateVerdict;
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, days_ago, epoch, gap};
 
+/// What the body of the injection is about.
+pub enum InjectionBody {
+    Nothing,
+    /// A background write for the exact slot is under way (the slot is untouched).
+    Background {
+        run: Run,
+        path: String,
+    },
+    Placeholder {
+        info: HandoffInfo,
+        state: PlaceholderState,
+        transcript: Option<(std::path::PathBuf, std::time::SystemTime)>,
+    },
+    Document {
+        info: HandoffInfo,
+        kind: PickKind,
+        others: Vec<HandoffInfo>,
+    },
+}
+
 pub const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
 pub const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
 pub const RULE_NEXT: &str = "Then start the first `## Next` item that is **not** blocked on a task that has yet to report — not simply item 1.";
-pub const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
 
-pub fn compact_section(subject: &Subject, lock: bool, reference: &str, now: i64) -> String {
+pub fn compact_section(subject: &InjectionBody, lock: bool, reference: &str, now: i64) -> String {
     let w = match (lock, subject) {
         (false, _) => "No automatic write was attempted for this session before this compaction — the pre-compact hook did not run or declined, so nothing wrote down what the summary may have dropped.".to_string(),
-        (true, Subject::Document { info, .. }) => format!(
+        (true, InjectionBody::Document { info, .. }) => format!(
             "An automatic write was attempted for this session. The handoff below was written {} ago — check that its Next matches what you were last doing.",
             gap(info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (true, Subject::Placeholder { .. } | Subject::Background { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
-        (true, Subject::Nothing) => "An automatic write was attempted for this session, but no handoff and no in-progress write are visible for this branch — the attempt may have failed silently. Run `/handoff` yourself if you need one.".to_string(),
+        (true, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
+        (true, InjectionBody::Nothing) => "An automatic write was attempted for this session, but no handoff and no in-progress write are visible for this branch — the attempt may have failed silently. Run `/handoff` yourself if you need one.".to_string(),
     };
     let mut s = format!("## This session was just compacted\n{w}");
-    if matches!(subject, Subject::Nothing) {
+    if matches!(subject, InjectionBody::Nothing) {
         s.push_str(&format!("\n**No handoff exists for `{reference}`.**"));
     }
     s.push_str("\n---");
     s
 }
 
-pub fn cleared_section(m: &Marker, subject: &Subject, reference: &str) -> String {
+pub fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> String {
     let mut s = format!(
         "## The session you just cleared\nIt ended at {} by `/clear`",
         m.ended_at.as_deref().unwrap_or("an unrecorded time")
@@ -52,16 +71,16 @@ pub fn cleared_section(m: &Marker, subject: &Subject, reference: &str) -> String
     });
     s.push('\n');
     let coverage = match subject {
-        Subject::Placeholder { .. } | Subject::Background { .. } => {
+        InjectionBody::Placeholder { .. } | InjectionBody::Background { .. } => {
             format!("The handoff for `{reference}` is not finished; see below.")
         }
-        Subject::Nothing => {
+        InjectionBody::Nothing => {
             format!("**No handoff exists for `{reference}`, so that work is undocumented.**")
         }
-        Subject::Document { info, .. } => match (m.ended_at_epoch, info.mtime) {
+        InjectionBody::Document { info, .. } => match (m.ended_at_epoch, info.mtime) {
             (Some(e), Some(mt)) => {
                 let g = (e - mt).max(0) as u64;
-                if g <= FRESH as u64 {
+                if g <= FRESH_SECONDS as u64 {
                     format!(
                         "The handoff below was written {} before that clear, so it very likely does cover that session.",
                         gap(g)
@@ -237,10 +256,6 @@ fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-pub fn utf16_len(s: &str) -> usize {
-    s.encode_utf16().count()
-}
-
 #[allow(clippy::too_many_arguments)]
 pub fn compose_document(
     head: &[String],
@@ -287,7 +302,7 @@ pub fn compose_document(
     parts.push(format!("---\n## The handoff\n{document}"));
     let full = parts.join("\n\n");
     let n = utf16_len(&full);
-    if n <= CAP {
+    if n <= INJECTION_LIMIT {
         return full;
     }
     super::truncate::reduce(

@@ -2,10 +2,20 @@
 //! verdict, the truncation line, the short rules and an excerpt of `## Do not re-derive` and
 //! `## Next`, cut on whole lines until it fits.
 
-use super::injection::{SHORT_RULES, utf16_len};
 use crate::document::Document;
 use crate::document::envelope::store_envelope;
-use crate::hooks::session_start::CAP;
+
+/// The most an injection (`additionalContext`) may hold, in UTF-16 code units: Claude Code
+/// swaps anything longer for a preview.
+pub const INJECTION_LIMIT: usize = 9_500;
+
+/// The reading rules in one line, for the reduced composition.
+pub const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
+
+/// A text's length as the client counts it: UTF-16 code units.
+pub fn utf16_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
 
 /// The section of `doc` under the level-2 heading `name`, up to the next level-1/2 heading.
 fn section_lines(doc: &Document, name: &str) -> Vec<String> {
@@ -74,7 +84,7 @@ pub fn reduce(
         parts.push(excerpt.join("\n"));
         parts.join("\n\n")
     };
-    let fits = |s: &String| utf16_len(s) <= CAP;
+    let fits = |s: &String| utf16_len(s) <= INJECTION_LIMIT;
     let whole = build(&dnr, &next);
     if fits(&whole) {
         return whole;
@@ -111,7 +121,7 @@ pub fn reduce(
         lines.extend(part.lines().map(str::to_string));
         lines.push(String::new());
     }
-    let budget = CAP.saturating_sub(utf16_len(&truncation) + 1);
+    let budget = INJECTION_LIMIT.saturating_sub(utf16_len(&truncation) + 1);
     let mut used = 0;
     let mut kept = Vec::new();
     for l in lines {

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use super::super::Store;
-use super::history::history_dir;
 use crate::error::Error;
 use crate::process::kill_point;
 
@@ -155,7 +154,7 @@ pub fn pid_alive(pid: i32) -> bool {
 /// directory (called under the slot lock, before a write), so a killed writer leaves nothing
 /// the next write does not clean. A live writer's file is never touched.
 pub fn clean_temps(store: &Store, name: &str) {
-    for dir in [store.dir.clone(), history_dir(store, name)] {
+    for dir in [store.dir.clone(), store.history_dir(name)] {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };

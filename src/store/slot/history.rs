@@ -22,14 +22,9 @@ pub struct Version {
     pub size: u64,
 }
 
-/// `<store>/.history/<name>/`.
-pub fn history_dir(store: &Store, name: &str) -> PathBuf {
-    store.dir.join(".history").join(name)
-}
-
 /// Kept versions, newest first (mtime, then name).
 pub fn versions(store: &Store, name: &str) -> Vec<Version> {
-    let Ok(entries) = std::fs::read_dir(history_dir(store, name)) else {
+    let Ok(entries) = std::fs::read_dir(store.history_dir(name)) else {
         return Vec::new();
     };
     let mut out: Vec<(Version, String)> = entries
@@ -181,7 +176,7 @@ fn keep<'a>(
 
 /// A history file name for a version of `mtime` that no file has yet.
 fn fresh_version_path(store: &Store, name: &str, mtime: SystemTime) -> Result<PathBuf, Error> {
-    let dir = history_dir(store, name);
+    let dir = store.history_dir(name);
     create_private_dir(&dir)?;
     let base = stamp(mtime);
     let mut path = dir.join(format!("{base}.md"));
