@@ -6,9 +6,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The home directory: `$HOME` if non-empty, else the user database.
+/// The home directory: `$HOME` if non-empty, else the user database (as `directories` finds
+/// it, so the store's location and `~` agree).
 pub fn home() -> Option<PathBuf> {
-    std::env::home_dir().filter(|h| !h.as_os_str().is_empty())
+    directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
 }
 
 /// A leading tilde, expanded.

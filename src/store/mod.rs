@@ -36,14 +36,15 @@ pub struct Store {
 impl Store {
     /// Resolve the store directory (docs/store.md §1). Does not touch the filesystem.
     pub fn locate() -> Result<Store, Error> {
+        // XDG's rules as `directories` implements them: `XDG_DATA_HOME` counts only when it
+        // is absolute (a relative one would resolve against wherever a hook happens to run).
         let dir = if let Some(d) = crate::env::non_empty("HANDOFF_STORE_DIR") {
             PathBuf::from(d)
-        } else if let Some(x) = crate::env::non_empty("XDG_DATA_HOME") {
-            PathBuf::from(x).join("context-economy/handoffs")
         } else {
-            home()
+            directories::BaseDirs::new()
                 .ok_or(Error::NoHome)?
-                .join(".local/share/context-economy/handoffs")
+                .data_dir()
+                .join("context-economy/handoffs")
         };
         // One trailing `/` is removed so printed paths never contain `//`.
         let text = dir.to_string_lossy();

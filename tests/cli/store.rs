@@ -41,12 +41,29 @@ fn store_directory_follows_the_three_rules() {
             env.path("xdg").display()
         )
     );
+    let default = format!(
+        "{}/.local/share/context-economy/handoffs/{name}\n",
+        env.home().display()
+    );
+    assert_eq!(path(&mut env.cmd("handoff-store")), default, "unset");
     assert_eq!(
-        path(&mut env.cmd("handoff-store")),
-        format!(
-            "{}/.local/share/context-economy/handoffs/{name}\n",
-            env.home().display()
-        )
+        path(env.cmd("handoff-store").env("XDG_DATA_HOME", "")),
+        default,
+        "empty counts as unset"
+    );
+    assert_eq!(
+        path(
+            env.cmd("handoff-store")
+                .env("XDG_DATA_HOME", "relative/data")
+                .current_dir(env.path(""))
+        ),
+        default,
+        "a relative XDG_DATA_HOME is ignored, as the XDG specification requires"
+    );
+    assert_eq!(
+        path(env.store().env("XDG_DATA_HOME", env.path("xdg"))),
+        format!("{}/{name}\n", env.store_dir().display()),
+        "HANDOFF_STORE_DIR wins over XDG_DATA_HOME"
     );
     let o = run(env
         .cmd("handoff-store")
