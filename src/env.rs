@@ -69,11 +69,11 @@ pub fn is_executable(p: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        crate::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
     #[cfg(not(unix))]
     {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file())
+        crate::fs::metadata(p).is_ok_and(|m| m.is_file())
     }
 }
 

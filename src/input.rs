@@ -78,7 +78,7 @@ pub fn classify(err: &std::io::Error) -> InputError {
 
 /// The OS error text with a lowercase first letter and without Rust's `(os error N)` suffix.
 pub fn os_text(err: &std::io::Error) -> String {
-    let full = err.to_string();
+    let full = crate::fs::cause(err).to_string();
     let text = match full.find(" (os error ") {
         Some(at) => &full[..at],
         None => &full,
@@ -105,11 +105,11 @@ pub fn read_capped(reader: impl Read) -> Result<Vec<u8>, InputError> {
 
 /// Read a named file (or FIFO) once, refusing directories before opening them for reading.
 pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
-    let meta = std::fs::metadata(path).map_err(|e| classify(&e))?;
+    let meta = crate::fs::metadata(path).map_err(|e| classify(&e))?;
     if meta.is_dir() {
         return Err(InputError::IsDirectory);
     }
-    let file = std::fs::File::open(path).map_err(|e| classify(&e))?;
+    let file = crate::fs::File::open(path).map_err(|e| classify(&e))?;
     read_capped(file)
 }
 

@@ -11,6 +11,7 @@ pub mod document;
 pub mod env;
 pub mod error;
 pub mod finding;
+pub mod fs;
 pub mod gate;
 pub mod git;
 pub mod harness;

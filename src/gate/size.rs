@@ -102,10 +102,10 @@ fn thresholds() -> ([u64; 4], Vec<Finding>) {
     if let Some(path) = std::env::var_os("CTX_THRESHOLDS_FILE").filter(|p| !p.is_empty()) {
         let p = std::path::PathBuf::from(&path);
         file_name = p.to_string_lossy().into_owned();
-        let text = std::fs::metadata(&p)
+        let text = crate::fs::metadata(&p)
             .ok()
             .filter(|m| !m.is_dir())
-            .and_then(|_| std::fs::File::open(&p).ok())
+            .and_then(|_| crate::fs::File::open(&p).ok())
             .and_then(|f| {
                 use std::io::Read;
                 let mut buf = Vec::new();

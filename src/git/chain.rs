@@ -65,13 +65,13 @@ fn recover_stale_lock(path: &Path) -> bool {
     let mut lock = path.as_os_str().to_owned();
     lock.push(".lock");
     let lock = PathBuf::from(lock);
-    let stale = std::fs::symlink_metadata(&lock)
+    let stale = crate::fs::symlink_metadata(&lock)
         .ok()
         .filter(|m| m.is_file())
         .and_then(|m| m.modified().ok())
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age >= STALE_LOCK);
-    stale && std::fs::remove_file(&lock).is_ok()
+    stale && crate::fs::remove_file(&lock).is_ok()
 }
 
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
@@ -99,7 +99,7 @@ fn oid(hex: &str) -> Result<gix::ObjectId, String> {
 impl Chains {
     /// Open the repository containing `dir`; `None` when there is none.
     pub fn open(dir: &Path) -> Option<Chains> {
-        let real = std::fs::canonicalize(dir).ok()?;
+        let real = crate::fs::canonicalize(dir).ok()?;
         let repo = super::discover(&real, false)?;
         let main = super::main_worktree(&repo);
         Some(Chains { repo, main })
@@ -375,7 +375,7 @@ impl Chains {
 
     /// Whether ref `name` is a loose ref (a file of its own, not only a `packed-refs` line).
     pub fn is_loose(&self, name: &str) -> bool {
-        std::fs::symlink_metadata(self.repo.common_dir().join(name)).is_ok_and(|m| m.is_file())
+        crate::fs::symlink_metadata(self.repo.common_dir().join(name)).is_ok_and(|m| m.is_file())
     }
 
     /// The lock of the loose ref at `path` (its directories created up to the git dir).

@@ -42,14 +42,14 @@ pub enum WorkTreeError {
 /// Find the work tree containing `path` (the gate's rule: the path alone decides).
 /// With `read_index`, also collect the top-level entries of its index.
 pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTreeError> {
-    let meta = std::fs::metadata(path).map_err(|_| WorkTreeError::NotFound)?;
+    let meta = crate::fs::metadata(path).map_err(|_| WorkTreeError::NotFound)?;
     if !meta.is_dir() {
         return Err(WorkTreeError::NotDirectory);
     }
-    let real = std::fs::canonicalize(path).map_err(|_| WorkTreeError::NotFound)?;
+    let real = crate::fs::canonicalize(path).map_err(|_| WorkTreeError::NotFound)?;
     let repo = discover(&real, false).ok_or(WorkTreeError::NotGit)?;
     let workdir = repo.workdir().ok_or(WorkTreeError::Bare)?;
-    let root = std::fs::canonicalize(workdir).map_err(|_| WorkTreeError::Bare)?;
+    let root = crate::fs::canonicalize(workdir).map_err(|_| WorkTreeError::Bare)?;
     let head = head_of(&repo).ok_or(WorkTreeError::NotGit)?;
     let top_level = if read_index {
         top_level_entries(&repo)
@@ -167,7 +167,7 @@ fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
     let workdir = repo.workdir().ok_or(TargetError::Bare)?;
     // A bare repository's linked worktree has a work tree although core.bare is true, so the
     // work tree's existence decides.
-    let checkout = std::fs::canonicalize(workdir).map_err(|_| TargetError::Bare)?;
+    let checkout = crate::fs::canonicalize(workdir).map_err(|_| TargetError::Bare)?;
     let head = head_of(repo).ok_or(TargetError::NotGit)?;
     if head.unborn {
         return Err(TargetError::Unborn(head.current));
@@ -185,7 +185,7 @@ fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
 /// git's rule: the realpath of the common dir, minus a final `.git` component.
 fn main_worktree(repo: &gix::Repository) -> PathBuf {
     let common = repo.common_dir();
-    let real = std::fs::canonicalize(common).unwrap_or_else(|_| common.to_path_buf());
+    let real = crate::fs::canonicalize(common).unwrap_or_else(|_| common.to_path_buf());
     match real.file_name() {
         Some(name) if name == ".git" => real.parent().map_or(real.clone(), Path::to_path_buf),
         _ => real,
@@ -195,10 +195,10 @@ fn main_worktree(repo: &gix::Repository) -> PathBuf {
 /// The facts of the checkout containing `dir`, discovered as git would: `GIT_DIR`,
 /// `GIT_WORK_TREE` and `GIT_CEILING_DIRECTORIES` are honoured when `honour_env` is set.
 pub fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, TargetError> {
-    if !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+    if !crate::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Err(TargetError::NotDirectory);
     }
-    let real = std::fs::canonicalize(dir).map_err(|_| TargetError::NotDirectory)?;
+    let real = crate::fs::canonicalize(dir).map_err(|_| TargetError::NotDirectory)?;
     let repo = discover(&real, honour_env).ok_or(TargetError::NotGit)?;
     facts_of(&repo)
 }
@@ -208,7 +208,7 @@ pub fn drift_facts(
     dir: &Path,
     recorded: Option<&str>,
 ) -> Option<(RepoFacts, Option<HeadRelation>)> {
-    let real = std::fs::canonicalize(dir).ok()?;
+    let real = crate::fs::canonicalize(dir).ok()?;
     let repo = discover(&real, false)?;
     let facts = facts_of(&repo).ok()?;
     let relation = recorded.map(|h| head_relation(&repo, h, &facts.head));
@@ -263,7 +263,7 @@ fn head_relation(repo: &gix::Repository, recorded: &str, head: &str) -> HeadRela
 
 /// Whether `refs/heads/<branch>` exists in the repository of checkout `dir`.
 pub fn branch_exists(dir: &Path, branch: &str) -> bool {
-    let Some(repo) = std::fs::canonicalize(dir)
+    let Some(repo) = crate::fs::canonicalize(dir)
         .ok()
         .and_then(|r| discover(&r, false))
     else {
@@ -278,7 +278,7 @@ pub fn branch_exists(dir: &Path, branch: &str) -> bool {
 /// Where git runs the hooks of the repository containing `path`: `core.hooksPath` (a relative
 /// value is taken from the work tree's top level, as git does), else `<common dir>/hooks`.
 pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(path).ok()?;
+    let real = crate::fs::canonicalize(path).ok()?;
     let repo = discover(&real, false)?;
     let configured = repo
         .config_snapshot()

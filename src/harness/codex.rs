@@ -204,7 +204,7 @@ pub fn forget(key: &str) -> Result<(), String> {
         return Ok(());
     };
     let file = home.join("config.toml");
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    let Ok(text) = crate::fs::read_to_string(&file) else {
         return Ok(());
     };
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;

@@ -23,7 +23,7 @@ pub fn binary() -> Option<PathBuf> {
 }
 
 /// A hook input in the Claude Code shape, its events file opened, and that file's watch now.
-fn session(raw: &Map<String, Value>) -> Option<(Map<String, Value>, Watch, std::fs::File)> {
+fn session(raw: &Map<String, Value>) -> Option<(Map<String, Value>, Watch, crate::fs::File)> {
     let input = Harness::Copilot.input(raw);
     let (file, now) = watch::open(string_field(&input, "transcript_path")?)?;
     Some((input, now, file))
@@ -63,7 +63,7 @@ fn succeeded(line: &[u8]) -> Option<bool> {
 /// process): the nearest ancestor that is not a shell. Linux `/proc` only; elsewhere none.
 fn client() -> Option<String> {
     let stat = |pid: i64| -> Option<(String, i64, String)> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let text = crate::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // `pid (comm) state ppid … starttime` — comm may hold spaces and parentheses.
         let (head, rest) = text.rsplit_once(')')?;
         let comm = head.split_once('(')?.1.to_string();
@@ -115,12 +115,12 @@ pub fn cleared_here() -> bool {
     let Some(note) = client().and_then(|c| ended_note(&c)) else {
         return false;
     };
-    let fresh = std::fs::metadata(&note)
+    let fresh = crate::fs::metadata(&note)
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age.as_secs() <= crate::hooks::marker::FRESH_SECONDS as u64);
-    let _ = std::fs::remove_file(&note);
+    let _ = crate::fs::remove_file(&note);
     fresh
 }
 
@@ -149,7 +149,7 @@ pub fn after(raw: &Map<String, Value>) {
         outcome.map(|_| at)
     });
     let Some(success) = outcome else { return };
-    let _ = std::fs::remove_file(&watch_file);
+    let _ = crate::fs::remove_file(&watch_file);
     if !success {
         return;
     }

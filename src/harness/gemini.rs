@@ -36,7 +36,7 @@ pub fn binary() -> Option<PathBuf> {
 
 /// Where a compression's restart record begins in `file` past `watch`: a restart whose next
 /// line sets a history that opens with a text the file did not hold before.
-fn restart_since(file: &mut std::fs::File, watch: Watch, now: Watch) -> Option<u64> {
+fn restart_since(file: &mut crate::fs::File, watch: Watch, now: Watch) -> Option<u64> {
     let mut restart: Option<u64> = None;
     let mut reader = file.try_clone().ok()?;
     watch::find_since(file, watch, now, |at, line| {
@@ -93,7 +93,7 @@ fn opening_text(line: &[u8]) -> Option<String> {
 /// the restart — measured after a headless `/compress`), and the opening is a text it never held
 /// (a summary; a resume opens with the first prompt). Read once, only at a restart; unreadable
 /// counts as no.
-fn compacts(file: &mut std::fs::File, end: u64, opening: &str) -> bool {
+fn compacts(file: &mut crate::fs::File, end: u64, opening: &str) -> bool {
     let mut text = Vec::new();
     if file.seek(SeekFrom::Start(0)).is_err() || file.take(end).read_to_end(&mut text).is_err() {
         return false;
@@ -145,7 +145,7 @@ mod tests {
     fn file_with(lines: &[&str]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let mut f = std::fs::File::create(&path).unwrap();
+        let mut f = crate::fs::File::create(&path).unwrap();
         for l in lines {
             writeln!(f, "{l}").unwrap();
         }
@@ -153,11 +153,14 @@ mod tests {
     }
 
     fn watch(path: &Path) -> Watch {
-        Watch::of(&std::fs::metadata(path).unwrap())
+        Watch::of(&crate::fs::metadata(path).unwrap())
     }
 
     fn append(path: &Path, lines: &[&str]) {
-        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        let mut f = crate::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .unwrap();
         for l in lines {
             writeln!(f, "{l}").unwrap();
         }
@@ -165,7 +168,7 @@ mod tests {
 
     /// The restart found past `w` in the file as it is now.
     fn found(path: &Path, w: Watch) -> Option<u64> {
-        let mut file = std::fs::File::open(path).unwrap();
+        let mut file = crate::fs::File::open(path).unwrap();
         restart_since(&mut file, w, watch(path))
     }
 
@@ -177,7 +180,7 @@ mod tests {
         let (_d, path) = file_with(&[head, r#"{"id":"1","type":"user","content":"x"}"#]);
         let w = watch(&path);
         append(&path, &[r#"{"$set":{"messages":[]}}"#]);
-        let restart_at = std::fs::metadata(&path).unwrap().len();
+        let restart_at = crate::fs::metadata(&path).unwrap().len();
         append(
             &path,
             &[

@@ -338,7 +338,7 @@ pub fn uninstall_skill(plan: &Plan) -> Result<bool, Error> {
     let Some(path) = &plan.skill else {
         return Ok(false);
     };
-    if std::fs::symlink_metadata(path).is_err()
+    if crate::fs::symlink_metadata(path).is_err()
         || !read_text(path)?.is_some_and(|t| is_our_skill(&t))
     {
         return Ok(false);
@@ -346,9 +346,9 @@ pub fn uninstall_skill(plan: &Plan) -> Result<bool, Error> {
     remove_ours(path)?;
     if let Some(dir) = path.parent() {
         // `skills/handoff/`, then `skills/`: only when empty (remove_dir refuses otherwise).
-        let _ = std::fs::remove_dir(dir);
+        let _ = crate::fs::remove_dir(dir);
         if let Some(skills) = dir.parent() {
-            let _ = std::fs::remove_dir(skills);
+            let _ = crate::fs::remove_dir(skills);
         }
     }
     Ok(true)
@@ -374,14 +374,14 @@ fn record_path(store: &Store, file: &Path) -> PathBuf {
 /// it points to, so the link stays. A dangling link, or anything but a regular file (a link to
 /// `/dev/null`, a FIFO, a folder), is refused: nothing is changed.
 fn target_of(file: &Path) -> Result<PathBuf, Error> {
-    let meta = match std::fs::symlink_metadata(file) {
+    let meta = match crate::fs::symlink_metadata(file) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(file.to_path_buf()),
         Err(e) => return Err(Error::io(file, e)),
     };
     let real = if meta.file_type().is_symlink() {
-        std::fs::canonicalize(file).map_err(|_| {
-            let to = std::fs::read_link(file).unwrap_or_default();
+        crate::fs::canonicalize(file).map_err(|_| {
+            let to = crate::fs::read_link(file).unwrap_or_default();
             Error::Input(format!(
                 "{} is a link to {}, which does not exist; create the file it points to (or remove the link) and try again; nothing was changed",
                 file.display(),
@@ -391,7 +391,7 @@ fn target_of(file: &Path) -> Result<PathBuf, Error> {
     } else {
         file.to_path_buf()
     };
-    let is_file = std::fs::metadata(&real).is_ok_and(|m| m.is_file());
+    let is_file = crate::fs::metadata(&real).is_ok_and(|m| m.is_file());
     if !is_file {
         return Err(Error::Input(format!(
             "{} is not a regular file{}; nothing was changed",
@@ -408,7 +408,7 @@ fn target_of(file: &Path) -> Result<PathBuf, Error> {
 
 fn read_text(file: &Path) -> Result<Option<String>, Error> {
     let file = target_of(file)?;
-    match std::fs::read(&file) {
+    match crate::fs::read(&file) {
         Ok(b) => String::from_utf8(b)
             .map(Some)
             .map_err(|_| Error::Input(format!("{} is not UTF-8 text", file.display()))),
@@ -422,9 +422,9 @@ fn read_text(file: &Path) -> Result<Option<String>, Error> {
 fn write_text(file: &Path, text: &str, executable: bool) -> Result<(), Error> {
     let file = target_of(file)?;
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        crate::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let mode = std::fs::metadata(&file)
+    let mode = crate::fs::metadata(&file)
         .ok()
         .and_then(|m| slot::mode_of(&m))
         .unwrap_or(if executable { 0o755 } else { 0o644 });
@@ -434,8 +434,8 @@ fn write_text(file: &Path, text: &str, executable: bool) -> Result<(), Error> {
 /// Remove a file we created, unless it is no longer a regular file of ours (a link the user
 /// put there stays).
 fn remove_ours(file: &Path) -> Result<(), Error> {
-    match std::fs::symlink_metadata(file) {
-        Ok(m) if m.is_file() => std::fs::remove_file(file).map_err(|e| Error::io(file, e)),
+    match crate::fs::symlink_metadata(file) {
+        Ok(m) if m.is_file() => crate::fs::remove_file(file).map_err(|e| Error::io(file, e)),
         _ => Ok(()),
     }
 }
@@ -579,7 +579,7 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
             .unwrap_or_default(),
     };
     let Some(current) = current else {
-        let _ = std::fs::remove_file(&record_file);
+        let _ = crate::fs::remove_file(&record_file);
         return Ok(removed);
     };
     if let Some(r) = &record
@@ -627,7 +627,7 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
             }
         }
     }
-    let _ = std::fs::remove_file(&record_file);
+    let _ = crate::fs::remove_file(&record_file);
     Ok(removed)
 }
 

@@ -108,7 +108,7 @@ fn claude_plugin() -> Row {
     let file = crate::env::home().map(|h| h.join(".claude/settings.json"));
     let enabled = file
         .as_ref()
-        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|f| crate::fs::read_to_string(f).ok())
         .and_then(|t| super::jsonc::value(&t))
         .and_then(|v| v.get("enabledPlugins").cloned())
         .and_then(|p| p.as_object().cloned())
@@ -154,14 +154,14 @@ fn copilot_trusts(repo: &Path) -> bool {
     else {
         return false;
     };
-    let Ok(text) = std::fs::read_to_string(dir.join("config.json")) else {
+    let Ok(text) = crate::fs::read_to_string(dir.join("config.json")) else {
         return false;
     };
     let same = |listed: &str| {
         let listed = Path::new(listed);
         listed == repo
-            || std::fs::canonicalize(listed)
-                .is_ok_and(|l| std::fs::canonicalize(repo).is_ok_and(|r| l == r))
+            || crate::fs::canonicalize(listed)
+                .is_ok_and(|l| crate::fs::canonicalize(repo).is_ok_and(|r| l == r))
     };
     super::jsonc::elements(&text, &["trustedFolders"])
         .iter()

@@ -26,7 +26,7 @@ impl Watch {
         })
     }
 
-    pub fn of(meta: &std::fs::Metadata) -> Watch {
+    pub fn of(meta: &crate::fs::Metadata) -> Watch {
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
@@ -39,9 +39,9 @@ impl Watch {
 }
 
 /// A hook input's session file (`transcript_path`, `~` expanded), opened, with its watch now.
-pub fn open(transcript: &str) -> Option<(std::fs::File, Watch)> {
-    let file = std::fs::File::open(crate::env::expand_home(transcript)).ok()?;
-    let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+pub fn open(transcript: &str) -> Option<(crate::fs::File, Watch)> {
+    let file = crate::fs::File::open(crate::env::expand_home(transcript)).ok()?;
+    let meta = file.metadata().ok().filter(crate::fs::Metadata::is_file)?;
     Some((file, Watch::of(&meta)))
 }
 
@@ -56,7 +56,7 @@ pub fn path(harness: &str, session: &str) -> Option<PathBuf> {
 
 /// The watch kept at `path`, if any.
 pub fn load(path: &Path) -> Option<Watch> {
-    Watch::parse(&std::fs::read_to_string(path).ok()?)
+    Watch::parse(&crate::fs::read_to_string(path).ok()?)
 }
 
 /// Keep `now` as the watch at `path` (atomically; old watches of ended sessions are cleaned).
@@ -78,7 +78,7 @@ pub fn save(path: &Path, now: Watch) {
 /// `found` returns a position. Nothing when the file is another one now (replaced: nothing can
 /// be told) or shorter. Lines are read one by one, so a long tool output costs only its bytes.
 pub fn find_since(
-    file: &std::fs::File,
+    file: &crate::fs::File,
     watch: Watch,
     now: Watch,
     mut found: impl FnMut(u64, &[u8]) -> Option<u64>,

@@ -17,13 +17,13 @@ pub fn transcript(id: &str) -> Option<(PathBuf, SystemTime)> {
     let projects = home()?.join(".claude/projects");
     let file = format!("{id}.jsonl");
     let mut candidates = vec![projects.join(&file)];
-    if let Ok(entries) = std::fs::read_dir(&projects) {
+    if let Ok(entries) = crate::fs::read_dir(&projects) {
         let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path().join(&file)).collect();
         dirs.sort();
         candidates.extend(dirs);
     }
     candidates.into_iter().find_map(|p| {
-        std::fs::metadata(&p)
+        crate::fs::metadata(&p)
             .and_then(|m| m.modified())
             .ok()
             .map(|t| (p, t))

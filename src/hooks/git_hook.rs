@@ -73,21 +73,21 @@ pub fn state(dir: &Path) -> Option<(PathBuf, bool)> {
 pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error> {
     let path = hook_path(dir)?;
     let hooks = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(hooks).map_err(|e| Error::io(hooks, e))?;
+    crate::fs::create_dir_all(hooks).map_err(|e| Error::io(hooks, e))?;
     let chained = hooks.join(CHAINED);
-    let existing = std::fs::symlink_metadata(&path).is_ok();
+    let existing = crate::fs::symlink_metadata(&path).is_ok();
     let what = if !existing {
         Installed::Fresh
     } else if is_ours(&path) {
         Installed::Updated
-    } else if std::fs::symlink_metadata(&chained).is_ok() {
+    } else if crate::fs::symlink_metadata(&chained).is_ok() {
         return Err(Error::Collision(format!(
             "{} is not ours and {} already exists; nothing was changed — move one of them away first",
             path.display(),
             chained.display()
         )));
     } else {
-        std::fs::rename(&path, &chained).map_err(|e| Error::io(&path, e))?;
+        crate::fs::rename(&path, &chained).map_err(|e| Error::io(&path, e))?;
         Installed::Chained(chained)
     };
     slot::replace(&path, hook_script(program).as_bytes(), None, Some(0o755))?;
@@ -101,8 +101,8 @@ pub fn uninstall(dir: &Path) -> Result<(PathBuf, Removed), Error> {
         return Ok((path, Removed::NotOurs));
     }
     let chained = path.with_file_name(CHAINED);
-    if std::fs::symlink_metadata(&chained).is_ok() {
-        std::fs::rename(&chained, &path).map_err(|e| Error::io(&chained, e))?;
+    if crate::fs::symlink_metadata(&chained).is_ok() {
+        crate::fs::rename(&chained, &path).map_err(|e| Error::io(&chained, e))?;
         return Ok((path, Removed::Restored));
     }
     slot::remove(&path).map_err(|e| Error::io(&path, e))?;

@@ -58,16 +58,16 @@ impl Marker {
     /// Read the marker at `path`: a regular file of at most 64 KiB holding a JSON object. An
     /// unusable one, or one older than a day, is deleted and ignored.
     pub fn read(path: &Path, now: i64) -> Option<Marker> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
+        let meta = crate::fs::symlink_metadata(path).ok()?;
         let parsed = (meta.is_file() && meta.len() <= 64 * 1024)
-            .then(|| std::fs::read(path).ok())
+            .then(|| crate::fs::read(path).ok())
             .flatten()
             .and_then(|b| match serde_json::from_slice(&b) {
                 Ok(Value::Object(m)) => Some(m),
                 _ => None,
             });
         let Some(m) = parsed else {
-            let _ = std::fs::remove_file(path);
+            let _ = crate::fs::remove_file(path);
             return None;
         };
         let marker = Marker {
@@ -87,7 +87,7 @@ impl Marker {
                 .unwrap_or(false),
         };
         if marker.ended_at_epoch.is_some_and(|e| e < now - 86_400) {
-            let _ = std::fs::remove_file(path);
+            let _ = crate::fs::remove_file(path);
             return None;
         }
         Some(marker)

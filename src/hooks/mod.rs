@@ -130,7 +130,7 @@ pub fn self_command() -> String {
 /// What [`stamp`] found.
 pub enum Stamp {
     /// Stamped now; the file stays locked while this is held.
-    Fresh(std::fs::File),
+    Fresh(crate::fs::File),
     /// Another firing stamped it within the window.
     Taken,
     /// It could not be opened or locked within 2 s.
@@ -144,11 +144,11 @@ pub enum Stamp {
 pub fn stamp(path: &Path, window: Option<std::time::Duration>) -> Stamp {
     use std::io::Write;
     use std::time::{Duration, Instant, SystemTime};
-    let mut options = std::fs::OpenOptions::new();
+    let mut options = crate::fs::OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use crate::fs::OpenOptionsExt;
         options.mode(0o600);
     }
     let Ok(file) = options.open(path) else {
@@ -197,7 +197,7 @@ pub fn claim(safe_sid: &str, what: &str, window: Option<std::time::Duration>) ->
 /// Delete the files in `dir` whose names end in `suffix` and that are older than 30 days
 /// (dedup locks, delivery claims: one or two per session, kept no longer than that).
 pub fn clean_old(dir: &Path, suffix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::fs::read_dir(dir) else {
         return;
     };
     let month = std::time::Duration::from_secs(30 * 86_400);
@@ -209,7 +209,7 @@ pub fn clean_old(dir: &Path, suffix: &str) {
                 .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
                 .is_some_and(|age| age > month);
         if old {
-            let _ = std::fs::remove_file(e.path());
+            let _ = crate::fs::remove_file(e.path());
         }
     }
 }

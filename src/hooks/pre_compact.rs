@@ -73,7 +73,7 @@ fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
 /// A random UUID v4, lowercase.
 fn uuid_v4() -> String {
     let mut b = [0u8; 16];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    let random = crate::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
     if random.is_err() {
         // No entropy source: derive from time and pid; uniqueness is all that matters here.
         let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
@@ -131,8 +131,8 @@ fn start_writer(
         return false;
     };
     let transcript_file = crate::env::expand_home(transcript);
-    if !std::fs::metadata(&transcript_file).is_ok_and(|m| m.is_file())
-        || std::fs::File::open(&transcript_file).is_err()
+    if !crate::fs::metadata(&transcript_file).is_ok_and(|m| m.is_file())
+        || crate::fs::File::open(&transcript_file).is_err()
     {
         return false;
     }
@@ -192,7 +192,7 @@ fn start_writer(
         }
     }
     if let Some(compacted) = &spec.compacted {
-        let copied = std::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
+        let copied = crate::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
         let Ok(mut before) = copied else {
             let _ = run.record_exit(store, "spawn-failed");
             return decline("transcript unreadable");
@@ -288,7 +288,7 @@ fn run_dir(store: &Store, id: &str) -> String {
 
 /// The dedup step (docs/hooks.md §3.1 step 6): stamp `<state>/<sid>.lock` unless it was stamped
 /// within the window (0 disables dedup). The file stays as the "write attempted" signal.
-fn dedup(state: &Path, sid: &str) -> Option<std::fs::File> {
+fn dedup(state: &Path, sid: &str) -> Option<crate::fs::File> {
     let window = Duration::from_secs(crate::env::settings().dedup_window);
     match super::stamp(&state.join(format!("{sid}.lock")), Some(window)) {
         super::Stamp::Fresh(file) => Some(file),

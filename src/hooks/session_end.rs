@@ -17,11 +17,11 @@ const TAIL_BYTES: u64 = 8 * 1024 * 1024;
 /// Resident context at the end of the transcript: input + cache creation + cache read of the
 /// last record with `message.usage`.
 pub fn resident_tokens(transcript: &Path) -> Option<u64> {
-    let meta = std::fs::metadata(transcript).ok()?;
+    let meta = crate::fs::metadata(transcript).ok()?;
     if !meta.is_file() {
         return None;
     }
-    let mut file = std::fs::File::open(transcript).ok()?;
+    let mut file = crate::fs::File::open(transcript).ok()?;
     let start = meta.len().saturating_sub(TAIL_BYTES);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();

@@ -252,6 +252,6 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     if marker.is_some()
         && let Some(p) = marker_file
     {
-        let _ = std::fs::remove_file(p);
+        let _ = crate::fs::remove_file(p);
     }
 }

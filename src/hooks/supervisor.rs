@@ -7,7 +7,7 @@
 //! records and logs the run's end, so a run is never left looking alive. It also keeps the
 //! writer log, which PreCompact appends to.
 
-use std::fs::OpenOptions;
+use crate::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,14 +26,14 @@ const LOG_CAP: u64 = 1024 * 1024;
 
 /// Append one line to the writer log, rotating it above 1 MiB.
 pub fn log(path: &Path, line: &str) {
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_CAP) {
-        let _ = std::fs::rename(path, path.with_extension("txt.1"));
+    if crate::fs::metadata(path).is_ok_and(|m| m.len() > LOG_CAP) {
+        let _ = crate::fs::rename(path, path.with_extension("txt.1"));
     }
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use crate::fs::OpenOptionsExt;
         options.mode(0o600);
     }
     if let Ok(mut f) = options.open(path) {
@@ -124,7 +124,7 @@ fn attempts(run: &Run, store: &Store) -> String {
             Some(resume) => (resume.clone(), None),
             None => (run.job.argv.clone(), Some(doc)),
         };
-        let prompt = std::fs::read_to_string(run.prompt_path()).unwrap_or_default();
+        let prompt = crate::fs::read_to_string(run.prompt_path()).unwrap_or_default();
         let text = texts::writer_retry(
             exit,
             &report,
@@ -209,13 +209,13 @@ fn run_writer(
     argv: &[String],
     stdin: &Path,
     deadline: Instant,
-) -> (String, Option<std::fs::File>) {
+) -> (String, Option<crate::fs::File>) {
     let job = &run.job;
     if let Answer::File(name) = &job.answer {
         let _ = slot::remove(&run.dir.join(name));
     }
     // The supervisor keeps a handle on the writer's stdout and reads the answer through it.
-    let stdout = std::fs::OpenOptions::new()
+    let stdout = crate::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
@@ -224,9 +224,9 @@ fn run_writer(
     let (Ok(exe), Some(_), Ok(stdin), Ok(mut stdout), Ok(stderr)) = (
         std::env::current_exe(),
         argv.first(),
-        std::fs::File::open(stdin),
+        crate::fs::File::open(stdin),
         stdout,
-        std::fs::File::create(run.dir.join(runs::WRITER_ERR)),
+        crate::fs::File::create(run.dir.join(runs::WRITER_ERR)),
     ) else {
         return ("spawn-failed".into(), None);
     };
@@ -237,9 +237,9 @@ fn run_writer(
     cmd.args(["hook", "__exec-writer"])
         .arg(std::process::id().to_string())
         .args(argv)
-        .stdin(stdin)
-        .stdout(writer_out)
-        .stderr(stderr)
+        .stdin(stdin.into_file())
+        .stdout(writer_out.into_file())
+        .stderr(stderr.into_file())
         .current_dir(job.writer_cwd.as_deref().unwrap_or(&job.cwd))
         .envs(job.env.iter().map(|(k, v)| (k, v)));
     own_group(&mut cmd);

@@ -250,7 +250,7 @@ pub fn answer(run: &Run, stdout: impl Read) -> Result<Option<String>, NoAnswer> 
         Ok(bytes)
     };
     let file = |name: &str| -> Result<Box<dyn Read>, NoAnswer> {
-        std::fs::File::open(run.dir.join(name))
+        crate::fs::File::open(run.dir.join(name))
             .map(|f| Box::new(f) as Box<dyn Read>)
             .map_err(|_| NoAnswer::Missing)
     };

@@ -12,7 +12,7 @@ pub(super) enum PathMatch {
         candidate: String,
         real: PathBuf,
         /// The target's metadata (symlinks followed), taken when it was found.
-        meta: Box<std::fs::Metadata>,
+        meta: Box<crate::fs::Metadata>,
         also: Vec<String>,
     },
     Refused,
@@ -21,7 +21,7 @@ pub(super) enum PathMatch {
 
 /// Where a lexically confined candidate path leads once symlinks are followed.
 enum Confined {
-    Inside(PathBuf, std::fs::Metadata),
+    Inside(PathBuf, crate::fs::Metadata),
     Outside,
     Absent,
 }
@@ -32,7 +32,7 @@ impl Resolver<'_> {
             return PathMatch::Refused;
         }
         let mut refused = false;
-        let mut first: Option<(String, PathBuf, std::fs::Metadata)> = None;
+        let mut first: Option<(String, PathBuf, crate::fs::Metadata)> = None;
         let mut also = Vec::new();
         for prefix in &self.layout.prefixes {
             let candidate = format!("{prefix}{citation}");
@@ -120,10 +120,10 @@ impl Resolver<'_> {
                 Err(_) => return Confined::Absent,
             }
         }
-        let Ok(meta) = std::fs::metadata(&joined) else {
+        let Ok(meta) = crate::fs::metadata(&joined) else {
             return Confined::Absent;
         };
-        match std::fs::canonicalize(&joined) {
+        match crate::fs::canonicalize(&joined) {
             Ok(real) if real.starts_with(&self.work_tree.root) => Confined::Inside(real, meta),
             _ => Confined::Outside,
         }
@@ -131,7 +131,7 @@ impl Resolver<'_> {
 
     /// Open `candidate` for reading relative to the root, confined beneath it (Linux), so the
     /// path is not walked again from `/`.
-    pub(super) fn open_beneath(&self, candidate: &str) -> Option<std::fs::File> {
+    pub(super) fn open_beneath(&self, candidate: &str) -> Option<crate::fs::File> {
         #[cfg(target_os = "linux")]
         if let Some(opened) = self.beneath(
             candidate,
@@ -147,13 +147,20 @@ impl Resolver<'_> {
     /// (`openat2` with `RESOLVE_BENEATH`, no magic links); `None` when the root is not open. The
     /// one place confinement asks the kernel.
     #[cfg(target_os = "linux")]
-    fn beneath(&self, path: &str, flags: nix::fcntl::OFlag) -> Option<nix::Result<std::fs::File>> {
+    fn beneath(
+        &self,
+        path: &str,
+        flags: nix::fcntl::OFlag,
+    ) -> Option<nix::Result<crate::fs::File>> {
         use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
         let root = self.root_dir.as_ref()?;
         let how = OpenHow::new()
             .flags(flags | OFlag::O_CLOEXEC)
             .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-        Some(openat2(root, path, how).map(std::fs::File::from))
+        Some(
+            openat2(root, path, how)
+                .map(|fd| crate::fs::File::from_parts(std::fs::File::from(fd), path)),
+        )
     }
 }
 

@@ -72,7 +72,7 @@ impl Layout {
             ),
             None => (
                 included()
-                    .filter(|e| std::fs::symlink_metadata(root.join(e)).is_ok_and(|m| m.is_dir()))
+                    .filter(|e| crate::fs::symlink_metadata(root.join(e)).is_ok_and(|m| m.is_dir()))
                     .cloned()
                     .collect(),
                 top_level_files(root),
@@ -98,7 +98,7 @@ fn is_confined_dir(root: &Path, word: &str) -> bool {
         match comp {
             std::path::Component::Normal(c) => {
                 at.push(c);
-                if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
+                if !crate::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
                     return false;
                 }
             }
@@ -110,7 +110,7 @@ fn is_confined_dir(root: &Path, word: &str) -> bool {
 }
 
 fn top_level_files(root: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(root) else {
+    let Ok(entries) = crate::fs::read_dir(root) else {
         return Vec::new();
     };
     let mut files: Vec<String> = entries

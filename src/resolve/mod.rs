@@ -84,7 +84,7 @@ impl Resolution {
 pub struct Resolver<'w> {
     work_tree: &'w WorkTree,
     /// The work tree's root, opened once, for confined lookups relative to it.
-    root_dir: Option<std::fs::File>,
+    root_dir: Option<crate::fs::File>,
     layout: Layout,
     files: HashMap<PathBuf, Option<Rc<FileText>>>,
     /// How many more bytes of cited files may be kept in memory.
@@ -98,7 +98,7 @@ impl<'w> Resolver<'w> {
         let layout = Layout::derive(&work_tree.root, &work_tree.top_level);
         Resolver {
             work_tree,
-            root_dir: std::fs::File::open(&work_tree.root).ok(),
+            root_dir: crate::fs::File::open(&work_tree.root).ok(),
             layout,
             files: HashMap::new(),
             budget: scan::CACHE_BUDGET,
@@ -235,7 +235,7 @@ impl<'w> Resolver<'w> {
         &mut self,
         resolved: &str,
         real: &Path,
-        meta: &std::fs::Metadata,
+        meta: &crate::fs::Metadata,
         c: &Citation,
         e: &mut Entry,
     ) -> (Verdict, &'static str, String) {

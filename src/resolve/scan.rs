@@ -2,7 +2,7 @@
 //! of memory, not its size. Small files are kept in memory within a fixed budget, so many
 //! citations into one file still read it once.
 
-use std::fs::File;
+use crate::fs::File;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};

@@ -120,7 +120,7 @@ fn worker(
 }
 
 fn list_dir(dir: &Path) -> Vec<Work> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
@@ -151,7 +151,7 @@ fn scan_file(
     found: &[AtomicBool],
     remaining: &AtomicUsize,
 ) {
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = crate::fs::File::open(path) else {
         return;
     };
     let mut window: Vec<u8> = Vec::new();

@@ -36,7 +36,7 @@ impl Delivery {
         now: i64,
     ) -> Delivery {
         let path = Path::new(&info.path);
-        let version = std::fs::symlink_metadata(path)
+        let version = crate::fs::symlink_metadata(path)
             .ok()
             .map(|m| (m.modified().ok(), m.len()));
         let (document, verdict) = match slot::read_capped(path) {

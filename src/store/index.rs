@@ -45,10 +45,10 @@ impl Index {
     /// a regular file of a sane size: a FIFO, a device or a link there (`/dev/zero`) hung
     /// `list`, so the file is opened without following a link or blocking, and read capped.
     pub fn load(store: &Store) -> Index {
+        use crate::fs::OpenOptionsExt;
         use std::io::Read;
-        use std::os::unix::fs::OpenOptionsExt;
         let read = || -> Option<String> {
-            let file = std::fs::OpenOptions::new()
+            let file = crate::fs::OpenOptions::new()
                 .read(true)
                 .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
                 .open(Index::path(store))
@@ -266,13 +266,13 @@ mod tests {
         let (_dir, store, now) = scratch();
         let a = info("a.md", None);
         write(&store, &[(&a, stamp(1))], now);
-        let whole = std::fs::read_to_string(Index::path(&store)).expect("index");
+        let whole = crate::fs::read_to_string(Index::path(&store)).expect("index");
         for broken in [
             whole[..whole.len() - 3].to_string(),
             whole.replace(MAGIC, "something else"),
             whole.replace("end\u{0}1", "end\u{0}2"),
         ] {
-            std::fs::write(Index::path(&store), broken).expect("write");
+            crate::fs::write(Index::path(&store), broken).expect("write");
             let index = Index::load(&store);
             assert!(index.records().get(&store, "a.md", stamp(1)).is_none());
         }

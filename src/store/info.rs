@@ -24,7 +24,7 @@ pub struct FileState {
 }
 
 impl FileState {
-    pub fn of(meta: &std::fs::Metadata) -> FileState {
+    pub fn of(meta: &crate::fs::Metadata) -> FileState {
         FileState {
             ino: meta.ino(),
             size: meta.size(),
@@ -77,8 +77,8 @@ pub struct HandoffInfo {
 impl HandoffInfo {
     /// Read a candidate: a non-empty, readable regular file (never a symlink).
     pub fn read(store: &Store, name: &str) -> Option<HandoffInfo> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let file = std::fs::OpenOptions::new()
+        use crate::fs::OpenOptionsExt;
+        let file = crate::fs::OpenOptions::new()
             .read(true)
             .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
             .open(store.path_of(name))
@@ -91,7 +91,7 @@ impl HandoffInfo {
     /// Also returns the state of the file it was read in, for the list index.
     pub fn read_in(
         store: &Store,
-        dir: &std::fs::File,
+        dir: &crate::fs::File,
         name: &str,
     ) -> Option<(HandoffInfo, FileState)> {
         use nix::fcntl::{OFlag, openat};
@@ -103,14 +103,14 @@ impl HandoffInfo {
             Mode::empty(),
         )
         .ok()?;
-        let file = std::fs::File::from(fd);
+        let file = crate::fs::File::from_parts(std::fs::File::from(fd), store.dir.join(name));
         let meta = file.metadata().ok()?;
         let stamp = FileState::of(&meta);
         Some((HandoffInfo::from_meta(store, name, file, &meta)?, stamp))
     }
 
     /// From a file opened without following a symlink: one `fstat` on the descriptor, one read.
-    fn from_open(store: &Store, name: &str, file: std::fs::File) -> Option<HandoffInfo> {
+    fn from_open(store: &Store, name: &str, file: crate::fs::File) -> Option<HandoffInfo> {
         let meta = file.metadata().ok()?;
         HandoffInfo::from_meta(store, name, file, &meta)
     }
@@ -118,8 +118,8 @@ impl HandoffInfo {
     fn from_meta(
         store: &Store,
         name: &str,
-        file: std::fs::File,
-        meta: &std::fs::Metadata,
+        file: crate::fs::File,
+        meta: &crate::fs::Metadata,
     ) -> Option<HandoffInfo> {
         if !meta.file_type().is_file() || meta.len() == 0 {
             return None;
@@ -133,7 +133,7 @@ impl HandoffInfo {
         store: &Store,
         name: &str,
         head: &[u8],
-        meta: &std::fs::Metadata,
+        meta: &crate::fs::Metadata,
     ) -> HandoffInfo {
         // Only the envelope's bytes are decoded: the rest of the head is never looked at.
         let lines = head.split(|&b| b == b'\n');

@@ -58,7 +58,7 @@ impl Store {
     /// Locate and check that the path, if it exists, is a directory.
     pub fn open() -> Result<Store, Error> {
         let store = Store::locate()?;
-        if let Ok(meta) = std::fs::metadata(&store.dir)
+        if let Ok(meta) = crate::fs::metadata(&store.dir)
             && !meta.is_dir()
         {
             return Err(Error::StoreNotDirectory(store.shown()));
@@ -134,7 +134,7 @@ impl Store {
         // The directory is listed on a thread of its own while the list index is read here.
         let dir_path = self.dir.clone();
         let listing = std::thread::spawn(move || -> std::io::Result<Vec<String>> {
-            Ok(std::fs::read_dir(dir_path)?
+            Ok(crate::fs::read_dir(dir_path)?
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok())
                 .filter(|name| name.ends_with(".md") && !name.starts_with('.'))
@@ -158,7 +158,7 @@ impl Store {
         // halve a large store's wait.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         let chunk = names.len().div_ceil(threads).max(256);
-        let dir = std::fs::File::open(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        let dir = crate::fs::File::open(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
         let now = std::time::SystemTime::now();
         let (dir, records) = (&dir, &records);
         let parts: Vec<Scan> = std::thread::scope(|scope| {
@@ -187,7 +187,7 @@ impl Store {
     /// file, else read (and stamped with the state it was read in).
     fn scan(
         &self,
-        dir: &std::fs::File,
+        dir: &crate::fs::File,
         records: &index::Records,
         names: &[String],
         now: std::time::SystemTime,

@@ -135,7 +135,7 @@ fn write_small(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 fn mtime_epoch(path: &Path) -> Option<i64> {
-    std::fs::symlink_metadata(path)
+    crate::fs::symlink_metadata(path)
         .ok()?
         .modified()
         .ok()
@@ -155,7 +155,7 @@ impl Run {
 
     /// The run in `dir`, if it has a readable `job.json`.
     pub fn load(dir: &Path) -> Option<Run> {
-        let bytes = std::fs::read(dir.join(JOB)).ok()?;
+        let bytes = crate::fs::read(dir.join(JOB)).ok()?;
         let job: Job = serde_json::from_slice(&bytes).ok()?;
         Some(Run {
             dir: dir.to_path_buf(),
@@ -185,7 +185,7 @@ impl Run {
     }
 
     fn supervisor_pid(&self) -> Option<i32> {
-        std::fs::read_to_string(self.dir.join(PID))
+        crate::fs::read_to_string(self.dir.join(PID))
             .ok()?
             .trim()
             .parse()
@@ -193,14 +193,14 @@ impl Run {
     }
 
     fn exit(&self) -> Option<String> {
-        std::fs::read_to_string(self.dir.join(EXIT))
+        crate::fs::read_to_string(self.dir.join(EXIT))
             .ok()
             .map(|s| s.trim().to_string())
     }
 
     /// The candidate's gate exit code, when a whole candidate exists.
     fn candidate_gate(&self) -> Option<i32> {
-        let gate = std::fs::read_to_string(self.dir.join(CANDIDATE_GATE)).ok()?;
+        let gate = crate::fs::read_to_string(self.dir.join(CANDIDATE_GATE)).ok()?;
         let code = gate.trim().parse().ok()?;
         self.candidate_path().is_file().then_some(code)
     }
@@ -210,7 +210,7 @@ impl Run {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        let bytes = std::fs::read(self.dir.join(OUTCOME)).ok()?;
+        let bytes = crate::fs::read(self.dir.join(OUTCOME)).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -358,7 +358,7 @@ impl Run {
             self.set_outcome("superseded", Some(&kept))?;
             return Ok(true);
         }
-        let bytes = std::fs::read(self.candidate_path())
+        let bytes = crate::fs::read(self.candidate_path())
             .map_err(|e| Error::io(&self.candidate_path(), e))?;
         slot::replace_slot(store, &self.job.slot, &bytes)?;
         self.set_outcome("promoted", None)?;
@@ -368,7 +368,7 @@ impl Run {
 
 /// Every run, newest first.
 pub fn all(store: &Store) -> Vec<Run> {
-    let Ok(entries) = std::fs::read_dir(runs_dir(store)) else {
+    let Ok(entries) = crate::fs::read_dir(runs_dir(store)) else {
         return Vec::new();
     };
     let mut runs: Vec<Run> = entries
@@ -420,7 +420,7 @@ pub fn prune(store: &Store) {
     let now = now();
     for run in all(store).into_iter().skip(RUNS_KEPT) {
         if run.state(now) != RunState::Writing {
-            let _ = std::fs::remove_dir_all(&run.dir);
+            let _ = crate::fs::remove_dir_all(&run.dir);
         }
     }
 }

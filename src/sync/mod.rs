@@ -164,7 +164,7 @@ impl Meta {
 }
 
 pub(crate) fn host() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
+    crate::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
         .map(|h| h.trim().to_string())
@@ -278,7 +278,7 @@ struct Recordable {
 }
 
 fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
+    let Ok(meta) = crate::fs::symlink_metadata(path) else {
         return Ok(None);
     };
     if !meta.is_file() || meta.len() == 0 {

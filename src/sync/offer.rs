@@ -21,7 +21,7 @@ pub struct Found {
 /// The newest handoff the refs hold for `target`'s branch, when its slot is empty. Costs one
 /// `lstat` when the slot exists (the common case); otherwise a few ref lookups.
 pub fn peek(store: &Store, target: &Target) -> Option<Found> {
-    if target.facts.detached || std::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
+    if target.facts.detached || crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
         return None;
     }
     let chains = Chains::open(&target.facts.checkout)?;
@@ -61,7 +61,7 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
 pub fn materialise(store: &Store, target: &Target) -> Option<String> {
     let found = peek(store, target)?;
     let _lock = slot::lock(store, &target.name, Duration::from_millis(500)).ok()?;
-    if std::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
+    if crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
         return None;
     }
     match import(

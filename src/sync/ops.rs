@@ -113,7 +113,7 @@ fn all_branches(store: &Store, chains: &Chains) -> Vec<String> {
         .branches()
         .into_iter()
         .filter(|b| {
-            std::fs::symlink_metadata(store.path_of(&slot_of(&main, b))).is_ok()
+            crate::fs::symlink_metadata(store.path_of(&slot_of(&main, b))).is_ok()
                 || chains.tip(&handoff_ref(b)).is_some()
         })
         .collect();
@@ -151,7 +151,7 @@ pub fn push(
     let mut sent = Vec::new();
     for branch in &branches {
         let name = slot_of(&chains.main(), branch);
-        let _lock = if std::fs::symlink_metadata(store.path_of(&name)).is_ok() {
+        let _lock = if crate::fs::symlink_metadata(store.path_of(&name)).is_ok() {
             Some(slot::lock_cli(store, &name)?)
         } else {
             None
@@ -439,8 +439,8 @@ pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
         .map_err(|e| Error::External(format!("cannot edit the repository's config: {e}")))?;
     let mut changed = false;
     if let Some((path, bytes)) = edited {
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        let mode = std::fs::metadata(&path)
+        let path = crate::fs::canonicalize(&path).unwrap_or(path);
+        let mode = crate::fs::metadata(&path)
             .ok()
             .and_then(|m| slot::mode_of(&m));
         slot::replace(&path, &bytes, None, mode)?;

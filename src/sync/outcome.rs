@@ -39,7 +39,7 @@ pub fn record_ok(store: &Store) {
 
 /// The failed record still outstanding: when, for which checkout, why.
 pub fn record_failure(store: &Store) -> Option<(String, String, String)> {
-    let text = std::fs::read_to_string(store.dir.join(RECORD_FAILED)).ok()?;
+    let text = crate::fs::read_to_string(store.dir.join(RECORD_FAILED)).ok()?;
     let mut f = text.trim_end_matches('\n').splitn(3, '\t');
     Some((f.next()?.into(), f.next()?.into(), f.next()?.into()))
 }
@@ -86,7 +86,7 @@ pub fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
 
 /// The last background push, if one was recorded.
 pub fn last(store: &Store) -> Option<Outcome> {
-    let text = std::fs::read_to_string(store.dir.join(FILE)).ok()?;
+    let text = crate::fs::read_to_string(store.dir.join(FILE)).ok()?;
     let mut f = text.trim_end_matches('\n').splitn(4, '\t');
     Some(Outcome {
         at: f.next()?.to_string(),

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// From the bottom. Modules on one line share a layer.
 const LAYERS: &[&[&str]] = &[
-    &["text", "git", "input", "error", "secrets", "env", "process"],
+    &[
+        "text", "fs", "git", "input", "error", "secrets", "env", "process",
+    ],
     &["citation"],
     &["finding"],
     &["document"],

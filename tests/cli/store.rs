@@ -1082,17 +1082,15 @@ fn a_symlinked_or_relative_store_keeps_its_configured_spelling() {
     );
     let o = run(env
         .cmd("handoff-store")
-        .env("XDG_DATA_HOME", "rel")
+        .env("HANDOFF_STORE_DIR", "rel")
         .arg("path")
         .arg(&repo)
         .current_dir(env.root()));
     assert_eq!(
         o.stdout,
-        format!(
-            "rel/context-economy/handoffs/{}\n",
-            env.slot_name(&repo, "main")
-        ),
-        "relative XDG_DATA_HOME is used as given"
+        format!("rel/{}\n", env.slot_name(&repo, "main")),
+        "a relative HANDOFF_STORE_DIR is used as given (a relative XDG_DATA_HOME is ignored: \
+         store_directory_follows_the_three_rules)"
     );
     let o = run(env
         .cmd("handoff-store")

@@ -34,7 +34,7 @@ struct HistoryJson {
 pub fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
     let (target, store) = target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
-    let current = std::fs::symlink_metadata(&slot_path)
+    let current = crate::fs::symlink_metadata(&slot_path)
         .ok()
         .filter(|m| m.file_type().is_file())
         .map(|m| {
@@ -118,7 +118,7 @@ pub fn restore(
             std::io::Error::other("modification time unreadable"),
         )
     })?;
-    if let Ok(meta) = std::fs::symlink_metadata(&slot_path)
+    if let Ok(meta) = crate::fs::symlink_metadata(&slot_path)
         && !meta.file_type().is_file()
     {
         return Err(Error::NotRegular(shown));

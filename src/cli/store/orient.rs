@@ -49,7 +49,7 @@ pub fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
     let slot = store.path_of(&target.name);
-    let meta = std::fs::symlink_metadata(&slot)
+    let meta = crate::fs::symlink_metadata(&slot)
         .ok()
         .filter(|m| m.file_type().is_file());
     let info = meta.as_ref().map(|m| {

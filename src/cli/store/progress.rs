@@ -35,7 +35,7 @@ fn in_store(file: &Path, store: &Store) -> Option<String> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let same = std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(&store.dir).ok()?;
+    let same = crate::fs::canonicalize(parent).ok()? == crate::fs::canonicalize(&store.dir).ok()?;
     same.then(|| file.file_name().map(|n| n.to_string_lossy().into_owned()))
         .flatten()
 }
@@ -58,7 +58,11 @@ pub fn set_progress(
         Some((store, name)) => Some(slot::lock_cli(&store, &name)?),
         None => None,
     };
-    let current = || std::fs::read(path).ok().and_then(|b| slot::progress_of(&b));
+    let current = || {
+        crate::fs::read(path)
+            .ok()
+            .and_then(|b| slot::progress_of(&b))
+    };
     let (old, changed, code) = match slot::flip_progress(path, new, None)? {
         Flip::NoField => {
             if format == Format::Json {

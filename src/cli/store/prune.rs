@@ -36,7 +36,7 @@ struct Item {
 /// A file's age at full precision: whole seconds would keep a file written a moment ago
 /// from `--older-than 0`.
 fn age_of(path: &Path, now: SystemTime) -> Option<Duration> {
-    let m = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
+    let m = crate::fs::symlink_metadata(path).ok()?.modified().ok()?;
     Some(now.duration_since(m).unwrap_or(Duration::ZERO))
 }
 
@@ -85,7 +85,7 @@ fn is_stale_temp(name: &str) -> bool {
 fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
     let cutoff = Duration::from_secs(older_than.saturating_mul(86_400));
     let mut items = Vec::new();
-    let Ok(entries) = std::fs::read_dir(&store.dir) else {
+    let Ok(entries) = crate::fs::read_dir(&store.dir) else {
         return items;
     };
     let mut names: Vec<String> = entries
@@ -99,7 +99,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
     let mut checkouts: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
     for name in &names {
         let path = store.path_of(name);
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        let Ok(meta) = crate::fs::symlink_metadata(&path) else {
             continue;
         };
         let age = age_of(&path, now).unwrap_or(Duration::ZERO);
@@ -130,7 +130,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         }
     }
     let history_root = store.dir.join(".history");
-    if let Ok(entries) = std::fs::read_dir(&history_root) {
+    if let Ok(entries) = crate::fs::read_dir(&history_root) {
         let mut dirs: Vec<String> = entries
             .flatten()
             .filter_map(|e| e.file_name().into_string().ok())
@@ -138,7 +138,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         dirs.sort();
         for name in dirs {
             let dir = history_root.join(&name);
-            if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            if !crate::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                 continue;
             }
             let newest_age = slot::versions(store, &name)
@@ -157,7 +157,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
                 ));
                 continue;
             }
-            if std::fs::symlink_metadata(store.path_of(&name)).is_err() && age > cutoff {
+            if crate::fs::symlink_metadata(store.path_of(&name)).is_err() && age > cutoff {
                 items.push(item(&dir, "history", "orphaned history", age, Some(&name)));
                 continue;
             }
@@ -167,7 +167,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         }
     }
     items.extend(orphaned_chains(&checkouts, cutoff, now));
-    if let Ok(entries) = std::fs::read_dir(store.dir.join(".runs")) {
+    if let Ok(entries) = crate::fs::read_dir(store.dir.join(".runs")) {
         let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         runs.sort();
         for run in runs {
@@ -214,7 +214,7 @@ fn orphaned_chains(checkouts: &[PathBuf], cutoff: Duration, now: SystemTime) -> 
 }
 
 fn stale_temps_in(dir: &Path, now: SystemTime) -> Vec<Item> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
@@ -246,10 +246,10 @@ fn delete(item: &mut Item, store: &Store) {
         },
         None => None,
     };
-    let result = if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-        std::fs::remove_dir_all(&path)
+    let result = if crate::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        crate::fs::remove_dir_all(&path)
     } else {
-        std::fs::remove_file(&path)
+        crate::fs::remove_file(&path)
     };
     match result {
         Ok(()) => item.deleted = true,

@@ -54,7 +54,7 @@ fn refuse(message: String) -> Error {
 fn read_draft(from: Option<&str>) -> Result<String, Error> {
     let bytes = match from {
         Some(f) if f != "-" => {
-            let file = std::fs::File::open(f)
+            let file = crate::fs::File::open(f)
                 .map_err(|e| Error::Input(format!("cannot read {f}: {}", input::os_text(&e))))?;
             capped(file)?
         }

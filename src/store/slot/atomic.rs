@@ -1,7 +1,7 @@
 //! Atomic file operations (docs/store.md §6.2): temp file in the same directory, fsync, rename,
 //! directory fsync; stale temp files of dead writers cleaned; the crash-test kill seam.
 
-use std::fs::{File, OpenOptions};
+use crate::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +16,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Remove a file the store owns, as one counted mutation.
 pub fn remove(path: &Path) -> std::io::Result<()> {
     kill_point();
-    std::fs::remove_file(path)
+    crate::fs::remove_file(path)
 }
 
 fn temp_name(target: &Path) -> PathBuf {
@@ -55,10 +55,10 @@ pub fn replace_from(
     kill_point();
     let result = write_temp(&temp, source, mtime, mode).and_then(|()| {
         kill_point();
-        std::fs::rename(&temp, target)
+        crate::fs::rename(&temp, target)
     });
     if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
+        let _ = crate::fs::remove_file(&temp);
         return Err(Error::io(target, e));
     }
     sync_dir_of(target);
@@ -92,14 +92,14 @@ fn write_temp(
     options.write(true).create_new(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use crate::fs::OpenOptionsExt;
         options.mode(0o600);
     }
     let mut file = options.open(temp)?;
     #[cfg(unix)]
     if let Some(mode) = mode {
         use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        file.set_permissions(crate::fs::Permissions::from_mode(mode))?;
     }
     #[cfg(not(unix))]
     let _ = mode;
@@ -113,7 +113,7 @@ fn write_temp(
 }
 
 /// The permission bits of an existing file, to keep them across a rewrite.
-pub fn mode_of(meta: &std::fs::Metadata) -> Option<u32> {
+pub fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -136,7 +136,7 @@ fn temp_pid(file_name: &str) -> Option<i32> {
 
 /// Whether a temp file is stale: over an hour old (docs/store.md §6.2), or made by a process that
 /// is gone (its pid is dead). Our own files are never stale.
-fn temp_is_stale(file_name: &str, meta: &std::fs::Metadata) -> bool {
+fn temp_is_stale(file_name: &str, meta: &crate::fs::Metadata) -> bool {
     let pid = temp_pid(file_name);
     if pid == Some(std::process::id() as i32) {
         return false;
@@ -155,7 +155,7 @@ pub fn pid_alive(pid: i32) -> bool {
 /// the next write does not clean. A live writer's file is never touched.
 pub fn clean_temps(store: &Store, name: &str) {
     for dir in [store.dir.clone(), store.history_dir(name)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = crate::fs::read_dir(&dir) else {
             continue;
         };
         for e in entries.flatten() {
@@ -168,7 +168,7 @@ pub fn clean_temps(store: &Store, name: &str) {
                 && meta.is_file()
                 && temp_is_stale(&file_name, &meta)
             {
-                let _ = std::fs::remove_file(e.path());
+                let _ = crate::fs::remove_file(e.path());
             }
         }
     }

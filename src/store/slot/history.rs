@@ -1,7 +1,7 @@
 //! A slot's kept versions (store.md §6.3): `<store>/.history/<name>/`, newest first, identical
 //! bytes kept once, the newest 10 distinct versions retained.
 
-use std::fs::File;
+use crate::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -24,14 +24,14 @@ pub struct Version {
 
 /// Kept versions, newest first (mtime, then name).
 pub fn versions(store: &Store, name: &str) -> Vec<Version> {
-    let Ok(entries) = std::fs::read_dir(store.history_dir(name)) else {
+    let Ok(entries) = crate::fs::read_dir(store.history_dir(name)) else {
         return Vec::new();
     };
     let mut out: Vec<(Version, String)> = entries
         .flatten()
         .filter_map(|e| {
             let fname = e.file_name().to_string_lossy().into_owned();
-            let meta = std::fs::symlink_metadata(e.path()).ok()?;
+            let meta = crate::fs::symlink_metadata(e.path()).ok()?;
             (fname.ends_with(".md") && !fname.starts_with('.') && meta.is_file()).then(|| {
                 (
                     Version {
@@ -82,7 +82,7 @@ pub fn same_content(a: &Path, b: &Path) -> bool {
 
 /// Whether `path` holds exactly `bytes`.
 fn holds(path: &Path, bytes: &[u8]) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+    crate::fs::symlink_metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
         && File::open(path)
             .and_then(|f| {
                 let mut buf = Vec::with_capacity(bytes.len());
@@ -101,7 +101,7 @@ pub fn keep_current(
     new_bytes: Option<&[u8]>,
 ) -> Result<Option<PathBuf>, Error> {
     let slot = store.path_of(name);
-    let Ok(meta) = std::fs::symlink_metadata(&slot) else {
+    let Ok(meta) = crate::fs::symlink_metadata(&slot) else {
         return Ok(None);
     };
     if !meta.is_file() || meta.len() == 0 {
@@ -181,7 +181,7 @@ fn fresh_version_path(store: &Store, name: &str, mtime: SystemTime) -> Result<Pa
     let base = stamp(mtime);
     let mut path = dir.join(format!("{base}.md"));
     let mut n = 2;
-    while std::fs::symlink_metadata(&path).is_ok() {
+    while crate::fs::symlink_metadata(&path).is_ok() {
         path = dir.join(format!("{base}-{n}.md"));
         n += 1;
     }
@@ -238,7 +238,7 @@ mod tests {
         for i in 0..HISTORY_KEEP {
             let path = keep_bytes(&store, "x.md", format!("local {i}\n").as_bytes(), second)
                 .expect("kept");
-            let file = std::fs::File::options()
+            let file = crate::fs::File::options()
                 .write(true)
                 .open(&path)
                 .expect("open");
@@ -249,7 +249,7 @@ mod tests {
         retain_keeping(&store, "x.md", Some(&imported));
         let kept: Vec<String> = versions(&store, "x.md")
             .iter()
-            .map(|v| std::fs::read_to_string(&v.path).expect("read"))
+            .map(|v| crate::fs::read_to_string(&v.path).expect("read"))
             .collect();
         assert_eq!(kept.len(), HISTORY_KEEP);
         assert!(kept.contains(&"imported\n".to_string()), "{kept:?}");

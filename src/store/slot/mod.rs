@@ -10,7 +10,7 @@ pub use atomic::*;
 pub use history::*;
 pub use progress::*;
 
-use std::fs::{File, OpenOptions};
+use crate::fs::{File, OpenOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -26,7 +26,7 @@ const HEAD_BYTES: u64 = 64 * 1024;
 
 /// Create `dir` and its missing parents with mode 0700 (existing ones are left alone).
 pub fn create_private_dir(dir: &Path) -> Result<(), Error> {
-    let mut builder = std::fs::DirBuilder::new();
+    let mut builder = crate::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     {
@@ -105,7 +105,7 @@ pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockF
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use crate::fs::OpenOptionsExt;
         options.mode(0o600);
     }
     let file = options
@@ -115,11 +115,11 @@ pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockF
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(SlotLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+            Err(crate::fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(20));
             }
-            Err(std::fs::TryLockError::WouldBlock) => return Err(LockFailure::Busy),
-            Err(std::fs::TryLockError::Error(e)) => {
+            Err(crate::fs::TryLockError::WouldBlock) => return Err(LockFailure::Busy),
+            Err(crate::fs::TryLockError::Error(e)) => {
                 return Err(LockFailure::Io(Error::io(&path, e)));
             }
         }
@@ -150,7 +150,7 @@ pub fn replace_slot_at(
     mtime: Option<SystemTime>,
 ) -> Result<Option<PathBuf>, Error> {
     let path = store.path_of(name);
-    if let Ok(meta) = std::fs::symlink_metadata(&path)
+    if let Ok(meta) = crate::fs::symlink_metadata(&path)
         && !meta.file_type().is_file()
     {
         return Err(Error::NotRegular(path.to_string_lossy().into_owned()));

@@ -1,6 +1,6 @@
 //! The `progress:` rewrite (docs/store.md §9.6): every other byte kept, the mtime preserved.
 
-use std::fs::OpenOptions;
+use crate::fs::OpenOptions;
 use std::io::Read;
 use std::path::Path;
 use std::time::SystemTime;
@@ -209,7 +209,7 @@ pub fn flip_progress(
     value: &str,
     expect: Option<(Option<SystemTime>, u64)>,
 ) -> Result<Flip, Error> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
+    let meta = crate::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.file_type().is_file() {
         return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
     }

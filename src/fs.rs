@@ -1,0 +1,33 @@
+//! Every filesystem call of the crate goes through here: fs-err's drop-in for `std::fs`, whose
+//! errors name the path and the operation, so a `?` anywhere above never loses where it
+//! failed; plus the `std::fs` types fs-err does not wrap. Messages that already print the
+//! path themselves ([`crate::error::Error::Io`]) take the OS error underneath with [`cause`].
+
+pub use fs_err::os::unix::fs::OpenOptionsExt;
+pub use fs_err::*;
+pub use std::fs::{DirBuilder, FileType, Metadata, Permissions, TryLockError};
+
+/// The OS error under an fs-err error (the error itself when it is not one).
+pub fn cause(err: &std::io::Error) -> &std::io::Error {
+    err.get_ref()
+        .and_then(|inner| inner.source())
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .unwrap_or(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_names_its_path_and_keeps_the_os_error_beneath() {
+        let err = read("/nonexistent/handoff-store-fs-test").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("/nonexistent/handoff-store-fs-test"),
+            "{err}"
+        );
+        assert_eq!(cause(&err).raw_os_error(), Some(2));
+        assert_eq!(cause(&err).kind(), std::io::ErrorKind::NotFound);
+    }
+}
