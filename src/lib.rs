@@ -21,6 +21,7 @@ pub mod process;
 pub mod report;
 pub mod resolve;
 pub mod secrets;
+pub mod shell;
 pub mod store;
 pub mod sync;
 pub mod text;

@@ -47,6 +47,15 @@ pub fn line_of_offset(bytes: &[u8], at: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count() + 1
 }
 
+/// Lowercase hex MD5 of `bytes` (slot names, safe session ids, marker names).
+pub fn hex_md5(bytes: &[u8]) -> String {
+    use md5::Digest;
+    md5::Md5::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

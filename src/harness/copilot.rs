@@ -13,8 +13,10 @@ use serde_json::{Map, Value};
 
 use super::Harness;
 use super::watch::{self, Watch};
+use crate::hooks::input::safe_session_id;
+use crate::hooks::input::string_field;
 use crate::hooks::pre_compact::{WriterSpec, run_with};
-use crate::hooks::{safe_session_id, string_field, texts};
+use crate::hooks::texts;
 use crate::store::runs;
 
 /// The `copilot` program: `HANDOFF_COPILOT_BIN`, else `copilot` on PATH.
@@ -88,7 +90,7 @@ fn client() -> Option<String> {
 /// Where a Copilot process notes that a session of its own ended.
 fn ended_note(client: &str) -> Option<PathBuf> {
     Some(
-        crate::hooks::state_dir()?
+        crate::hooks::claims::state_dir()?
             .join("copilot")
             .join(format!("{client}.ended")),
     )
@@ -104,7 +106,7 @@ fn note_ended() {
     if let Some(dir) = note.parent()
         && crate::store::slot::create_private_dir(dir).is_ok()
     {
-        crate::hooks::clean_old(dir, ".ended");
+        crate::hooks::claims::clean_old(dir, ".ended");
         let _ = crate::store::slot::replace(&note, b"", None, None);
     }
 }
@@ -153,7 +155,7 @@ pub fn after(raw: &Map<String, Value>) {
     if !success {
         return;
     }
-    let Some(store) = crate::hooks::store() else {
+    let Some(store) = crate::hooks::input::store() else {
         return;
     };
     let by = "Copilot CLI's session.compaction_complete (success)";

@@ -23,8 +23,9 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::watch::{self, Watch};
+use crate::hooks::input::string_field;
 use crate::hooks::pre_compact::{Compacted, WriterSpec, run_with};
-use crate::hooks::{string_field, texts};
+use crate::hooks::texts;
 
 /// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
 const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;

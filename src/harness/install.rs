@@ -51,10 +51,10 @@ const SKILL: &str = include_str!("../../contrib/claude-code/skills/handoff/SKILL
 /// hooks are the plain ones (its input is the hooks' native shape).
 pub fn hook_command(h: Harness, event: &str) -> String {
     match h {
-        Harness::ClaudeCode => format!("{} hook {event}", crate::hooks::self_command()),
+        Harness::ClaudeCode => format!("{} hook {event}", crate::shell::self_command()),
         _ => format!(
             "{} hook {event} --harness {}",
-            crate::hooks::self_command(),
+            crate::shell::self_command(),
             h.name()
         ),
     }
@@ -291,7 +291,7 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
 
 /// The skill's text as installed: its commands name this binary by its absolute path.
 fn skill_text() -> String {
-    let me = crate::hooks::self_command();
+    let me = crate::shell::self_command();
     SKILL
         .lines()
         .map(|l| match l.strip_prefix("handoff-store ") {
@@ -366,7 +366,7 @@ struct Record {
 }
 
 fn record_path(store: &Store, file: &Path) -> PathBuf {
-    let key = crate::hooks::md5_hex(file.to_string_lossy().as_bytes());
+    let key = crate::text::hex_md5(file.to_string_lossy().as_bytes());
     store.dir.join(".installs").join(format!("{key}.json"))
 }
 

@@ -19,7 +19,7 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
-use crate::hooks::string_field;
+use crate::hooks::input::string_field;
 
 /// The harnesses we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -180,10 +180,10 @@ fn context_of(printed: &[u8]) -> Option<String> {
 /// print the harness's output. Always exits 0, like every hook.
 pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() {
+        if crate::hooks::input::is_writer_child() {
             return;
         }
-        let raw = crate::hooks::read_input(std::io::stdin()).unwrap_or_default();
+        let raw = crate::hooks::input::read_input(std::io::stdin()).unwrap_or_default();
         let input = h.input(&raw);
         // Gemini CLI's /clear (0.61.0, read in its clear command) fires SessionStart(clear) but
         // drops its additionalContext: delivering here would mark the handoff read with nothing
@@ -216,10 +216,10 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
 /// exits 0.
 pub fn user_prompt(h: Harness, out: &mut dyn Write) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() || h != Harness::Gemini {
+        if crate::hooks::input::is_writer_child() || h != Harness::Gemini {
             return;
         }
-        let Some(raw) = crate::hooks::read_input(std::io::stdin()) else {
+        let Some(raw) = crate::hooks::input::read_input(std::io::stdin()) else {
             return;
         };
         let mut printed = Vec::new();
@@ -248,10 +248,10 @@ pub fn program(var: &str, name: &str) -> Option<std::path::PathBuf> {
 /// starts the writer through Copilot's headless mode (`copilot.rs`). Always exits 0.
 pub fn pre_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() {
+        if crate::hooks::input::is_writer_child() {
             return;
         }
-        let Some(input) = crate::hooks::read_input(std::io::stdin()) else {
+        let Some(input) = crate::hooks::input::read_input(std::io::stdin()) else {
             return;
         };
         match h {
@@ -279,10 +279,10 @@ pub fn pre_compact(h: Harness) -> i32 {
 /// Always exits 0.
 pub fn post_compact(h: Harness) -> i32 {
     crate::hooks::guard(|| {
-        if crate::hooks::is_writer_child() {
+        if crate::hooks::input::is_writer_child() {
             return;
         }
-        let Some(input) = crate::hooks::read_input(std::io::stdin()) else {
+        let Some(input) = crate::hooks::input::read_input(std::io::stdin()) else {
             return;
         };
         match h {

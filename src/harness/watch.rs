@@ -7,7 +7,9 @@
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::hooks::{clean_old, safe_session_id, state_dir};
+use crate::hooks::claims::clean_old;
+use crate::hooks::claims::state_dir;
+use crate::hooks::input::safe_session_id;
 use crate::store::slot;
 
 /// A session file's inode and length.

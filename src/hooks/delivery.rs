@@ -34,7 +34,7 @@ fn path(harness: &str) -> Option<PathBuf> {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect();
     Some(
-        super::state_dir()?
+        super::claims::state_dir()?
             .join("deliveries")
             .join(format!("{safe}.json")),
     )

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::md5_hex;
 use crate::env::home;
 use crate::store::{Target, path_bytes, slot, slugify};
+use crate::text::hex_md5;
 
 /// How old a marker may be and still turn `startup` into `clear`, and corroborate a guess.
 pub const FRESH_SECONDS: i64 = 600;
@@ -45,7 +45,7 @@ pub fn marker_path(target: &Target) -> Option<PathBuf> {
         Some(d) => PathBuf::from(d),
         None => home()?.join(".claude/state/last-clear"),
     };
-    let hash = md5_hex(&path_bytes(&target.facts.main));
+    let hash = hex_md5(&path_bytes(&target.facts.main));
     let slug = slugify(target.facts.reference.replace('/', "-").as_bytes());
     Some(dir.join(format!("{hash}-{slug}.json")))
 }

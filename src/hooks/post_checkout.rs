@@ -17,7 +17,9 @@ pub fn run(args: &[String], err: &mut dyn Write) {
     let Some(target) = std::env::current_dir().ok().and_then(|d| Target::at(&d)) else {
         return;
     };
-    let Some(store) = super::store() else { return };
+    let Some(store) = super::input::store() else {
+        return;
+    };
     let Some(info) = HandoffInfo::read(&store, &target.name) else {
         // Not in the store, but perhaps in the synced refs (local refs only, no network).
         if let Some(found) = crate::sync::offer::peek(&store, &target) {

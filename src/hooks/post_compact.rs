@@ -4,7 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{safe_session_id, store, string_field};
+use super::input::safe_session_id;
+use super::input::store;
+use super::input::string_field;
 use crate::store::runs;
 
 /// Confirm the session's newest unconfirmed run. Prints nothing.

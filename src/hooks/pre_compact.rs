@@ -11,8 +11,12 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
+use super::claims::state_dir;
+use super::input::safe_session_id;
+use super::input::string_field;
+use super::input::target;
 use super::supervisor::{log, spawn_supervisor};
-use super::{safe_session_id, state_dir, string_field, target, texts};
+use super::texts;
 use crate::store::runs::{self, Job, Run};
 use crate::store::slot::{self, create_private_dir};
 use crate::store::{Store, now};
@@ -146,8 +150,8 @@ fn start_writer(
         return false;
     }
     let sid = safe_session_id(session);
-    super::clean_old(&state, ".lock");
-    super::clean_old(&state.join("claims"), "");
+    super::claims::clean_old(&state, ".lock");
+    super::claims::clean_old(&state.join("claims"), "");
     let Some(_dedup) = dedup(&state, &sid) else {
         // An earlier firing within the window: its writer, if it started, is still the one.
         return writer_at_work(store, &sid);
@@ -290,8 +294,8 @@ fn run_dir(store: &Store, id: &str) -> String {
 /// within the window (0 disables dedup). The file stays as the "write attempted" signal.
 fn dedup(state: &Path, sid: &str) -> Option<crate::fs::File> {
     let window = Duration::from_secs(crate::env::settings().dedup_window);
-    match super::stamp(&state.join(format!("{sid}.lock")), Some(window)) {
-        super::Stamp::Fresh(file) => Some(file),
-        super::Stamp::Taken | super::Stamp::Unavailable => None,
+    match super::claims::stamp(&state.join(format!("{sid}.lock")), Some(window)) {
+        super::claims::Stamp::Fresh(file) => Some(file),
+        super::claims::Stamp::Taken | super::claims::Stamp::Unavailable => None,
     }
 }

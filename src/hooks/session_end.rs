@@ -7,8 +7,11 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::claims::dedup_lock;
+use super::input::safe_session_id;
+use super::input::string_field;
+use super::input::target;
 use super::marker::{Marker, MarkerHandoff, marker_path};
-use super::{dedup_lock, safe_session_id, string_field, target};
 use crate::store::{PickKind, iso, now};
 
 /// How much of the transcript's end is searched for the last usage record.
@@ -60,7 +63,7 @@ pub fn run(input: &Map<String, Value>) {
     };
     let session_id = string_field(input, "session_id");
     let transcript = string_field(input, "transcript_path");
-    let store = super::store();
+    let store = super::input::store();
     let slot = store
         .as_ref()
         .map(|s| s.path_of(&target.name).to_string_lossy().into_owned())

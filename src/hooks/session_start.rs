@@ -8,14 +8,19 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::claims::claim;
+use super::claims::dedup_lock;
+use super::input::safe_session_id;
+use super::input::string_field;
+use super::input::target;
 use super::marker::{FRESH_SECONDS, Marker, marker_path};
+use super::texts;
 use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
     placeholder_section,
 };
-use super::{
-    claim, dedup_lock, safe_session_id, self_command, shell_quote, string_field, target, texts,
-};
+use crate::shell;
+use crate::shell::self_command;
 use crate::store::deliver::Delivery;
 use crate::store::runs::{self, RunState};
 use crate::store::slot::Flip;
@@ -79,7 +84,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         _ => "clear",
     };
     let compact = title_source == "compact";
-    let store = super::store();
+    let store = super::input::store();
     if compact && let (Some(store), Some(session)) = (&store, string_field(input, "session_id")) {
         // SessionStart(compact) is the client's word that the compaction happened.
         if let Some(run) =
@@ -100,7 +105,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             &format!(
                 "{} restore {}",
                 self_command(),
-                shell_quote(&target.checkout())
+                shell::quote(&target.checkout())
             ),
         )
     });

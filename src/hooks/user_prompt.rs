@@ -7,7 +7,11 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
-use super::{claim, claimed, safe_session_id, session_start, string_field};
+use super::claims::claim;
+use super::claims::claimed;
+use super::input::safe_session_id;
+use super::input::string_field;
+use super::session_start;
 
 /// Deliver once per session when SessionStart did not; otherwise print nothing.
 pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {

@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use md5::{Digest, Md5};
-
 /// Slugify bytes: everything outside `A–Z a–z 0–9 . _ -` becomes `_`, byte by byte.
 pub fn slugify(bytes: &[u8]) -> String {
     bytes
@@ -25,8 +23,7 @@ pub fn slot_name(main: &[u8], reference: &str) -> String {
         .rsplit(|&b| b == b'/')
         .find(|c| !c.is_empty())
         .unwrap_or(main);
-    let hash = Md5::digest(main);
-    let hex: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let hex = &crate::text::hex_md5(main)[..8];
     format!(
         "{}-{}-{hex}.md",
         slugify(last),

@@ -165,9 +165,9 @@ fn the_hook_input_parser_is_total() {
         .run(&input, |bytes| {
             let path = env.write("input.json", &bytes);
             let file = std::fs::File::open(&path).expect("open");
-            if let Some(map) = handoff_store::hooks::read_input(file) {
+            if let Some(map) = handoff_store::hooks::input::read_input(file) {
                 prop_assert!(serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
-                let _ = handoff_store::hooks::string_field(&map, "cwd");
+                let _ = handoff_store::hooks::input::string_field(&map, "cwd");
             }
             Ok(())
         })

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::harness::install::{self as harness_install, Scope};
 use crate::harness::{Harness, codex, status};
 use crate::hooks::git_hook::{self, Installed, Removed};
-use crate::hooks::self_command;
+use crate::shell::self_command;
 
 /// What to install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

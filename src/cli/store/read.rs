@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::error::Error;
-use crate::hooks::{self_command, shell_quote, texts};
+use crate::hooks::texts;
+use crate::shell;
+use crate::shell::self_command;
 use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
 use crate::store::runs::{self, RunState};
@@ -91,7 +93,7 @@ pub fn read(
         }
         let age = run.age(now());
         let slot_path = store.path_of(name).to_string_lossy().into_owned();
-        let restore = format!("{} restore {}", self_command(), shell_quote(&t.checkout()));
+        let restore = format!("{} restore {}", self_command(), shell::quote(&t.checkout()));
         let note = texts::background_note(&state, age, &restore);
         let no_slot = !Path::new(&slot_path).is_file();
         if state == RunState::Writing || (no_slot && note.is_some()) {

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use super::super::marker::{FRESH_SECONDS, Marker};
-use super::super::{self_command, shell_quote};
 use super::truncate::{INJECTION_LIMIT, utf16_len};
+use crate::shell::{self, self_command};
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
 use crate::store::verdict::GateVerdict;
@@ -138,7 +138,7 @@ pub fn placeholder_section(
         s.push_str(&format!(
             ". Treat it as abandoned: no handoff is coming for `{reference}`. Carry on without one, and write a new handoff with `/handoff` once you know where you are. The previous handoff for this branch, if there was one, is in history: `{} restore {}` brings it back.\n---",
             self_command(),
-            shell_quote(&here)
+            shell::quote(&here)
         ));
         return s;
     }
@@ -170,7 +170,7 @@ pub fn placeholder_section(
     s.push_str(&format!(
         "\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints ABANDONED, carry on without a handoff and write one with `/handoff` when you can.\n---",
         self_command(),
-        shell_quote(&here)
+        shell::quote(&here)
     ));
     s
 }
@@ -194,7 +194,7 @@ pub fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> S
         "## A fresh handoff is being authored — wait for it before doing anything else\nA background writer started on the handoff for `{reference}` (checkout `{here}`) {} ago; until it finishes, `{path}` {slot_now}.\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints FAILED, carry on with what it shows and write a new handoff with `/handoff` when you can.\n---",
         gap(age),
         self_command(),
-        shell_quote(&here)
+        shell::quote(&here)
     )
 }
 

@@ -1,0 +1,42 @@
+//! Shell words, for the commands we *show* (to the model, in a handoff's notes, in `status`):
+//! quoting so a path with spaces or quotes stays one word, and the command that runs this very
+//! binary. Nothing here runs a shell.
+
+/// Quote a path for a POSIX shell: single quotes, with `'` written as `'\''`.
+pub fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A shell word for `s`: itself when it holds only characters no shell treats specially,
+/// else single-quoted.
+pub fn word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'));
+    if plain { s.to_string() } else { quote(s) }
+}
+
+/// The command that runs this very binary, as a shell word: its absolute path, else
+/// `HANDOFF_STORE_BIN`, else the bare name. Every command we hand to the writer or the model
+/// uses it, so nothing depends on PATH (issue 9).
+pub fn self_command() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .filter(|p| p.is_absolute())
+        .map(|p| p.to_string_lossy().into_owned())
+        .or_else(|| crate::env::settings().store_bin.clone())
+        .unwrap_or_else(|| "handoff-store".into());
+    word(&exe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(quote("/a b/it's"), "'/a b/it'\\''s'");
+        assert_eq!(word("/usr/bin/handoff-store"), "/usr/bin/handoff-store");
+        assert_eq!(word("/a b"), "'/a b'");
+    }
+}
