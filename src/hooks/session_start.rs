@@ -90,7 +90,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         if let Some(run) =
             runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)")
         {
-            crate::sync::promoted(store, &run);
+            crate::sync::auto_push_promoted(&run);
         }
     }
     // The exact slot's background write, with its state read once.
@@ -239,7 +239,6 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
         && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
     {
         consumed = true;
-        crate::sync::record_slot(store, &target);
     }
     super::delivery::record(&super::delivery::Delivered {
         at: crate::store::iso(now),

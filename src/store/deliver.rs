@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use super::change::{SlotChange, Wait};
 use super::drift::{self, Drift};
 use super::slot::{self, Flip};
 use super::verdict::{self, GateVerdict};
@@ -24,6 +25,8 @@ pub struct Delivery {
     pub drift: Vec<Drift>,
     /// (mtime, size) of the file as read, for the consume flip.
     version: Option<(Option<SystemTime>, u64)>,
+    /// The checkout whose own slot this is (an exact pick), whose chain records the consume.
+    owner: Option<Target>,
 }
 
 impl Delivery {
@@ -55,6 +58,9 @@ impl Delivery {
             }
         };
         let drift = drift::signals(&info, target.map(|t| &t.facts), now);
+        let owner = target
+            .filter(|t| kind == PickKind::Exact && t.name == info.name)
+            .cloned();
         Delivery {
             info,
             kind,
@@ -63,6 +69,7 @@ impl Delivery {
             verdict,
             drift,
             version,
+            owner,
         }
     }
 
@@ -78,11 +85,12 @@ impl Delivery {
         let Some(version) = self.version else {
             return Ok(Flip::Replaced);
         };
-        let _lock = match wait {
-            None => slot::lock_cli(store, &self.info.name)?,
-            Some(w) => slot::lock(store, &self.info.name, w)
-                .map_err(|_| Error::Locked(self.info.path.clone()))?,
+        // Recorded on the branch's chain as the change ends, like every slot change.
+        let wait = wait.map_or(Wait::Cli, Wait::Hook);
+        let change = match &self.owner {
+            Some(target) => SlotChange::begin(store, target, wait)?,
+            None => SlotChange::of_slot(store, &self.info.name, wait)?,
         };
-        slot::flip_progress(Path::new(&self.info.path), "consumed", Some(version))
+        change.flip("consumed", Some(version))
     }
 }

@@ -2,6 +2,8 @@
 //! enumerating and picking handoffs. Targets, slot names, what a reader knows of a file, times,
 //! changing a slot (`slot/`), background writes (`runs`) and delivery live in their own files.
 
+pub mod chain;
+pub mod change;
 pub mod deliver;
 pub mod drift;
 pub mod index;

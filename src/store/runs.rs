@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::change::{SlotChange, Wait};
 use super::slot::{self, create_private_dir};
 use super::{Store, epoch, now};
 use crate::error::Error;
@@ -288,9 +289,9 @@ impl Run {
         }
         write_small(&self.candidate_path(), bytes)?;
         write_small(&gate, gate_exit.to_string().as_bytes())?;
-        let lock = slot::lock_cli(store, &self.job.slot)?;
-        self.promote_locked(store)?;
-        drop(lock);
+        let change = SlotChange::of_slot(store, &self.job.slot, Wait::Cli)?;
+        self.promote_locked(store, &change)?;
+        drop(change);
         Ok(self.state(now()))
     }
 
@@ -301,8 +302,8 @@ impl Run {
             let _ = write_small(&self.dir.join(CONFIRMED), by.as_bytes());
         }
         let before = self.state(now()) == RunState::Promoted;
-        if let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) {
-            let _ = self.promote_locked(store);
+        if let Ok(change) = SlotChange::of_slot(store, &self.job.slot, Wait::Hook(HOOK_LOCK_WAIT)) {
+            let _ = self.promote_locked(store, &change);
         }
         !before && self.state(now()) == RunState::Promoted
     }
@@ -313,10 +314,11 @@ impl Run {
     pub fn record_exit(&self, store: &Store, rc: &str) -> bool {
         let before = self.state(now()) == RunState::Promoted;
         let _ = write_small(&self.dir.join(EXIT), rc.as_bytes());
-        let Ok(_lock) = slot::lock(store, &self.job.slot, HOOK_LOCK_WAIT) else {
+        let Ok(change) = SlotChange::of_slot(store, &self.job.slot, Wait::Hook(HOOK_LOCK_WAIT))
+        else {
             return false;
         };
-        if matches!(self.promote_locked(store), Ok(true)) {
+        if matches!(self.promote_locked(store, &change), Ok(true)) {
             return !before && self.state(now()) == RunState::Promoted;
         }
         if self.candidate_gate().is_some()
@@ -337,7 +339,7 @@ impl Run {
     /// Promote under the slot lock (held by the caller) when the candidate passed the gate and
     /// the compaction is confirmed. A slot written after the run began is newer than the
     /// candidate: the candidate goes to history instead. `Ok(true)` when the run is settled.
-    fn promote_locked(&self, store: &Store) -> Result<bool, Error> {
+    fn promote_locked(&self, store: &Store, change: &SlotChange) -> Result<bool, Error> {
         if let Some(o) = self.outcome()
             && o.outcome != "held"
         {
@@ -360,7 +362,7 @@ impl Run {
         }
         let bytes = crate::fs::read(self.candidate_path())
             .map_err(|e| Error::io(&self.candidate_path(), e))?;
-        slot::replace_slot(store, &self.job.slot, &bytes)?;
+        change.replace(&bytes)?;
         self.set_outcome("promoted", None)?;
         Ok(true)
     }

@@ -18,12 +18,9 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::error::Error;
 use crate::git::chain::{Chains, RefError, Version};
-use crate::store::{Store, path_bytes, slot, slot_name};
-
-/// The local chain of `branch`.
-pub fn handoff_ref(branch: &str) -> String {
-    format!("refs/handoffs/{branch}")
-}
+pub use crate::store::chain::{Meta, handoff_ref, host, record, record_target, slot_of};
+use crate::store::change::{SlotChange, Wait};
+use crate::store::{Store, slot};
 
 /// Where `pull` keeps `remote`'s chains: a namespace of our own, outside `refs/remotes/`, where
 /// `refs/remotes/<remote>/handoffs/<b>` is also git's tracking branch of a remote branch named
@@ -45,11 +42,6 @@ pub fn fetch_refspec(remote: &str) -> String {
 /// The refspec releases before this one configured (`sync --setup` replaces it).
 pub fn legacy_fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", legacy_tracking_prefix(remote))
-}
-
-/// The store's slot for `branch` in the repository whose main worktree is `main`.
-pub fn slot_of(main: &Path, branch: &str) -> String {
-    slot_name(&path_bytes(main), branch)
 }
 
 /// For `status`: each remote of the repository at `dir`, and whether a plain `git fetch` brings
@@ -118,61 +110,6 @@ pub fn orphans(chains: &Chains) -> Vec<Orphan> {
             id,
         })
         .collect()
-}
-
-/// The small metadata a version carries next to its document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Meta {
-    /// When the document was written (epoch seconds): the slot's mtime, which consuming keeps.
-    pub written_at: i64,
-    pub progress: Option<String>,
-    pub host: Option<String>,
-    pub branch: String,
-}
-
-impl Meta {
-    pub fn render(&self) -> String {
-        let mut out = format!("written-at: {}\nbranch: {}\n", self.written_at, self.branch);
-        if let Some(p) = &self.progress {
-            out.push_str(&format!("progress: {p}\n"));
-        }
-        if let Some(h) = &self.host {
-            out.push_str(&format!("host: {h}\n"));
-        }
-        out
-    }
-
-    /// Parse a version's `meta`; a version without a readable `written-at` counts as written
-    /// at its author time's absence: 0, the oldest.
-    pub fn parse(text: &str) -> Meta {
-        let field = |name: &str| {
-            text.lines().find_map(|l| {
-                l.strip_prefix(name)
-                    .and_then(|r| r.strip_prefix(": "))
-                    .map(str::to_string)
-            })
-        };
-        Meta {
-            written_at: field("written-at")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
-            progress: field("progress"),
-            host: field("host"),
-            branch: field("branch").unwrap_or_default(),
-        }
-    }
-}
-
-pub(crate) fn host() -> Option<String> {
-    crate::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-}
-
-fn epoch(t: SystemTime) -> i64 {
-    crate::store::epoch(t)
 }
 
 /// A file time for `epoch` seconds (dates before 1970 and beyond what a file time holds are
@@ -255,194 +192,18 @@ pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Stri
     })
 }
 
-/// The document with its machine-specific `checkout:` value replaced, so versions are compared
-/// on what travels.
-fn portable(bytes: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(bytes);
-    crate::document::normalise::normalise(&text, &[("checkout", "-"), ("from", "-")])
-        .map(String::into_bytes)
-        .unwrap_or_else(|_| bytes.to_vec())
-}
-
 fn sync_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::External(format!("{what}: {e}"))
 }
 
-/// A document as a chain records it: its bytes, progress and when it was written. `None` for
-/// what never joins a chain: an empty or unreadable file, a `writing` placeholder, another
-/// branch's handoff, a document carrying a credential.
-struct Recordable {
-    bytes: Vec<u8>,
-    progress: Option<String>,
-    written_at: i64,
-}
-
-fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
-    let Ok(meta) = crate::fs::symlink_metadata(path) else {
-        return Ok(None);
-    };
-    if !meta.is_file() || meta.len() == 0 {
-        return Ok(None);
-    }
-    let bytes = slot::read_capped(path)?;
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Ok(None);
-    };
-    let doc = Document::parse(&text.replace('\r', ""));
-    let progress = slot::progress_of(&bytes);
-    let declared = doc
-        .field("branch")
-        .map(|f| f.value.clone())
-        .and_then(|v| crate::document::envelope::declared_branch(&v).map(str::to_string));
-    if progress.as_deref() == Some("writing")
-        || declared.as_deref().is_some_and(|d| d != branch)
-        || !doc.secrets.is_empty()
-    {
-        return Ok(None);
-    }
-    let written_at = meta.modified().map(epoch).unwrap_or(0);
-    Ok(Some(Recordable {
-        bytes,
-        progress,
-        written_at,
-    }))
-}
-
-/// Write `version` as the next commit after `parent` (not moving any ref); its id.
-fn commit_version(
-    chains: &Chains,
-    branch: &str,
-    version: &Recordable,
-    parent: Option<&String>,
-) -> Result<String, Error> {
-    let meta = Meta {
-        written_at: version.written_at,
-        progress: version.progress.clone(),
-        host: host(),
-        branch: branch.to_string(),
-    };
-    let message = format!(
-        "handoff: {branch} ({}, written {})\n",
-        version.progress.as_deref().unwrap_or("complete"),
-        crate::store::iso(version.written_at)
-    );
-    let parents: Vec<String> = parent.into_iter().cloned().collect();
-    chains
-        .commit(
-            &version.bytes,
-            &meta.render(),
-            &parents,
-            &message,
-            version.written_at,
-            crate::store::now(),
-        )
-        .map_err(|e| sync_error("cannot record the handoff in git", e))
-}
-
-/// Make the chain of `branch` hold the slot's current version (the caller holds the slot
-/// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
-/// another branch's handoff, or a document carrying a credential. Versions the chain missed
-/// (a record that failed or was cut short) are caught up from the slot's history first, oldest
-/// first: those written after the chain's tip. Returns the chain's tip.
-pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
-    let name = slot_of(&chains.main(), branch);
-    let reference = handoff_ref(branch);
-    let tip = chains.tip(&reference);
-    let Some(current) = recordable(&store.path_of(&name), branch)? else {
-        return Ok(tip);
-    };
-    let tip_version = tip.as_deref().and_then(|t| chains.read(t));
-    if let Some(v) = &tip_version
-        && Meta::parse(&v.meta).written_at == current.written_at
-        && portable(&v.document) == portable(&current.bytes)
-    {
-        return Ok(tip);
-    }
-    let mut missed = Vec::new();
-    if let Some(v) = &tip_version {
-        // The chain's versions from the tip's second on (times are whole seconds: a version
-        // written in the same second as the tip may still be missing).
-        let since = Meta::parse(&v.meta).written_at;
-        let mut recorded = vec![portable(&v.document)];
-        let mut at = v.parents.first().and_then(|p| chains.read(p));
-        while let Some(older) = at.filter(|o| Meta::parse(&o.meta).written_at >= since) {
-            recorded.push(portable(&older.document));
-            at = older.parents.first().and_then(|p| chains.read(p));
-        }
-        for kept in slot::versions(store, &name) {
-            if let Some(version) = recordable(&kept.path, branch)?
-                && version.written_at >= since
-                && version.written_at <= current.written_at
-                && portable(&version.bytes) != portable(&current.bytes)
-                && !recorded.contains(&portable(&version.bytes))
-            {
-                missed.push(version);
-            }
-        }
-    }
-    missed.sort_by_key(|v| v.written_at);
-    let mut parent = tip.clone();
-    for version in missed.iter().chain(std::iter::once(&current)) {
-        parent = Some(commit_version(chains, branch, version, parent.as_ref())?);
-    }
-    let Some(id) = parent else {
-        return Ok(tip);
-    };
-    match chains.set(&reference, &id, tip.as_deref()) {
-        Ok(()) => Ok(Some(id)),
-        Err(RefError::Moved) => Err(Error::External(format!(
-            "{reference} moved while this handoff was being recorded; run the command again"
-        ))),
-        Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),
-    }
-}
-
-/// [`record`] for `target`'s branch (the caller holds its slot lock); nothing for a detached
-/// HEAD, whose slot is not a branch's.
-pub fn record_target(
-    store: &Store,
-    target: &crate::store::Target,
-) -> Result<Option<String>, Error> {
-    if target.facts.detached {
-        return Ok(None);
-    }
-    let Some(chains) = Chains::open(&target.facts.checkout) else {
-        return Ok(None);
-    };
-    // A failure is never silent: `status` shows it until a record succeeds.
-    let recorded = record(store, &chains, &target.facts.reference);
-    match &recorded {
-        Ok(_) => outcome::record_ok(store),
-        Err(e) => outcome::record_failed(store, &target.checkout(), &e.to_string()),
-    }
-    recorded
-}
-
-/// After the slot changed outside `write` (a delivery marked it consumed, a background write was
-/// promoted, a version restored): the chain records that too, so a consumed handoff is never
-/// offered again from the refs and the change travels with `push`. Takes the slot lock with a
-/// short wait (the caller must not hold it); best effort, never an error.
-pub fn record_slot(store: &Store, target: &crate::store::Target) {
-    if let Ok(_lock) = slot::lock(store, &target.name, Duration::from_secs(2)) {
-        let _ = record_target(store, target);
-    }
-}
-
-/// A new version reached the slot without `write` (a background write promoted, a version
-/// restored): it joins the branch's chain like a written one, and goes out in the background
-/// when `handoff.autoPush` is on. Whether a push was started.
-pub fn slot_replaced(store: &Store, target: &crate::store::Target) -> bool {
-    record_slot(store, target);
-    auto_push(target)
-}
-
-/// A background write's candidate just replaced its slot: it joins the chain of the run's
-/// checkout like a written version (see [`slot_replaced`]) — unless that checkout has moved to
-/// another branch since, whose slot this is not. Whether a push was started.
-pub fn promoted(store: &Store, run: &crate::store::runs::Run) -> bool {
+/// A background write's candidate just replaced its slot (and joined the chain as it did):
+/// it goes out like a written version when `handoff.autoPush` is on — unless the run's
+/// checkout has moved to another branch since, whose slot this is not. Whether a push was
+/// started.
+pub fn auto_push_promoted(run: &crate::store::runs::Run) -> bool {
     crate::store::Target::at(Path::new(&run.job.cwd))
         .filter(|t| t.name == run.job.slot)
-        .is_some_and(|target| slot_replaced(store, &target))
+        .is_some_and(|target| auto_push(&target))
 }
 
 /// What merging one branch's remote chain did.
@@ -466,20 +227,21 @@ pub enum Merge {
 /// first — a document the gate calls malformed (a credential included) is refused, with the
 /// reason.
 pub fn import(
-    store: &Store,
-    name: &str,
+    change: &SlotChange,
     checkout: &str,
     version: &Version,
     admitted: &Meta,
     via: &str,
     into_slot: bool,
-) -> Result<Result<(), String>, Error> {
+) -> Result<(), ImportError> {
+    let (store, name) = (change.store(), change.name());
+    let refuse = |why: String| Err(ImportError::Refused(why));
     let written_at = admitted.written_at;
     let Ok(text) = std::str::from_utf8(&version.document) else {
-        return Ok(Err("the document is not valid UTF-8".into()));
+        return refuse("the document is not valid UTF-8".into());
     };
     if slot::progress_of(text.as_bytes()).as_deref() == Some("writing") {
-        return Ok(Err("it is a placeholder (progress: writing)".into()));
+        return refuse("it is a placeholder (progress: writing)".into());
     }
     // `from:` says where it came from, wherever it is shown; one a version carried is replaced
     // (or dropped, for a version this machine wrote).
@@ -491,27 +253,42 @@ pub fn import(
     let text = match crate::document::normalise::normalise(text, &fields) {
         Ok(t) if from.is_none() => crate::document::normalise::without(&t, "from"),
         Ok(t) => t,
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return refuse(e.to_string()),
     };
     let doc = Document::parse(&text.replace('\r', ""));
     // Only what makes a document malformed is checked here; its citations are judged when it
     // is read, like any stored handoff's.
     let label = format!("version {}", &version.id[..version.id.len().min(12)]);
     if let Some(error) = crate::report::check::malformed(&doc, &label) {
-        return Ok(Err(format!(
+        return refuse(format!(
             "the gate calls it malformed (exit 2): {}",
             error.message
-        )));
+        ));
     }
     let written = at(written_at);
     store.create()?;
     if into_slot {
-        slot::replace_slot_at(store, name, text.as_bytes(), Some(written))?;
+        change.replace_at(text.as_bytes(), written)?;
     } else {
         let kept = slot::keep_bytes(store, name, text.as_bytes(), written)?;
         slot::retain_keeping(store, name, Some(&kept));
     }
-    Ok(Ok(()))
+    Ok(())
+}
+
+/// Why [`import`] did not bring a version in.
+#[derive(Debug)]
+pub enum ImportError {
+    /// The version is not admitted (the reason, said to the user); nothing changed.
+    Refused(String),
+    /// The store could not be written.
+    Failed(Error),
+}
+
+impl From<Error> for ImportError {
+    fn from(e: Error) -> ImportError {
+        ImportError::Failed(e)
+    }
 }
 
 /// Merge the remote chain tip `remote_tip` into the local chain of `branch` and the store:
@@ -527,7 +304,7 @@ pub fn merge(
 ) -> Result<Merge, Error> {
     let name = slot_of(&chains.main(), branch);
     store.create()?;
-    let _lock = slot::lock_cli(store, &name)?;
+    let change = SlotChange::from_chain(store, &name, Wait::Cli)?;
     let local = record(store, chains, branch)?;
     let remote = match chains.version(remote_tip) {
         Ok(v) => v,
@@ -545,17 +322,8 @@ pub fn merge(
         .as_deref()
         == Some("writing");
     // The remote's version into the slot, or (`false`) into its history.
-    let bring = |into_slot: bool| {
-        import(
-            store,
-            &name,
-            checkout,
-            &remote,
-            &admitted.meta,
-            via,
-            into_slot,
-        )
-    };
+    let bring =
+        |into_slot: bool| import(&change, checkout, &remote, &admitted.meta, via, into_slot);
     let outcome = match &local {
         Some(l) if l.eq_ignore_ascii_case(remote_tip) => return Ok(Merge::UpToDate),
         Some(l) if chains.is_ancestor(remote_tip, l) => return Ok(Merge::LocalAhead),
@@ -568,8 +336,10 @@ pub fn merge(
                 !admitted.clamped && remote_written > Meta::parse(&mine.meta).written_at;
             // The slot keeps the newer; the older lands in history (a replaced slot is kept
             // there by the replacement itself).
-            if let Err(why) = bring(remote_won && !placeholder_in_slot)? {
-                return Ok(Merge::Refused(why));
+            match bring(remote_won && !placeholder_in_slot) {
+                Ok(()) => {}
+                Err(ImportError::Refused(why)) => return Ok(Merge::Refused(why)),
+                Err(ImportError::Failed(e)) => return Err(e),
             }
             let winner = if remote_won { remote_tip } else { l.as_str() };
             let message = format!("handoff: merge {branch}\n");
@@ -584,8 +354,10 @@ pub fn merge(
             (Merge::Merged { remote_won }, id)
         }
         _ => {
-            if let Err(why) = bring(!placeholder_in_slot)? {
-                return Ok(Merge::Refused(why));
+            match bring(!placeholder_in_slot) {
+                Ok(()) => {}
+                Err(ImportError::Refused(why)) => return Ok(Merge::Refused(why)),
+                Err(ImportError::Failed(e)) => return Err(e),
             }
             (Merge::FastForward, remote_tip.to_string())
         }

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use super::{Meta, admit, handoff_ref, import, tracking_prefix};
 use crate::git::chain::{Chains, Version};
-use crate::store::{Store, Target, slot};
+use crate::store::change::{SlotChange, Wait};
+use crate::store::{Store, Target};
 
 /// A handoff found in the refs for a target whose slot is empty.
 #[derive(Debug, Clone)]
@@ -60,13 +61,13 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
 /// is busy.
 pub fn materialise(store: &Store, target: &Target) -> Option<String> {
     let found = peek(store, target)?;
-    let _lock = slot::lock(store, &target.name, Duration::from_millis(500)).ok()?;
+    let change =
+        SlotChange::from_chain(store, &target.name, Wait::Hook(Duration::from_millis(500))).ok()?;
     if crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
         return None;
     }
     match import(
-        store,
-        &target.name,
+        &change,
         &target.checkout(),
         &found.version,
         &found.meta,
@@ -77,7 +78,24 @@ pub fn materialise(store: &Store, target: &Target) -> Option<String> {
             .unwrap_or("this repository's refs"),
         true,
     ) {
-        Ok(Ok(())) => Some(found.reference),
+        Ok(()) => {
+            // The slot now holds a version of a teammate's chain: the local chain moves to it
+            // (a fast-forward, as `pull` would), so what this machine records next — the
+            // consume — builds on it and pushes as a fast-forward, never as a new root.
+            let local = handoff_ref(&target.facts.reference);
+            if found.reference != local
+                && let Some(chains) = Chains::open(&target.facts.checkout)
+            {
+                let tip = chains.tip(&local);
+                if tip
+                    .as_deref()
+                    .is_none_or(|t| chains.is_ancestor(t, &found.version.id))
+                {
+                    let _ = chains.set(&local, &found.version.id, tip.as_deref());
+                }
+            }
+            Some(found.reference)
+        }
         _ => None,
     }
 }

@@ -12,38 +12,6 @@ pub const RUNNING: &str = ".background-push";
 /// The note a background push that found another at work leaves for it.
 const ASK: &str = ".background-push-again";
 
-/// The last chain record that failed (a version stored but not yet in git), kept until a
-/// record succeeds, so `status` can say so.
-const RECORD_FAILED: &str = ".chain-record-failed";
-
-/// Note that recording `checkout`'s slot in its chain failed with `message`; a later success
-/// ([`record_ok`]) clears it. Best effort.
-pub fn record_failed(store: &Store, checkout: &str, message: &str) {
-    let one_line = |s: &str| s.replace(['\t', '\n', '\r'], " ").trim().to_string();
-    let line = format!(
-        "{}\t{}\t{}\n",
-        iso(now()),
-        one_line(checkout),
-        one_line(message)
-    );
-    let _ = slot::replace(&store.dir.join(RECORD_FAILED), line.as_bytes(), None, None);
-}
-
-/// A chain record succeeded: the note of an earlier failure goes.
-pub fn record_ok(store: &Store) {
-    let path = store.dir.join(RECORD_FAILED);
-    if path.exists() {
-        let _ = slot::remove(&path);
-    }
-}
-
-/// The failed record still outstanding: when, for which checkout, why.
-pub fn record_failure(store: &Store) -> Option<(String, String, String)> {
-    let text = crate::fs::read_to_string(store.dir.join(RECORD_FAILED)).ok()?;
-    let mut f = text.trim_end_matches('\n').splitn(3, '\t');
-    Some((f.next()?.into(), f.next()?.into(), f.next()?.into()))
-}
-
 /// Ask the background push at work to push once more when it is done.
 pub fn ask_again(store: &Store) {
     let _ = slot::replace(&store.dir.join(ASK), b"", None, None);

@@ -924,3 +924,132 @@ fn prune_keeps_a_live_run_and_a_result_whose_run_was_removed_goes_to_history() {
     assert!(o.stdout.contains("kept in history"), "{}", o.stdout);
     kept_not_installed("late");
 }
+
+/// A handoff as a chain compares it: without the machine-specific `checkout:` and `from:`.
+fn portable(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("checkout:") && !l.starts_with("from:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Issue 24, "one way to the chain": every operation that changes a slot leaves the branch's
+/// chain holding the slot's bytes — written, restored, its progress set by hand, consumed by
+/// `read` and by SessionStart, promoted from a background write, imported by `pull`, offered
+/// from a teammate's refs and consumed (whose record must build on the teammate's chain, so the
+/// next push is a fast-forward).
+#[test]
+fn every_slot_changing_operation_leaves_the_chain_holding_the_slots_bytes() {
+    let s = Scene::new();
+    let holds = |what: &str, env: &TestEnv, repo: &Path, slot: &Path| {
+        let slot_text = std::fs::read_to_string(slot).expect("slot");
+        let tip = env.git(repo, &["show", "refs/handoffs/main:handoff.md"]);
+        assert_eq!(
+            portable(&tip),
+            portable(slot_text.trim_end()),
+            "after {what}, the chain holds the slot's bytes"
+        );
+    };
+    let hs = |args: &[&str]| run(s.env.store().args(args).arg(&s.repo));
+    let push = || run(s.env.store().arg("push").current_dir(&s.repo));
+    let unread = |tag: &str| {
+        s.env.stored(&s.repo, &version(&s.repo, tag));
+    };
+
+    unread("second");
+    holds("write", &s.env, &s.repo, &s.slot);
+
+    assert_eq!(hs(&["restore"]).code, 0);
+    holds("restore", &s.env, &s.repo, &s.slot);
+
+    let flip = run(s
+        .env
+        .store()
+        .arg("set-progress")
+        .arg(&s.slot)
+        .arg("consumed"));
+    assert_eq!(flip.code, 0, "{}", flip.stderr);
+    holds("set-progress", &s.env, &s.repo, &s.slot);
+
+    unread("for-read");
+    assert_eq!(hs(&["read"]).code, 0);
+    assert!(std::fs::read_to_string(&s.slot).is_ok_and(|t| t.contains("progress: consumed")));
+    holds("read (consume)", &s.env, &s.repo, &s.slot);
+
+    unread("for-session-start");
+    let o = s.hook(
+        "session-start",
+        "ss",
+        serde_json::json!({"source": "clear"}),
+    );
+    assert!(context(&o).contains("status: for-session-start "));
+    assert!(std::fs::read_to_string(&s.slot).is_ok_and(|t| t.contains("progress: consumed")));
+    holds("SessionStart (consume)", &s.env, &s.repo, &s.slot);
+
+    s.pre_compact("promote", Some(&version(&s.repo, "promoted")), &[]);
+    s.writer_ended();
+    s.hook("post-compact", "promote", serde_json::json!({}));
+    assert!(std::fs::read_to_string(&s.slot).is_ok_and(|t| t.contains("status: promoted ")));
+    holds("promotion", &s.env, &s.repo, &s.slot);
+
+    // Another machine: a bare remote holding this chain; `pull` imports it into its slot.
+    let bare = s.env.path("remote.git");
+    s.env.git(
+        &s.env.root(),
+        &["init", "-q", "--bare", "-b", "main", "remote.git"],
+    );
+    s.env.git(
+        &s.repo,
+        &["remote", "add", "origin", &bare.to_string_lossy()],
+    );
+    s.env.git(&s.repo, &["push", "-q", "origin", "main"]);
+    assert_eq!(push().code, 0);
+    let other = |name: &str| {
+        s.env.git(
+            &s.env.root(),
+            &["clone", "-q", &bare.to_string_lossy(), name],
+        );
+        let repo = s.env.path(name);
+        let store = s.env.path(&format!("{name}-store"));
+        let slot = store.join(s.env.slot_name(&repo, "main"));
+        (repo, store, slot)
+    };
+    let (b, b_store, b_slot) = other("b");
+    let pull = run(s
+        .env
+        .store()
+        .env("HANDOFF_STORE_DIR", &b_store)
+        .arg("pull")
+        .current_dir(&b));
+    assert_eq!(pull.code, 0, "{}{}", pull.stdout, pull.stderr);
+    holds("pull (import)", &s.env, &b, &b_slot);
+
+    // A third: its hook offers the teammate's copy from the fetched refs and consumes it.
+    unread("for-the-offer");
+    assert_eq!(push().code, 0);
+    let (c, c_store, c_slot) = other("c");
+    let in_c = |args: &[&str]| {
+        run(s
+            .env
+            .store()
+            .env("HANDOFF_STORE_DIR", &c_store)
+            .args(args)
+            .current_dir(&c))
+    };
+    assert_eq!(in_c(&["sync", "--setup"]).code, 0);
+    s.env.git(&c, &["fetch", "-q"]);
+    let input = serde_json::json!({"session_id": "offer", "cwd": c, "source": "clear"});
+    let o = run(s
+        .env
+        .hook("session-start", &input.to_string())
+        .env("HANDOFF_STORE_DIR", &c_store));
+    assert!(context(&o).contains("status: for-the-offer "));
+    assert!(std::fs::read_to_string(&c_slot).is_ok_and(|t| t.contains("progress: consumed")));
+    holds("the offer (consume)", &s.env, &c, &c_slot);
+    let pushed = in_c(&["push"]);
+    assert_eq!(
+        pushed.code, 0,
+        "the consume built on the teammate's chain, so pushing it is a fast-forward: {}{}",
+        pushed.stdout, pushed.stderr
+    );
+}

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::error::Error;
+use crate::store::change::{SlotChange, Wait};
 use crate::store::{HandoffInfo, Store, Target, epoch, iso, slot};
 
 fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
@@ -103,7 +104,7 @@ pub fn restore(
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
     store.create()?;
-    let lock = slot::lock_cli(&store, &target.name)?;
+    let change = SlotChange::begin(&store, &target, Wait::Cli)?;
     let versions = slot::versions(&store, &target.name);
     let Some(chosen) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
         return Err(Error::NoVersion {
@@ -123,11 +124,12 @@ pub fn restore(
     {
         return Err(Error::NotRegular(shown));
     }
-    let kept = slot::restore_version(&store, &target.name, chosen, mtime)?;
+    let kept = change.restore(chosen, mtime)?;
     let history = kept.map(|p| p.to_string_lossy().into_owned());
-    drop(lock);
-    // The restored version joins the branch's chain and travels like a written one.
-    let auto_push = crate::sync::slot_replaced(&store, &target);
+    // The restored version joins the branch's chain as the change ends, and travels like a
+    // written one.
+    drop(change);
+    let auto_push = crate::sync::auto_push(&target);
     match format {
         Format::Json => print_json(
             out,

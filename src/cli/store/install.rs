@@ -275,9 +275,7 @@ pub fn status(
     let in_flight = store
         .as_ref()
         .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
-    let unrecorded = store
-        .as_ref()
-        .and_then(crate::sync::outcome::record_failure);
+    let unrecorded = store.as_ref().and_then(crate::store::chain::record_failure);
     // Did the handoff reach the last session, per harness; and how the last writer ended.
     let deliveries: Vec<crate::hooks::delivery::Delivered> = Harness::ALL
         .iter()

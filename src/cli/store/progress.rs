@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::{Format, ProgressArg, print, print_json};
 use crate::error::Error;
 use crate::store::Store;
+use crate::store::change::{self, SlotChange, Wait};
 use crate::store::slot::{self, Flip};
 
 impl ProgressArg {
@@ -54,8 +55,11 @@ pub fn set_progress(
         Ok(_) => Some(Store::open()?),
         Err(_) => None,
     };
-    let _lock = match store.and_then(|s| in_store(path, &s).map(|n| (s, n))) {
-        Some((store, name)) => Some(slot::lock_cli(&store, &name)?),
+    let store = store.and_then(|s| in_store(path, &s).map(|n| (s, n)));
+    // A slot's change goes through SlotChange (its lock, then its chain records it); any other
+    // file is only flipped.
+    let change = match &store {
+        Some((store, name)) => Some(SlotChange::of_slot(store, name, Wait::Cli)?),
         None => None,
     };
     let current = || {
@@ -63,7 +67,11 @@ pub fn set_progress(
             .ok()
             .and_then(|b| slot::progress_of(&b))
     };
-    let (old, changed, code) = match slot::flip_progress(path, new, None)? {
+    let flipped = match &change {
+        Some(change) => change.flip(new, None)?,
+        None => change::flip_unstored(path, new)?,
+    };
+    let (old, changed, code) = match flipped {
         Flip::NoField => {
             if format == Format::Json {
                 print_json(

@@ -261,9 +261,6 @@ pub fn read(
     }
     if consumable {
         consume(&store, &delivery, err);
-        if let Some(t) = &target {
-            crate::sync::record_slot(&store, t);
-        }
     }
     Ok(code)
 }

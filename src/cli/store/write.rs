@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::gate;
 use crate::input;
 use crate::report::Stream;
+use crate::store::change::{SlotChange, Wait};
 use crate::store::runs::{Run, RunState};
 use crate::store::skeleton;
 use crate::store::{Store, Target, slot};
@@ -106,12 +107,12 @@ pub fn store_slot(
     err: &mut dyn Write,
 ) -> Result<Option<String>, Error> {
     store.create()?;
-    let _lock = slot::lock_cli(store, &target.name)?;
+    let change = SlotChange::begin(store, target, Wait::Cli)?;
     if !force {
         store.check_collision(target)?;
     }
-    let kept = slot::replace_slot(store, &target.name, bytes)?;
-    if let Err(e) = crate::sync::record_target(store, target) {
+    let kept = change.replace(bytes)?;
+    if let Err(e) = change.finish() {
         let _ = writeln!(
             err,
             "handoff-store: warning: the handoff is stored, but not yet recorded in git ({e}); the next write records it"
@@ -325,7 +326,7 @@ fn write_candidate(
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
     // In the slot now: it joins the chain and travels like any written version.
-    let auto_push = promoted && sync::promoted(store, run);
+    let auto_push = promoted && sync::auto_push_promoted(run);
     let result = WriteJson {
         stored: true,
         path: if promoted {

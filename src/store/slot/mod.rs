@@ -134,16 +134,11 @@ pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
     })
 }
 
-/// Replace slot `name` with `bytes` (the caller holds its lock): refuse a slot that is not a
-/// regular file, clean dead writers' temp files, keep the current version in history, replace,
-/// and only then apply retention.
-pub fn replace_slot(store: &Store, name: &str, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
-    replace_slot_at(store, name, bytes, None)
-}
-
-/// [`replace_slot`] with the new version's mtime given (an imported version keeps the time it
-/// was written).
-pub fn replace_slot_at(
+/// Replace slot `name` with `bytes` (the caller holds its lock, through
+/// [`crate::store::change::SlotChange`]): refuse a slot that is not a regular file, clean dead
+/// writers' temp files, keep the current version in history, replace, and only then apply
+/// retention. `mtime`: the new version's (an imported version keeps the time it was written).
+pub(in crate::store) fn replace_slot_at(
     store: &Store,
     name: &str,
     bytes: &[u8],
@@ -167,7 +162,7 @@ pub fn replace_slot_at(
 /// the displaced slot is durably in history, then the chosen bytes are durably in the slot,
 /// and only then does the chosen file leave history. A kill or an error between two steps
 /// leaves a duplicate at worst, never a loss.
-pub fn restore_version(
+pub(in crate::store) fn restore_version(
     store: &Store,
     name: &str,
     chosen: &Version,

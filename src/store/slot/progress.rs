@@ -204,7 +204,7 @@ pub enum Flip {
 /// Rewrite `path`'s `progress:` to `value` atomically, keeping its mtime and permission bits.
 /// With `expect`, the file's (mtime, size) must still be those; otherwise nothing is written.
 /// The caller holds the slot lock when the file is a slot.
-pub fn flip_progress(
+pub(in crate::store) fn flip_progress(
     path: &Path,
     value: &str,
     expect: Option<(Option<SystemTime>, u64)>,

@@ -1,0 +1,274 @@
+//! The store's record in git: every version a slot holds becomes a commit on its branch's
+//! chain, `refs/handoffs/<branch>` in the user's repository (docs/sync.md). Recording is part of
+//! changing a slot ([`super::change`]), so no caller can forget it; `sync` only moves chains
+//! between repositories. Objects and refs go through `git::chain`.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::{Store, iso, now, path_bytes, slot, slot_name};
+use crate::document::Document;
+use crate::error::Error;
+use crate::git::chain::{Chains, RefError};
+
+/// The local chain of `branch`.
+pub fn handoff_ref(branch: &str) -> String {
+    format!("refs/handoffs/{branch}")
+}
+
+/// The store's slot for `branch` in the repository whose main worktree is `main`.
+pub fn slot_of(main: &Path, branch: &str) -> String {
+    slot_name(&path_bytes(main), branch)
+}
+
+/// The small metadata a version carries next to its document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Meta {
+    /// When the document was written (epoch seconds): the slot's mtime, which consuming keeps.
+    pub written_at: i64,
+    pub progress: Option<String>,
+    pub host: Option<String>,
+    pub branch: String,
+}
+
+impl Meta {
+    pub fn render(&self) -> String {
+        let mut out = format!("written-at: {}\nbranch: {}\n", self.written_at, self.branch);
+        if let Some(p) = &self.progress {
+            out.push_str(&format!("progress: {p}\n"));
+        }
+        if let Some(h) = &self.host {
+            out.push_str(&format!("host: {h}\n"));
+        }
+        out
+    }
+
+    /// Parse a version's `meta`; a version without a readable `written-at` counts as written
+    /// at its author time's absence: 0, the oldest.
+    pub fn parse(text: &str) -> Meta {
+        let field = |name: &str| {
+            text.lines().find_map(|l| {
+                l.strip_prefix(name)
+                    .and_then(|r| r.strip_prefix(": "))
+                    .map(str::to_string)
+            })
+        };
+        Meta {
+            written_at: field("written-at")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            progress: field("progress"),
+            host: field("host"),
+            branch: field("branch").unwrap_or_default(),
+        }
+    }
+}
+
+pub fn host() -> Option<String> {
+    crate::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+}
+
+fn epoch(t: SystemTime) -> i64 {
+    super::epoch(t)
+}
+
+/// The document with its machine-specific `checkout:` value replaced, so versions are compared
+/// on what travels.
+fn portable(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    crate::document::normalise::normalise(&text, &[("checkout", "-"), ("from", "-")])
+        .map(String::into_bytes)
+        .unwrap_or_else(|_| bytes.to_vec())
+}
+
+fn chain_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::External(format!("{what}: {e}"))
+}
+
+/// A document as a chain records it: its bytes, progress and when it was written. `None` for
+/// what never joins a chain: an empty or unreadable file, a `writing` placeholder, another
+/// branch's handoff, a document carrying a credential.
+struct Recordable {
+    bytes: Vec<u8>,
+    progress: Option<String>,
+    written_at: i64,
+}
+
+fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
+    let Ok(meta) = crate::fs::symlink_metadata(path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(None);
+    }
+    let bytes = slot::read_capped(path)?;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(None);
+    };
+    let doc = Document::parse(&text.replace('\r', ""));
+    let progress = slot::progress_of(&bytes);
+    let declared = doc
+        .field("branch")
+        .map(|f| f.value.clone())
+        .and_then(|v| crate::document::envelope::declared_branch(&v).map(str::to_string));
+    if progress.as_deref() == Some("writing")
+        || declared.as_deref().is_some_and(|d| d != branch)
+        || !doc.secrets.is_empty()
+    {
+        return Ok(None);
+    }
+    let written_at = meta.modified().map(epoch).unwrap_or(0);
+    Ok(Some(Recordable {
+        bytes,
+        progress,
+        written_at,
+    }))
+}
+
+/// Write `version` as the next commit after `parent` (not moving any ref); its id.
+fn commit_version(
+    chains: &Chains,
+    branch: &str,
+    version: &Recordable,
+    parent: Option<&String>,
+) -> Result<String, Error> {
+    let meta = Meta {
+        written_at: version.written_at,
+        progress: version.progress.clone(),
+        host: host(),
+        branch: branch.to_string(),
+    };
+    let message = format!(
+        "handoff: {branch} ({}, written {})\n",
+        version.progress.as_deref().unwrap_or("complete"),
+        crate::store::iso(version.written_at)
+    );
+    let parents: Vec<String> = parent.into_iter().cloned().collect();
+    chains
+        .commit(
+            &version.bytes,
+            &meta.render(),
+            &parents,
+            &message,
+            version.written_at,
+            crate::store::now(),
+        )
+        .map_err(|e| chain_error("cannot record the handoff in git", e))
+}
+
+/// Make the chain of `branch` hold the slot's current version (the caller holds the slot
+/// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
+/// another branch's handoff, or a document carrying a credential. Versions the chain missed
+/// (a record that failed or was cut short) are caught up from the slot's history first, oldest
+/// first: those written after the chain's tip. Returns the chain's tip.
+pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
+    let name = slot_of(&chains.main(), branch);
+    let reference = handoff_ref(branch);
+    let tip = chains.tip(&reference);
+    let Some(current) = recordable(&store.path_of(&name), branch)? else {
+        return Ok(tip);
+    };
+    let tip_version = tip.as_deref().and_then(|t| chains.read(t));
+    if let Some(v) = &tip_version
+        && Meta::parse(&v.meta).written_at == current.written_at
+        && portable(&v.document) == portable(&current.bytes)
+    {
+        return Ok(tip);
+    }
+    let mut missed = Vec::new();
+    if let Some(v) = &tip_version {
+        // The chain's versions from the tip's second on (times are whole seconds: a version
+        // written in the same second as the tip may still be missing).
+        let since = Meta::parse(&v.meta).written_at;
+        let mut recorded = vec![portable(&v.document)];
+        let mut at = v.parents.first().and_then(|p| chains.read(p));
+        while let Some(older) = at.filter(|o| Meta::parse(&o.meta).written_at >= since) {
+            recorded.push(portable(&older.document));
+            at = older.parents.first().and_then(|p| chains.read(p));
+        }
+        for kept in slot::versions(store, &name) {
+            if let Some(version) = recordable(&kept.path, branch)?
+                && version.written_at >= since
+                && version.written_at <= current.written_at
+                && portable(&version.bytes) != portable(&current.bytes)
+                && !recorded.contains(&portable(&version.bytes))
+            {
+                missed.push(version);
+            }
+        }
+    }
+    missed.sort_by_key(|v| v.written_at);
+    let mut parent = tip.clone();
+    for version in missed.iter().chain(std::iter::once(&current)) {
+        parent = Some(commit_version(chains, branch, version, parent.as_ref())?);
+    }
+    let Some(id) = parent else {
+        return Ok(tip);
+    };
+    match chains.set(&reference, &id, tip.as_deref()) {
+        Ok(()) => Ok(Some(id)),
+        Err(RefError::Moved) => Err(Error::External(format!(
+            "{reference} moved while this handoff was being recorded; run the command again"
+        ))),
+        Err(RefError::Other(e)) => Err(chain_error(&format!("cannot update {reference}"), e)),
+    }
+}
+
+/// [`record`] for `target`'s branch (the caller holds its slot lock); nothing for a detached
+/// HEAD, whose slot is not a branch's.
+pub fn record_target(
+    store: &Store,
+    target: &crate::store::Target,
+) -> Result<Option<String>, Error> {
+    if target.facts.detached {
+        return Ok(None);
+    }
+    let Some(chains) = Chains::open(&target.facts.checkout) else {
+        return Ok(None);
+    };
+    // A failure is never silent: `status` shows it until a record succeeds.
+    let recorded = record(store, &chains, &target.facts.reference);
+    match &recorded {
+        Ok(_) => record_ok(store),
+        Err(e) => record_failed(store, &target.checkout(), &e.to_string()),
+    }
+    recorded
+}
+
+/// The last chain record that failed (a version stored but not yet in git), kept until a
+/// record succeeds, so `status` can say so.
+const RECORD_FAILED: &str = ".chain-record-failed";
+
+/// Note that recording `checkout`'s slot in its chain failed with `message`; a later success
+/// ([`record_ok`]) clears it. Best effort.
+pub fn record_failed(store: &Store, checkout: &str, message: &str) {
+    let one_line = |s: &str| s.replace(['\t', '\n', '\r'], " ").trim().to_string();
+    let line = format!(
+        "{}\t{}\t{}\n",
+        iso(now()),
+        one_line(checkout),
+        one_line(message)
+    );
+    let _ = slot::replace(&store.dir.join(RECORD_FAILED), line.as_bytes(), None, None);
+}
+
+/// A chain record succeeded: the note of an earlier failure goes.
+pub fn record_ok(store: &Store) {
+    let path = store.dir.join(RECORD_FAILED);
+    if path.exists() {
+        let _ = slot::remove(&path);
+    }
+}
+
+/// The failed record still outstanding: when, for which checkout, why.
+pub fn record_failure(store: &Store) -> Option<(String, String, String)> {
+    let text = crate::fs::read_to_string(store.dir.join(RECORD_FAILED)).ok()?;
+    let mut f = text.trim_end_matches('\n').splitn(3, '\t');
+    Some((f.next()?.into(), f.next()?.into(), f.next()?.into()))
+}
