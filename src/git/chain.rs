@@ -30,29 +30,107 @@ pub const DOCUMENT_CAP: u64 = crate::input::MAX_BYTES;
 /// The largest `meta` a version may hold (ours are a few lines).
 pub const META_CAP: u64 = 64 * 1024;
 
-/// Why a commit is not read as a handoff version, said in a sentence.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotAVersion(pub String);
+/// An error gix reported, kept whole: its text is gix's, its cause stays reachable.
+#[derive(Debug)]
+pub struct GitError(Box<dyn std::error::Error + Send + Sync>);
+
+impl GitError {
+    fn new(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
+        GitError(Box::new(e))
+    }
+}
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for GitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Why commit `id` (its first twelve digits) is not read as a handoff version.
+#[derive(Debug)]
+pub struct NotAVersion {
+    pub id: String,
+    pub why: Unfit,
+}
+
+/// What is wrong with a commit offered as a handoff version.
+#[derive(Debug)]
+pub enum Unfit {
+    NotACommit,
+    /// Its tree holds an entry other than `handoff.md` and `meta`.
+    Foreign {
+        name: String,
+    },
+    NotAFile {
+        name: String,
+    },
+    TooLarge {
+        name: String,
+        size: u64,
+        cap: u64,
+    },
+    NoDocument,
+    Unreadable(GitError),
+}
 
 impl std::fmt::Display for NotAVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "{}: ", self.id)?;
+        match &self.why {
+            Unfit::NotACommit => write!(f, "not a commit"),
+            Unfit::Foreign { name } => {
+                write!(f, "its tree holds {name:?}, not only {DOCUMENT} and {META}")
+            }
+            Unfit::NotAFile { name } => write!(f, "{name} is not a file"),
+            Unfit::TooLarge { name, size, cap } => {
+                write!(f, "{name} is {size} bytes, over the {cap}-byte limit")
+            }
+            Unfit::NoDocument => write!(f, "its tree has no {DOCUMENT}"),
+            Unfit::Unreadable(e) => write!(f, "{e}"),
+        }
     }
 }
+
+impl std::error::Error for NotAVersion {}
 
 /// Why a capped blob was not read.
 enum Capped {
     Over(u64),
-    Unreadable(String),
+    Unreadable(GitError),
 }
 
 /// Why a ref was not moved.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum RefError {
     /// Another process moved the ref since it was read.
     Moved,
-    Other(String),
+    /// The ref's lock could not be taken.
+    Lock {
+        path: PathBuf,
+        source: GitError,
+    },
+    Git(GitError),
 }
+
+impl std::fmt::Display for RefError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefError::Moved => write!(f, "it moved since it was read"),
+            RefError::Lock { path, source } => {
+                write!(f, "cannot lock {}: {source}", path.display())
+            }
+            RefError::Git(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RefError {}
 
 /// How long we wait for the lock of one of our refs, and how old a lock that outlasted the wait
 /// must be to count as left by a dead process: git holds a ref's lock for the moment of one
@@ -80,8 +158,8 @@ pub struct Chains {
     main: PathBuf,
 }
 
-fn other(e: impl std::fmt::Display) -> String {
-    e.to_string()
+fn other(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
+    GitError::new(e)
 }
 
 fn same_id(a: Option<&str>, b: Option<&str>) -> bool {
@@ -92,7 +170,7 @@ fn same_id(a: Option<&str>, b: Option<&str>) -> bool {
     }
 }
 
-fn oid(hex: &str) -> Result<gix::ObjectId, String> {
+fn oid(hex: &str) -> Result<gix::ObjectId, GitError> {
     gix::ObjectId::from_hex(hex.as_bytes()).map_err(other)
 }
 
@@ -167,36 +245,39 @@ impl Chains {
     /// headers before anything is read, so a blob of any size costs nothing.
     pub fn version(&self, id: &str) -> Result<Version, NotAVersion> {
         let short = &id[..id.len().min(12)];
-        let not = |why: String| NotAVersion(format!("{short}: {why}"));
+        let not = |why: Unfit| NotAVersion {
+            id: short.to_string(),
+            why,
+        };
         let commit = oid(id)
             .ok()
             .and_then(|o| self.repo.find_commit(o).ok())
-            .ok_or_else(|| not("not a commit".into()))?;
+            .ok_or_else(|| not(Unfit::NotACommit))?;
         let parents = commit.parent_ids().map(|p| p.to_string()).collect();
-        let tree = commit.tree().map_err(|e| not(other(e)))?;
+        let tree = commit
+            .tree()
+            .map_err(|e| not(Unfit::Unreadable(other(e))))?;
         let mut document = None;
         let mut meta = String::new();
         for entry in tree.iter() {
-            let entry = entry.map_err(|e| not(other(e)))?;
+            let entry = entry.map_err(|e| not(Unfit::Unreadable(other(e))))?;
             let name = entry.filename().to_string();
             let cap = match name.as_str() {
                 DOCUMENT => DOCUMENT_CAP,
                 META => META_CAP,
-                _ => {
-                    return Err(not(format!(
-                        "its tree holds {name:?}, not only {DOCUMENT} and {META}"
-                    )));
-                }
+                _ => return Err(not(Unfit::Foreign { name })),
             };
             if !entry.mode().is_blob() {
-                return Err(not(format!("{name} is not a file")));
+                return Err(not(Unfit::NotAFile { name }));
             }
             let data = self.blob_capped(entry.oid().to_owned(), cap).map_err(|e| {
                 not(match e {
-                    Capped::Over(size) => {
-                        format!("{name} is {size} bytes, over the {cap}-byte limit")
-                    }
-                    Capped::Unreadable(e) => e,
+                    Capped::Over(size) => Unfit::TooLarge {
+                        name: name.clone(),
+                        size,
+                        cap,
+                    },
+                    Capped::Unreadable(e) => Unfit::Unreadable(e),
                 })
             })?;
             if name == DOCUMENT {
@@ -205,7 +286,7 @@ impl Chains {
                 meta = String::from_utf8_lossy(&data).into_owned();
             }
         }
-        let document = document.ok_or_else(|| not(format!("its tree has no {DOCUMENT}")))?;
+        let document = document.ok_or_else(|| not(Unfit::NoDocument))?;
         Ok(Version {
             id: id.to_string(),
             document,
@@ -277,7 +358,7 @@ impl Chains {
         message: &str,
         written_at: i64,
         now: i64,
-    ) -> Result<String, String> {
+    ) -> Result<String, GitError> {
         let doc = self.repo.write_blob(document).map_err(other)?.detach();
         let meta = self
             .repo
@@ -311,7 +392,7 @@ impl Chains {
         parents: &[String],
         message: &str,
         now: i64,
-    ) -> Result<String, String> {
+    ) -> Result<String, GitError> {
         let commit = self.repo.find_commit(oid(like)?).map_err(other)?;
         let tree = commit.tree_id().map_err(other)?.detach();
         let written = commit.author().map(|a| a.seconds()).unwrap_or(now);
@@ -325,7 +406,7 @@ impl Chains {
         message: &str,
         written_at: i64,
         now: i64,
-    ) -> Result<String, String> {
+    ) -> Result<String, GitError> {
         let parents = parents
             .iter()
             .map(|p| oid(p))
@@ -352,8 +433,8 @@ impl Chains {
     /// Termination signals wait until the lock is gone; a lock left by a killed process (SIGKILL
     /// cannot wait) is recovered by the next update, once it outlasted [`STALE_LOCK`].
     pub fn set(&self, name: &str, new: &str, expected: Option<&str>) -> Result<(), RefError> {
-        let full: gix::refs::FullName = name.try_into().map_err(|e| RefError::Other(other(e)))?;
-        let new = oid(new).map_err(RefError::Other)?;
+        let full: gix::refs::FullName = name.try_into().map_err(|e| RefError::Git(other(e)))?;
+        let new = oid(new).map_err(RefError::Git)?;
         let path = self.repo.common_dir().join(full.as_bstr().to_string());
         let _deferred = crate::process::Deferred::begin();
         crate::process::kill_point();
@@ -367,9 +448,9 @@ impl Chains {
         }
         let mut lock = lock;
         std::io::Write::write_all(&mut lock, format!("{new}\n").as_bytes())
-            .map_err(|e| RefError::Other(other(e)))?;
+            .map_err(|e| RefError::Git(other(e)))?;
         crate::process::kill_point();
-        lock.commit().map_err(|e| RefError::Other(other(e.error)))?;
+        lock.commit().map_err(|e| RefError::Git(other(e.error)))?;
         Ok(())
     }
 
@@ -386,7 +467,10 @@ impl Chains {
             Some(self.repo.common_dir().to_path_buf()),
             Default::default(),
         )
-        .map_err(|e| RefError::Other(format!("cannot lock {}: {e}", path.display())))
+        .map_err(|e| RefError::Lock {
+            path: path.to_path_buf(),
+            source: other(e),
+        })
     }
 
     /// Delete ref `name` if it still points at `expected` (as git does, through `packed-refs`
@@ -397,11 +481,11 @@ impl Chains {
         let edit = RefEdit {
             change: Change::Delete {
                 expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
-                    oid(expected).map_err(RefError::Other)?,
+                    oid(expected).map_err(RefError::Git)?,
                 )),
                 log: RefLog::AndReference,
             },
-            name: name.try_into().map_err(|e| RefError::Other(other(e)))?,
+            name: name.try_into().map_err(|e| RefError::Git(other(e)))?,
             deref: false,
         };
         self.apply(edit, Some(expected_hex))
@@ -435,7 +519,7 @@ impl Chains {
     }
 
     /// One gix ref transaction, its reflog entries signed now.
-    fn edit(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), String> {
+    fn edit(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), GitError> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
@@ -453,7 +537,7 @@ impl Chains {
             Ok(_) => Ok(()),
             // The precondition failed when the ref no longer holds what the caller read.
             Err(_) if !same_id(self.tip(&name).as_deref(), expected) => Err(RefError::Moved),
-            Err(e) => Err(RefError::Other(e)),
+            Err(e) => Err(RefError::Git(e)),
         }
     }
 
@@ -503,7 +587,7 @@ impl Chains {
         key: &str,
         value: &str,
         gone: &[&str],
-    ) -> Result<Option<(PathBuf, Vec<u8>)>, String> {
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, GitError> {
         let path = self.repo.common_dir().join("config");
         let mut file =
             gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)

@@ -37,6 +37,47 @@ pub struct Hook {
     pub source_path: Option<String>,
 }
 
+/// Why talking to Codex failed.
+#[derive(Debug)]
+pub enum CodexError {
+    /// The program could not be started.
+    Spawn {
+        program: PathBuf,
+        source: std::io::Error,
+    },
+    /// Its app-server's pipe broke.
+    Pipe(std::io::Error),
+    /// No answer to `method` within the deadline.
+    NoAnswer { method: String },
+    /// It answered `method` with an error (its JSON).
+    Refused { method: String, error: Value },
+    /// `config.toml` is not TOML.
+    Config(toml_edit::TomlError),
+    /// `config.toml` could not be written.
+    Write(crate::error::Error),
+}
+
+impl std::fmt::Display for CodexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodexError::Spawn { program, source } => {
+                write!(f, "cannot run {}: {source}", program.display())
+            }
+            CodexError::Pipe(e) => write!(f, "codex app-server: {e}"),
+            CodexError::NoAnswer { method } => {
+                write!(f, "codex app-server did not answer {method}")
+            }
+            CodexError::Refused { method, error } => {
+                write!(f, "codex app-server {method}: {error}")
+            }
+            CodexError::Config(e) => write!(f, "{e}"),
+            CodexError::Write(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CodexError {}
+
 struct Server {
     child: Child,
     stdin: ChildStdin,
@@ -45,7 +86,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(codex: &Path, cwd: &Path) -> Result<Server, String> {
+    fn start(codex: &Path, cwd: &Path) -> Result<Server, CodexError> {
         let mut child = Command::new(codex)
             .arg("app-server")
             .current_dir(cwd)
@@ -53,9 +94,13 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot run {}: {}", codex.display(), e))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
+            .map_err(|source| CodexError::Spawn {
+                program: codex.to_path_buf(),
+                source,
+            })?;
+        let no_pipe = || CodexError::Pipe(std::io::Error::other("no pipe to the child"));
+        let stdin = child.stdin.take().ok_or_else(no_pipe)?;
+        let stdout = child.stdout.take().ok_or_else(no_pipe)?;
         let (tx, lines) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -78,13 +123,13 @@ impl Server {
         Ok(server)
     }
 
-    fn send(&mut self, message: &Value) -> Result<(), String> {
+    fn send(&mut self, message: &Value) -> Result<(), CodexError> {
         writeln!(self.stdin, "{message}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| format!("codex app-server: {e}"))
+            .map_err(CodexError::Pipe)
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, CodexError> {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"id": id, "method": method, "params": params}))?;
@@ -92,7 +137,9 @@ impl Server {
             let line = self
                 .lines
                 .recv_timeout(DEADLINE)
-                .map_err(|_| format!("codex app-server did not answer {method}"))?;
+                .map_err(|_| CodexError::NoAnswer {
+                    method: method.to_string(),
+                })?;
             let Ok(message) = serde_json::from_str::<Value>(&line) else {
                 continue;
             };
@@ -100,7 +147,10 @@ impl Server {
                 continue;
             }
             if let Some(error) = message.get("error") {
-                return Err(format!("codex app-server {method}: {error}"));
+                return Err(CodexError::Refused {
+                    method: method.to_string(),
+                    error: error.clone(),
+                });
             }
             return Ok(message.get("result").cloned().unwrap_or(Value::Null));
         }
@@ -135,7 +185,7 @@ fn hooks_of(result: &Value) -> Vec<Hook> {
 
 /// Codex's view of the hooks that apply in `cwd`, and the errors it reported reading their
 /// files (a hooks.json Codex cannot parse is skipped whole).
-pub fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), String> {
+pub fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), CodexError> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
     let errors = result["data"]
@@ -166,7 +216,7 @@ pub enum Trust {
 }
 
 /// Trust our hooks (and only ours) that apply in `cwd`, through Codex.
-pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, String> {
+pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
     let ours: Vec<Hook> = hooks_of(&result).into_iter().filter(|h| h.ours).collect();
@@ -196,7 +246,7 @@ pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, String> {
 
 /// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook
 /// was uninstalled.
-pub fn forget(key: &str) -> Result<(), String> {
+pub fn forget(key: &str) -> Result<(), CodexError> {
     let Some(home) = crate::env::non_empty("CODEX_HOME")
         .map(PathBuf::from)
         .or_else(|| crate::env::home().map(|h| h.join(".codex")))
@@ -207,7 +257,7 @@ pub fn forget(key: &str) -> Result<(), String> {
     let Ok(text) = crate::fs::read_to_string(&file) else {
         return Ok(());
     };
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(CodexError::Config)?;
     let removed = doc
         .get_mut("hooks")
         .and_then(|h| h.get_mut("state"))
@@ -216,7 +266,7 @@ pub fn forget(key: &str) -> Result<(), String> {
         .is_some();
     if removed {
         crate::store::slot::replace(&file, doc.to_string().as_bytes(), None, None)
-            .map_err(|e| e.to_string())?;
+            .map_err(CodexError::Write)?;
     }
     Ok(())
 }

@@ -19,9 +19,30 @@ fn input(v: &Value) -> CstInputValue {
     }
 }
 
-fn parse(text: &str) -> Result<CstRootNode, String> {
+/// Why a hooks file could not be edited.
+#[derive(Debug)]
+pub enum JsoncError {
+    /// Not JSON with comments (the parser's words).
+    Syntax(String),
+    /// The top level is an array, a string, …: there is nowhere to put a hook.
+    NotAnObject,
+}
+
+impl std::fmt::Display for JsoncError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JsoncError::Syntax(why) => f.write_str(why),
+            JsoncError::NotAnObject => f.write_str("its top level is not a JSON object"),
+        }
+    }
+}
+
+impl std::error::Error for JsoncError {}
+
+fn parse(text: &str) -> Result<CstRootNode, JsoncError> {
     let text = if text.trim().is_empty() { "{}\n" } else { text };
-    CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| e.to_string())
+    CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| JsoncError::Syntax(e.to_string()))
 }
 
 /// The array at `path` (object keys), without creating anything.
@@ -36,13 +57,15 @@ fn find(root: &CstRootNode, path: &[&str]) -> Option<CstArray> {
 
 /// `text` with `entry` appended to the array at `path`, creating the objects and the array
 /// that are missing. Refuses a file whose top level is not an object.
-pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, String> {
+///
+/// `path` holds at least one key (the callers' paths are constants).
+pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncError> {
     let root = parse(text)?;
     if root.value().is_some() && root.object_value().is_none() {
-        return Err("its top level is not a JSON object".into());
+        return Err(JsoncError::NotAnObject);
     }
     let Some((last, parents)) = path.split_last() else {
-        return Err("no key path".into());
+        return Ok(text.to_string());
     };
     let mut obj = root.object_value_or_set();
     for key in parents {
@@ -83,7 +106,7 @@ pub fn remove(
     path: &[&str],
     ours: impl Fn(&Value) -> bool,
     keep: impl Fn(&[&str]) -> bool,
-) -> Result<(String, usize), String> {
+) -> Result<(String, usize), JsoncError> {
     let root = parse(text)?;
     let Some(array) = find(&root, path) else {
         return Ok((text.to_string(), 0));

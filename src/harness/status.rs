@@ -170,7 +170,7 @@ fn copilot_trusts(repo: &Path) -> bool {
 }
 
 /// What Codex said about its hooks here: `None` when there is no codex to ask.
-type Codex = Option<Result<(Vec<super::codex::Hook>, Vec<String>), String>>;
+type Codex = Option<Result<(Vec<super::codex::Hook>, Vec<String>), super::codex::CodexError>>;
 
 fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static str, String) {
     match h {
@@ -204,7 +204,7 @@ fn would_run(h: Harness, scope: Scope, file: &Path, codex: &Codex) -> (&'static 
                     ),
                     None => ("no", "Codex does not list it".into()),
                 },
-                Err(e) => ("unknown", e.clone()),
+                Err(e) => ("unknown", e.to_string()),
             }
         }
         Harness::Gemini => {

@@ -216,7 +216,7 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
         Err(RefError::Moved) => Err(Error::External(format!(
             "{reference} moved while this handoff was being recorded; run the command again"
         ))),
-        Err(RefError::Other(e)) => Err(chain_error(&format!("cannot update {reference}"), e)),
+        Err(e) => Err(chain_error(&format!("cannot update {reference}"), e)),
     }
 }
 

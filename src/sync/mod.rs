@@ -147,9 +147,43 @@ pub struct Admitted {
     pub clamped: bool,
 }
 
+/// Why a version from elsewhere is not admitted as a handoff of a branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inadmissible {
+    NoDate,
+    BadDate,
+    NoBranch,
+    /// Its meta is for another branch.
+    MetaBranch {
+        found: String,
+        wanted: String,
+    },
+    /// Its document declares another branch.
+    DocumentBranch {
+        found: String,
+        wanted: String,
+    },
+}
+
+impl std::fmt::Display for Inadmissible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inadmissible::NoDate => write!(f, "its meta says nothing of when it was written"),
+            Inadmissible::BadDate => write!(f, "its meta's written-at is not a number of seconds"),
+            Inadmissible::NoBranch => write!(f, "its meta names no branch"),
+            Inadmissible::MetaBranch { found, wanted } => {
+                write!(f, "its meta is for branch {found:?}, not {wanted:?}")
+            }
+            Inadmissible::DocumentBranch { found, wanted } => {
+                write!(f, "the document declares branch {found:?}, not {wanted:?}")
+            }
+        }
+    }
+}
+
 /// Admit `version` as a handoff of `branch`, or say why not: its `meta` must say when it was
 /// written and for which branch, and both its `meta` and its document must name `branch`.
-pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, String> {
+pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Inadmissible> {
     let field = |name: &str| {
         version.meta.lines().find_map(|l| {
             l.strip_prefix(name)
@@ -158,19 +192,19 @@ pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Stri
         })
     };
     let written_at: i64 = field("written-at")
-        .ok_or("its meta says nothing of when it was written")?
+        .ok_or(Inadmissible::NoDate)?
         .trim()
         .parse()
-        .map_err(|_| "its meta's written-at is not a number of seconds".to_string())?;
+        .map_err(|_| Inadmissible::BadDate)?;
     match field("branch") {
         Some(b) if b.trim() == branch => {}
         Some(b) => {
-            return Err(format!(
-                "its meta is for branch {:?}, not {branch:?}",
-                b.trim()
-            ));
+            return Err(Inadmissible::MetaBranch {
+                found: b.trim().to_string(),
+                wanted: branch.to_string(),
+            });
         }
-        None => return Err("its meta names no branch".into()),
+        None => return Err(Inadmissible::NoBranch),
     }
     let text = String::from_utf8_lossy(&version.document);
     let doc = Document::parse(&text.replace('\r', ""));
@@ -179,9 +213,10 @@ pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Stri
         .map(|f| f.value.clone())
         .and_then(|v| crate::document::envelope::declared_branch(&v).map(str::to_string));
     if let Some(d) = declared.filter(|d| d != branch) {
-        return Err(format!(
-            "the document declares branch {d:?}, not {branch:?}"
-        ));
+        return Err(Inadmissible::DocumentBranch {
+            found: d,
+            wanted: branch.to_string(),
+        });
     }
     let sane = written_at.clamp(0, now.saturating_add(CLOCK_SKEW));
     let mut meta = Meta::parse(&version.meta);
@@ -312,7 +347,7 @@ pub fn merge(
     };
     let admitted = match admit(&remote, branch, crate::store::now()) {
         Ok(a) => a,
-        Err(why) => return Ok(Merge::Refused(why)),
+        Err(why) => return Ok(Merge::Refused(why.to_string())),
     };
     let remote_written = admitted.meta.written_at;
     let reference = handoff_ref(branch);
@@ -367,6 +402,6 @@ pub fn merge(
         Err(RefError::Moved) => Err(Error::External(format!(
             "{reference} moved during the pull; run it again (nothing was lost)"
         ))),
-        Err(RefError::Other(e)) => Err(sync_error(&format!("cannot update {reference}"), e)),
+        Err(e) => Err(sync_error(&format!("cannot update {reference}"), e)),
     }
 }

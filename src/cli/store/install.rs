@@ -174,7 +174,7 @@ pub fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<
     let bin = codex::binary().ok_or_else(|| {
         Error::External("codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust".into())
     })?;
-    let text = match codex::trust_ours(&bin, &dir).map_err(Error::External)? {
+    let text = match codex::trust_ours(&bin, &dir).map_err(|e| Error::External(e.to_string()))? {
         codex::Trust::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
         codex::Trust::Already => {
             "trusted   (already) every handoff-store hook Codex lists here\n".into()
