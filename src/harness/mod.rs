@@ -167,13 +167,9 @@ impl Harness {
     }
 }
 
-/// The `additionalContext` of a line the Claude Code hook printed.
-fn context_of(printed: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(printed).ok()?;
-    v.get("hookSpecificOutput")?
-        .get("additionalContext")?
-        .as_str()
-        .map(str::to_string)
+/// Print `line` (the harness's output) on `out`; whether it got out.
+fn print_line(out: &mut dyn Write, line: &str) -> bool {
+    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
 /// `hook session-start --harness <h>`: read the harness's input, run the one SessionStart core,
@@ -201,11 +197,15 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
         {
             input.insert("source".into(), Value::String("clear".into()));
         }
-        let mut printed = Vec::new();
-        crate::hooks::session_start::run(&input, &mut printed);
-        if let Some(line) = h.output(context_of(&printed).as_deref()) {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+        let mut injected = false;
+        crate::hooks::session_start::run(&input, &mut |text: &str| {
+            injected = true;
+            h.output(Some(text))
+                .is_some_and(|line| print_line(out, &line))
+        });
+        // A harness that reads an answer on every run gets its empty one.
+        if !injected && let Some(line) = h.output(None) {
+            print_line(out, &line);
         }
     })
 }
@@ -222,13 +222,10 @@ pub fn user_prompt(h: Harness, out: &mut dyn Write) -> i32 {
         let Some(raw) = crate::hooks::input::read_input(std::io::stdin()) else {
             return;
         };
-        let mut printed = Vec::new();
-        crate::hooks::user_prompt::run(&h.input(&raw), &mut printed);
-        if let Some(c) = context_of(&printed) {
-            let line = json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": c}});
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-        }
+        crate::hooks::user_prompt::run(
+            &h.input(&raw),
+            &mut crate::hooks::session_start::claude_output(out, "BeforeAgent"),
+        );
     })
 }
 

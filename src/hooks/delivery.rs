@@ -1,63 +1,121 @@
-//! The last delivery per harness (`<state>/deliveries/<harness>.json`), so `status` can answer
-//! "did the handoff reach my last session?": when, which session and source, how much was
-//! injected, whether it was cut to fit, whether the handoff was marked consumed. Written after
-//! the injection was printed; a failure to record never fails the hook.
+//! The one delivery service: what a reader of a checkout's handoff is to be shown, found the
+//! same way for `read`, every harness's SessionStart and prompt fallback (docs/store.md §7–§8,
+//! docs/hooks.md §2). In order: the exact slot's latest background write (its state read once,
+//! and the note it deserves), the newest handoff the local refs hold brought into an empty slot,
+//! the pick, a placeholder's liveness, and for a handoff the read, the gate and the drift
+//! ([`Delivery`]). The callers only decide how to wait and how to render; the consume (and its
+//! record on the chain) is [`Delivery::consume`], once, after the caller delivered.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
+use crate::shell;
+use crate::store::deliver::Delivery;
+use crate::store::runs::{self, Run, RunState};
+use crate::store::{HandoffInfo, PickKind, PlaceholderState, Store, Target, placeholder_state};
 
-/// One injection that was printed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Delivered {
-    /// When, ISO 8601 (UTC).
-    pub at: String,
-    pub harness: String,
-    pub session: Option<String>,
-    /// The source as the injection names it (`clear`, `compact`, `startup, handled as clear`…).
-    pub source: String,
-    /// The hook event that printed it.
-    pub event: String,
-    /// The injected text's length in characters.
-    pub chars: usize,
-    /// Whether the handoff was cut to fit the client's limit.
-    pub cut: bool,
-    /// Whether the delivered handoff was marked consumed.
-    pub consumed: bool,
-    /// The handoff shown, if one was.
-    pub handoff: Option<String>,
+/// What there is to show for a checkout (or, without one, the store's most recent handoff).
+pub struct Found {
+    /// The exact slot's latest background write and its state.
+    pub background: Option<(Run, RunState)>,
+    /// What to say about that write when it ended without a handoff, or was held back.
+    pub note: Option<String>,
+    pub what: What,
 }
 
-fn path(harness: &str) -> Option<PathBuf> {
-    let safe: String = harness
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    Some(
-        super::claims::state_dir()?
-            .join("deliveries")
-            .join(format!("{safe}.json")),
-    )
+/// The body of what is shown.
+pub enum What {
+    /// A background write for the exact slot is under way (the slot is untouched).
+    Writing {
+        run: Run,
+        path: String,
+    },
+    /// The pick is a `writing` placeholder.
+    Placeholder {
+        info: HandoffInfo,
+        state: PlaceholderState,
+        transcript: Option<(PathBuf, SystemTime)>,
+        others: Vec<HandoffInfo>,
+    },
+    /// A handoff, read, gated and measured.
+    Handoff(Box<Delivery>),
+    Nothing,
 }
 
-/// Record `d` as its harness's last delivery.
-pub fn record(d: &Delivered) {
-    let Some(path) = path(&d.harness) else {
-        return;
-    };
-    let Some(dir) = path.parent() else {
-        return;
-    };
-    if crate::store::slot::create_private_dir(dir).is_err() {
-        return;
-    }
-    if let Ok(bytes) = serde_json::to_vec(d) {
-        let _ = crate::store::slot::replace(&path, &bytes, None, None);
+impl Found {
+    /// Whether a reader that may wait should look again: a background write or a placeholder
+    /// that is still being written.
+    pub fn in_progress(&self) -> bool {
+        match &self.what {
+            What::Writing { .. } => true,
+            What::Placeholder { state, .. } => *state != PlaceholderState::Abandoned,
+            _ => false,
+        }
     }
 }
 
-/// The last delivery recorded for `harness`.
-pub fn last(harness: &str) -> Option<Delivered> {
-    let bytes = crate::input::read_path(&path(harness)?).ok()?;
-    serde_json::from_slice(&bytes).ok()
+/// Find what to show for `target` (`None`: no checkout, the most recent handoff) at `now`.
+/// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when
+/// a marker corroborates it); a pick it declines is [`What::Nothing`] and is never read.
+pub fn find(
+    store: &Store,
+    target: Option<&Target>,
+    now: i64,
+    shown: impl Fn(&HandoffInfo, PickKind) -> bool,
+) -> Found {
+    let background = target
+        .and_then(|t| runs::latest_for(store, &t.name))
+        .map(|r| {
+            let state = r.state(now);
+            (r, state)
+        });
+    let note = background
+        .as_ref()
+        .zip(target)
+        .and_then(|((run, state), t)| {
+            let restore = format!(
+                "{} restore {}",
+                shell::self_command(),
+                shell::quote(&t.checkout())
+            );
+            super::texts::background_note(state, run.age(now), &restore)
+        });
+    if let (Some((run, RunState::Writing)), Some(t)) = (&background, target) {
+        return Found {
+            what: What::Writing {
+                run: run.clone(),
+                path: store.path_of(&t.name).to_string_lossy().into_owned(),
+            },
+            background,
+            note,
+        };
+    }
+    // An empty slot takes the newest handoff the local refs hold (after a pull, on a fresh
+    // clone, a teammate's branch: synced, never fetched here); it is then read like any other.
+    if let Some(t) = target {
+        crate::sync::offer::materialise(store, t);
+    }
+    let what = match store.pick(target.map(|t| t.name.as_str())).ok().flatten() {
+        None => What::Nothing,
+        Some((info, kind, _)) if !info.is_placeholder() && !shown(&info, kind) => What::Nothing,
+        Some((info, kind, others)) => {
+            if info.is_placeholder() && kind == PickKind::Exact {
+                let (state, transcript) =
+                    placeholder_state(&info, now, super::claude::writer_transcript(&info));
+                What::Placeholder {
+                    info,
+                    state,
+                    transcript,
+                    others,
+                }
+            } else {
+                What::Handoff(Box::new(Delivery::prepare(info, kind, others, target, now)))
+            }
+        }
+    };
+    Found {
+        background,
+        note,
+        what,
+    }
 }

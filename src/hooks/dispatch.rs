@@ -47,10 +47,17 @@ fn dispatch(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::W
         }
     };
     match event {
-        Event::SessionStart => claude(&mut |i| session_start::run(i, out)),
+        Event::SessionStart => claude(&mut |i| {
+            session_start::run(i, &mut session_start::claude_output(out, "SessionStart"))
+        }),
         Event::PreCompact => claude(&mut |i| pre_compact::run(i, out)),
         Event::PostCompact => claude(&mut post_compact::run),
-        Event::UserPromptSubmit => claude(&mut |i| user_prompt::run(i, out)),
+        Event::UserPromptSubmit => claude(&mut |i| {
+            user_prompt::run(
+                i,
+                &mut session_start::claude_output(out, "UserPromptSubmit"),
+            )
+        }),
         Event::SessionEnd => claude(&mut session_end::run),
         Event::PostCheckout(args) => post_checkout::run(&args, err),
         Event::Supervise(dir) => supervisor::supervise(&dir),

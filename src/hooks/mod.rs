@@ -5,6 +5,7 @@
 
 pub mod claims;
 pub mod claude;
+pub mod delivered;
 pub mod delivery;
 pub mod dispatch;
 pub mod git_hook;

@@ -10,21 +10,18 @@ use serde_json::{Map, Value, json};
 
 use super::claims::claim;
 use super::claims::dedup_lock;
+use super::delivery::{self, What};
 use super::input::safe_session_id;
 use super::input::string_field;
 use super::input::target;
 use super::marker::{FRESH_SECONDS, Marker, marker_path};
-use super::texts;
 use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
     placeholder_section,
 };
-use crate::shell;
-use crate::shell::self_command;
-use crate::store::deliver::Delivery;
-use crate::store::runs::{self, RunState};
+use crate::store::runs;
 use crate::store::slot::Flip;
-use crate::store::{PickKind, now, placeholder_state};
+use crate::store::{PickKind, now};
 
 /// The sources a SessionStart claim is named after (anything else counts as `other`).
 pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"];
@@ -42,8 +39,23 @@ pub const KEEP_UNREAD: &str = "handoff_store_keep_unread";
 /// A key of the (adapter-built) hook input: the harness it came from (none: Claude Code).
 pub const HARNESS: &str = "handoff_store_harness";
 
-/// Run the hook on parsed stdin, writing at most one JSON line to `out`.
-pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+/// Where an injection goes: the client's own output shape for the text, written; whether it got
+/// out (only then is the handoff marked consumed). Claude Code's is [`claude_output`]; the
+/// harness adapters bring theirs.
+pub type Emit<'a> = dyn FnMut(&str) -> bool + 'a;
+
+/// Claude Code's output for an injection: one `hookSpecificOutput` JSON line naming `event`.
+pub fn claude_output<'a>(out: &'a mut dyn Write, event: &'a str) -> impl FnMut(&str) -> bool + 'a {
+    move |text: &str| {
+        let payload =
+            json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
+        serde_json::to_string(&payload)
+            .is_ok_and(|line| writeln!(out, "{line}").and_then(|()| out.flush()).is_ok())
+    }
+}
+
+/// Run the hook on parsed stdin, handing at most one injection to `emit`.
+pub fn run(input: &Map<String, Value>, emit: &mut Emit) {
     // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
     // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
     let source = string_field(input, "source");
@@ -56,11 +68,12 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     if !matches!(source, Some("compact" | "clear" | "startup")) {
         return;
     }
-    deliver(input, source, "SessionStart", out);
+    deliver(input, source, "SessionStart", emit);
 }
 
-/// Compose and emit the injection for `source` as event `event`'s additionalContext.
-pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, out: &mut dyn Write) {
+/// Compose the injection for `source` (its title naming `event`) and hand it to `emit`; once it
+/// got out, mark the handoff consumed and record the delivery.
+pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, emit: &mut Emit) {
     let Some(target) = target(input) else { return };
     let now = now();
     let marker_file = marker_path(&target);
@@ -93,73 +106,50 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             crate::sync::auto_push_promoted(&run);
         }
     }
-    // The exact slot's background write, with its state read once.
-    let background = store
-        .as_ref()
-        .and_then(|s| runs::latest_for(s, &target.name))
-        .map(|r| (r.state(now), r));
-    let background_note = background.as_ref().and_then(|(state, run)| {
-        texts::background_note(
-            state,
-            run.age(now),
-            &format!(
-                "{} restore {}",
-                self_command(),
-                shell::quote(&target.checkout())
-            ),
-        )
-    });
-
-    // An empty slot takes the newest handoff the local refs hold (synced, never fetched here).
-    if let Some(s) = &store {
-        crate::sync::offer::materialise(s, &target);
-    }
-    let picked = store
-        .as_ref()
-        .and_then(|s| s.pick(Some(&target.name)).ok().flatten());
-    let subject = match picked {
-        _ if background
+    // What to show, found as every reader finds it; a most recent handoff (not this slot's) is
+    // shown after /clear only when the marker corroborates it, never after a compaction.
+    let corroborated = |info: &crate::store::HandoffInfo| {
+        marker
             .as_ref()
-            .is_some_and(|(state, _)| *state == RunState::Writing)
-            && let Some((_, run)) = background
-            && let Some(store) = &store =>
-        {
-            InjectionBody::Background {
-                run,
-                path: store.path_of(&target.name).to_string_lossy().into_owned(),
+            .and_then(|m| m.ended_at_epoch)
+            .zip(info.mtime)
+            .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
+    };
+    let found = store.as_ref().map(|s| {
+        delivery::find(s, Some(&target), now, |info, kind| {
+            kind == PickKind::Exact || (!compact && corroborated(info))
+        })
+    });
+    let (background_note, mut shown, subject) = match found {
+        None => (None, None, InjectionBody::Nothing),
+        Some(found) => match found.what {
+            What::Writing { run, path } => {
+                (found.note, None, InjectionBody::Background { run, path })
             }
-        }
-        Some((info, PickKind::Exact, _)) if info.is_placeholder() => {
-            let (state, transcript) =
-                placeholder_state(&info, now, super::claude::writer_transcript(&info));
-            InjectionBody::Placeholder {
+            What::Placeholder {
                 info,
                 state,
                 transcript,
-            }
-        }
-        Some((info, PickKind::Exact, others)) => InjectionBody::Document {
-            info,
-            kind: PickKind::Exact,
-            others,
-        },
-        Some((info, PickKind::Recent, others)) if !compact => {
-            let corroborated = marker
-                .as_ref()
-                .and_then(|m| m.ended_at_epoch)
-                .zip(info.mtime)
-                .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS);
-            if corroborated {
-                InjectionBody::Document {
+                ..
+            } => (
+                found.note,
+                None,
+                InjectionBody::Placeholder {
                     info,
-                    kind: PickKind::Recent,
-                    others,
-                }
-            } else {
-                InjectionBody::Nothing
+                    state,
+                    transcript,
+                },
+            ),
+            What::Handoff(d) => {
+                let subject = InjectionBody::Document {
+                    info: d.info.clone(),
+                    kind: d.kind,
+                    others: d.others.clone(),
+                };
+                (found.note, Some(d), subject)
             }
-        }
-        _ => InjectionBody::Nothing,
+            What::Nothing => (found.note, None, InjectionBody::Nothing),
+        },
     };
     let lock_exists = string_field(input, "session_id")
         .and_then(|s| dedup_lock(&safe_session_id(s)))
@@ -199,34 +189,30 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
             head.push(body);
             (head.join("\n\n"), None)
         }
-        InjectionBody::Document { info, kind, others } => {
-            let delivery =
-                Delivery::prepare(info.clone(), *kind, others.clone(), Some(&target), now);
-            let document = match &delivery.document {
-                Ok(d) => d.clone(),
-                Err(e) => format!("(not loaded: {e})"),
-            };
-            let text = compose_document(
-                &head,
-                &delivery.info,
-                delivery.kind,
-                &delivery.others,
-                &delivery.verdict,
-                &delivery.drift,
-                &document,
-                reference,
-                now,
-            );
-            (text, Some(delivery))
-        }
+        InjectionBody::Document { .. } => match shown.take() {
+            Some(delivery) => {
+                let document = match &delivery.document {
+                    Ok(d) => d.clone(),
+                    Err(e) => format!("(not loaded: {e})"),
+                };
+                let text = compose_document(
+                    &head,
+                    &delivery.info,
+                    delivery.kind,
+                    &delivery.others,
+                    &delivery.verdict,
+                    &delivery.drift,
+                    &document,
+                    reference,
+                    now,
+                );
+                (text, Some(delivery))
+            }
+            None => (head.join("\n\n"), None),
+        },
     };
 
-    let payload =
-        json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
-    let Ok(line) = serde_json::to_string(&payload) else {
-        return;
-    };
-    if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+    if !emit(&text) {
         return;
     }
 
@@ -240,7 +226,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, ou
     {
         consumed = true;
     }
-    super::delivery::record(&super::delivery::Delivered {
+    super::delivered::record(&super::delivered::Delivered {
         at: crate::store::iso(now),
         harness: string_field(input, HARNESS)
             .unwrap_or("claude-code")

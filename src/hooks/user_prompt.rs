@@ -3,8 +3,6 @@
 //! deliver what SessionStart would have (handled as `clear`), exactly once. Every later prompt
 //! costs one `stat`.
 
-use std::io::Write;
-
 use serde_json::{Map, Value};
 
 use super::claims::claim;
@@ -13,8 +11,8 @@ use super::input::safe_session_id;
 use super::input::string_field;
 use super::session_start;
 
-/// Deliver once per session when SessionStart did not; otherwise print nothing.
-pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
+/// Deliver once per session when SessionStart did not (to `emit`); otherwise nothing.
+pub fn run(input: &Map<String, Value>, emit: &mut session_start::Emit) {
     let Some(session) = string_field(input, "session_id") else {
         return;
     };
@@ -26,5 +24,5 @@ pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
     if started || !claim(&sid, "prompt", None) {
         return;
     }
-    session_start::deliver(input, Some("clear"), "UserPromptSubmit", out);
+    session_start::deliver(input, Some("clear"), "UserPromptSubmit", emit);
 }

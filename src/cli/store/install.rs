@@ -277,9 +277,9 @@ pub fn status(
         .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
     let unrecorded = store.as_ref().and_then(crate::store::chain::record_failure);
     // Did the handoff reach the last session, per harness; and how the last writer ended.
-    let deliveries: Vec<crate::hooks::delivery::Delivered> = Harness::ALL
+    let deliveries: Vec<crate::hooks::delivered::Delivered> = Harness::ALL
         .iter()
-        .filter_map(|h| crate::hooks::delivery::last(h.name()))
+        .filter_map(|h| crate::hooks::delivered::last(h.name()))
         .collect();
     let git_hook = crate::hooks::git_hook::state(&dir);
     let sync = crate::sync::setup_state(&dir);

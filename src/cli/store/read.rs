@@ -4,24 +4,21 @@
 //! output was delivered, and only if the file is still the version shown.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::{Format, print, print_json};
 use crate::error::Error;
-use crate::hooks::texts;
-use crate::shell;
+use crate::hooks::delivery::{self, What};
 use crate::shell::self_command;
 use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
-use crate::store::runs::{self, RunState};
+use crate::store::runs::RunState;
 use crate::store::slot::Flip;
 use crate::store::verdict::GateVerdict;
 use crate::store::{
     HandoffInfo, PickKind, PlaceholderState, Store, Target, TargetSource, days_ago, gap, iso, now,
-    placeholder_state,
 };
 
 #[derive(Serialize)]
@@ -44,6 +41,35 @@ struct ReadJson<'a> {
     consumed: bool,
     document: Option<String>,
     background: Option<&'a RunState>,
+}
+
+/// Print `read`'s answer while a background write is under way, or after one failed with
+/// nothing to show; exit 4.
+#[allow(clippy::too_many_arguments)]
+fn background_answer(
+    out: &mut dyn Write,
+    format: Format,
+    path: String,
+    state: &'static str,
+    target: Option<TargetJson>,
+    background: &RunState,
+    note: Option<String>,
+    line: &str,
+) -> Result<i32, Error> {
+    match format {
+        Format::Json => print_json(
+            out,
+            &BackgroundJson {
+                path,
+                state,
+                target,
+                background,
+                note,
+            },
+        )?,
+        Format::Text => print(out, line)?,
+    }
+    Ok(4)
 }
 
 /// `read`'s answer while a background write is under way, or after one failed with nothing to
@@ -71,7 +97,6 @@ pub fn read(
         Err(f) => return Err(Error::Target(f.message)),
     };
     let store = Store::open()?;
-    let exact_name = target.as_ref().map(|t| t.name.clone());
     let target_json = || {
         target.as_ref().map(|t| TargetJson {
             main: t.main(),
@@ -80,85 +105,71 @@ pub fn read(
         })
     };
 
-    // A background write for the exact slot: wait for its end, which it records at once.
-    let mut background: Option<(RunState, Option<String>)> = None;
-    if let (Some(name), Some(t)) = (exact_name.as_deref(), target.as_ref())
-        && let Some(run) = runs::latest_for(&store, name)
+    // What to show, found as every reader finds it; while a background write or a placeholder
+    // is still being written, look again until `wait` runs out.
+    let started = Instant::now();
+    let found = loop {
+        let found = delivery::find(&store, target.as_ref(), now(), |_, _| true);
+        if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
+            break found;
+        }
+        std::thread::sleep(match found.what {
+            What::Writing { .. } => Duration::from_millis(250),
+            _ => Duration::from_secs(1),
+        });
+    };
+    let background = found.background.as_ref().map(|(_, state)| state.clone());
+    let note = found.note.clone();
+    // A background write that ended with nothing to show, for a slot that holds nothing.
+    if let (Some((_, state)), Some(t), Some(n)) = (&found.background, &target, &note)
+        && !matches!(found.what, What::Writing { .. })
+        && !store.path_of(&t.name).is_file()
     {
-        let started = Instant::now();
-        let mut state = run.state(now());
-        while state == RunState::Writing && started.elapsed() < Duration::from_secs(wait) {
-            std::thread::sleep(Duration::from_millis(250));
-            state = run.state(now());
-        }
-        let age = run.age(now());
-        let slot_path = store.path_of(name).to_string_lossy().into_owned();
-        let restore = format!("{} restore {}", self_command(), shell::quote(&t.checkout()));
-        let note = texts::background_note(&state, age, &restore);
-        let no_slot = !Path::new(&slot_path).is_file();
-        if state == RunState::Writing || (no_slot && note.is_some()) {
-            let (word, line) = if state == RunState::Writing {
-                (
-                    "pending",
-                    format!(
-                        "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {slot_path} is unchanged until it ends — run this command again\n",
-                        t.facts.reference,
-                        gap(age),
-                        run.job.timeout
-                    ),
-                )
-            } else {
-                (
-                    "failed",
-                    format!(
-                        "FAILED   {} No handoff exists for {}; write one with /handoff.\n",
-                        note.clone().unwrap_or_default(),
-                        t.facts.reference
-                    ),
-                )
-            };
-            match format {
-                Format::Json => print_json(
-                    out,
-                    &BackgroundJson {
-                        path: slot_path,
-                        state: word,
-                        target: target_json(),
-                        background: &state,
-                        note,
-                    },
-                )?,
-                Format::Text => print(out, &line)?,
-            }
-            return Ok(4);
-        }
-        background = Some((state, note));
+        let line = format!(
+            "FAILED   {n} No handoff exists for {}; write one with /handoff.\n",
+            t.facts.reference
+        );
+        let path = store.path_of(&t.name).to_string_lossy().into_owned();
+        return background_answer(
+            out,
+            format,
+            path,
+            "failed",
+            target_json(),
+            state,
+            note.clone(),
+            &line,
+        );
     }
-
-    // An empty slot takes the newest handoff the local refs hold (after a pull, on a fresh
-    // clone, or a teammate's branch): it is then read like any stored one.
-    if let Some(t) = &target {
-        crate::sync::offer::materialise(&store, t);
-    }
-    let (mut info, kind, others) = store
-        .pick(exact_name.as_deref())?
-        .ok_or_else(|| Error::NoHandoff(store.shown()))?;
-
-    if info.is_placeholder() {
-        let started = Instant::now();
-        let mut state =
-            placeholder_state(&info, now(), crate::hooks::claude::writer_transcript(&info)).0;
-        while info.is_placeholder()
-            && state != PlaceholderState::Abandoned
-            && started.elapsed() < Duration::from_secs(wait)
-        {
-            std::thread::sleep(Duration::from_secs(1));
-            info = HandoffInfo::read(&store, &info.name)
+    let mut delivery = match found.what {
+        What::Writing { run, path } => {
+            let t = target
+                .as_ref()
                 .ok_or_else(|| Error::NoHandoff(store.shown()))?;
-            state =
-                placeholder_state(&info, now(), crate::hooks::claude::writer_transcript(&info)).0;
+            let line = format!(
+                "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {path} is unchanged until it ends — run this command again\n",
+                t.facts.reference,
+                gap(run.age(now())),
+                run.job.timeout
+            );
+            return background_answer(
+                out,
+                format,
+                path,
+                "pending",
+                target_json(),
+                &run.state(now()),
+                None,
+                &line,
+            );
         }
-        if info.is_placeholder() {
+        What::Nothing => return Err(Error::NoHandoff(store.shown())),
+        What::Placeholder {
+            info,
+            state,
+            others,
+            ..
+        } => {
             let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
             let state_name = match state {
                 PlaceholderState::Abandoned => "abandoned",
@@ -201,10 +212,10 @@ pub fn read(
             }
             return Ok(4);
         }
-    }
-
+        What::Handoff(d) => *d,
+    };
+    let background = background.map(|state| (state, note));
     let now = now();
-    let mut delivery = Delivery::prepare(info, kind, others, target.as_ref(), now);
     let document = std::mem::replace(&mut delivery.document, Ok(String::new()))?;
     let consumable = delivery.consumes() && !no_consume;
     let (info, kind, others, verdict, drift) = (

@@ -1,0 +1,63 @@
+//! The last delivery per harness (`<state>/deliveries/<harness>.json`), so `status` can answer
+//! "did the handoff reach my last session?": when, which session and source, how much was
+//! injected, whether it was cut to fit, whether the handoff was marked consumed. Written after
+//! the injection was printed; a failure to record never fails the hook.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One injection that was printed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Delivered {
+    /// When, ISO 8601 (UTC).
+    pub at: String,
+    pub harness: String,
+    pub session: Option<String>,
+    /// The source as the injection names it (`clear`, `compact`, `startup, handled as clear`…).
+    pub source: String,
+    /// The hook event that printed it.
+    pub event: String,
+    /// The injected text's length in characters.
+    pub chars: usize,
+    /// Whether the handoff was cut to fit the client's limit.
+    pub cut: bool,
+    /// Whether the delivered handoff was marked consumed.
+    pub consumed: bool,
+    /// The handoff shown, if one was.
+    pub handoff: Option<String>,
+}
+
+fn path(harness: &str) -> Option<PathBuf> {
+    let safe: String = harness
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    Some(
+        super::claims::state_dir()?
+            .join("deliveries")
+            .join(format!("{safe}.json")),
+    )
+}
+
+/// Record `d` as its harness's last delivery.
+pub fn record(d: &Delivered) {
+    let Some(path) = path(&d.harness) else {
+        return;
+    };
+    let Some(dir) = path.parent() else {
+        return;
+    };
+    if crate::store::slot::create_private_dir(dir).is_err() {
+        return;
+    }
+    if let Ok(bytes) = serde_json::to_vec(d) {
+        let _ = crate::store::slot::replace(&path, &bytes, None, None);
+    }
+}
+
+/// The last delivery recorded for `harness`.
+pub fn last(harness: &str) -> Option<Delivered> {
+    let bytes = crate::input::read_path(&path(harness)?).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
