@@ -172,6 +172,26 @@ fn print_line(out: &mut dyn Write, line: &str) -> bool {
     writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
+/// `hook <event> --harness <h>`: Claude Code's hooks read its input as it is; every other
+/// harness's adapter below translates its own. Events no harness but Claude Code and git has
+/// (session-end, post-checkout, the supervisor) run as they are. Always 0.
+pub fn hook(
+    h: Harness,
+    event: crate::hooks::Event,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    use crate::hooks::Event;
+    match (h, event) {
+        (Harness::ClaudeCode, event) => crate::hooks::run(event, out, err),
+        (h, Event::SessionStart) => session_start(h, out),
+        (h, Event::PreCompact) => pre_compact(h),
+        (h, Event::PostCompact) => post_compact(h),
+        (h, Event::UserPromptSubmit) => user_prompt(h, out),
+        (_, event) => crate::hooks::run(event, out, err),
+    }
+}
+
 /// `hook session-start --harness <h>`: read the harness's input, run the one SessionStart core,
 /// print the harness's output. Always exits 0, like every hook.
 pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {

@@ -6,12 +6,11 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
-use crate::store::change::{SlotChange, Wait};
 use crate::store::{HandoffInfo, Store, Target, epoch, iso, slot};
 
-fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
+pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
     let target = Target::resolve(dir).map_err(|f| Error::Target(f.message))?;
     Ok((target, Store::open()?))
 }
@@ -32,7 +31,18 @@ struct HistoryJson {
     versions: Vec<VersionJson>,
 }
 
-pub fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+/// List the target's slot (version 0) and its kept versions.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+    dir: Option<String>,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    history(args.dir.as_deref(), ui.format, ui.out)
+}
+
+fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
     let (target, store) = target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let current = crate::fs::symlink_metadata(&slot_path)
@@ -79,77 +89,6 @@ pub fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result
             }
             for v in &versions {
                 line(v.version, v.mtime, v.progress.as_deref(), v.size, &v.path);
-            }
-            print(out, &text)?;
-        }
-    }
-    Ok(0)
-}
-
-#[derive(Serialize)]
-struct RestoreJson {
-    slot: String,
-    version: usize,
-    history: Option<String>,
-    auto_push: bool,
-}
-
-pub fn restore(
-    dir: Option<&str>,
-    version: usize,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<i32, Error> {
-    let (target, store) = target_and_store(dir)?;
-    let slot_path = store.path_of(&target.name);
-    let shown = slot_path.to_string_lossy().into_owned();
-    store.create()?;
-    let change = SlotChange::begin(&store, &target, Wait::Cli)?;
-    let versions = slot::versions(&store, &target.name);
-    let Some(chosen) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
-        return Err(Error::NoVersion {
-            slot: shown,
-            version,
-            kept: versions.len(),
-        });
-    };
-    let mtime = chosen.mtime.ok_or_else(|| {
-        Error::io(
-            &chosen.path,
-            std::io::Error::other("modification time unreadable"),
-        )
-    })?;
-    if let Ok(meta) = crate::fs::symlink_metadata(&slot_path)
-        && !meta.file_type().is_file()
-    {
-        return Err(Error::NotRegular(shown));
-    }
-    let kept = change.restore(chosen, mtime)?;
-    let history = kept.map(|p| p.to_string_lossy().into_owned());
-    // The restored version joins the branch's chain as the change ends, and travels like a
-    // written one.
-    drop(change);
-    let auto_push = crate::sync::auto_push(&target);
-    match format {
-        Format::Json => print_json(
-            out,
-            &RestoreJson {
-                slot: shown,
-                version,
-                history,
-                auto_push,
-            },
-        )?,
-        Format::Text => {
-            let mut text = format!(
-                "restored {shown} from version {version} ({})\n",
-                iso(epoch(mtime))
-            );
-            if let Some(h) = &history {
-                text.push_str(&format!("history  {h}\n"));
-            }
-            if auto_push {
-                text.push_str("pushing  in the background (handoff.autoPush)\n");
             }
             print(out, &text)?;
         }

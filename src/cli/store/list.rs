@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
 use crate::store::{HandoffInfo, Store, iso};
 
@@ -15,7 +15,15 @@ struct ListJson<'a> {
     skipped: usize,
 }
 
-pub fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+/// List every handoff in the store, newest first.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    list(ui.format, ui.out, ui.err)
+}
+
+fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let store = Store::open()?;
     let (handoffs, skipped) = store.candidates()?;
     match format {

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
 
 /// Target, then store (target problems are reported first; docs/store.md §0 rule 6).
-fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
+pub(super) fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
     let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.message))?;
     Ok((target, Store::open()?))
 }
@@ -44,7 +44,18 @@ struct OrientJson {
     drift: Vec<Drift>,
 }
 
-pub fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+/// Print everything a caller needs about the target's slot (eight key=value lines).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+    dir: Option<String>,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    orient(args.dir.as_deref(), ui.format, ui.out)
+}
+
+fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
     let (target, store) = locate(dir)?;
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
@@ -94,21 +105,6 @@ pub fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<
             }
             print(out, &text)?;
         }
-    }
-    Ok(0)
-}
-
-#[derive(Serialize)]
-struct PathJson {
-    path: String,
-}
-
-pub fn path(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
-    let (target, store) = locate(dir)?;
-    let path = store.path_of(&target.name).to_string_lossy().into_owned();
-    match format {
-        Format::Json => print_json(out, &PathJson { path })?,
-        Format::Text => print(out, &format!("{path}\n"))?,
     }
     Ok(0)
 }

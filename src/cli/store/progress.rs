@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Format, ProgressArg, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
 use crate::store::Store;
 use crate::store::change::{self, SlotChange, Wait};
@@ -41,7 +41,27 @@ fn in_store(file: &Path, store: &Store) -> Option<String> {
         .flatten()
 }
 
-pub fn set_progress(
+/// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    file: String,
+    #[arg(value_enum)]
+    value: ProgressArg,
+}
+
+/// The lifecycle values `set-progress` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressArg {
+    Writing,
+    Complete,
+    Consumed,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    set_progress(&args.file, args.value, ui.format, ui.out)
+}
+
+fn set_progress(
     file: &str,
     value: ProgressArg,
     format: Format,

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::document::envelope::Progress;
 use crate::error::Error;
 use crate::git;
@@ -264,12 +264,21 @@ struct PruneJson<'a> {
     items: &'a [Item],
 }
 
-pub fn prune(
+/// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
     older_than: u64,
+    /// Really delete.
+    #[arg(long)]
     apply: bool,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<i32, Error> {
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    prune(args.older_than, args.apply, ui.format, ui.out)
+}
+
+fn prune(older_than: u64, apply: bool, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
     let store = Store::open()?;
     let now = SystemTime::now();
     let mut items = collect(&store, older_than, now);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
 use crate::hooks::delivery::{self, What};
 use crate::shell::self_command;
@@ -83,7 +83,31 @@ struct BackgroundJson<'a> {
     note: Option<String>,
 }
 
-pub fn read(
+/// Show the target's handoff (or the most recent one, as a guess) with its verdict.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+    dir: Option<String>,
+    /// Wait up to SECS for a handoff that is still being written.
+    #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    wait: u64,
+    /// Do not mark the handoff as consumed.
+    #[arg(long)]
+    no_consume: bool,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    read(
+        args.dir.as_deref(),
+        args.wait,
+        args.no_consume,
+        ui.format,
+        ui.out,
+        ui.err,
+    )
+}
+
+fn read(
     dir: Option<&str>,
     wait: u64,
     no_consume: bool,

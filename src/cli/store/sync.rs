@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::error::Error;
 use crate::store::{Store, Target};
 use crate::sync::Merge;
@@ -22,8 +22,28 @@ pub struct Options {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     #[arg(long, value_name = "DIR")]
     pub checkout: Option<String>,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+}
+
+/// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    opts: Options,
+    /// Push every branch's handoff.
+    #[arg(long, conflicts_with = "setup")]
+    all: bool,
+    /// Add the handoff fetch refspec to the remote's config (no network).
+    #[arg(long)]
+    setup: bool,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    let action = if args.setup {
+        Action::Setup
+    } else {
+        Action::Sync { all: args.all }
+    };
+    execute(&args.opts, action, false, ui.format, ui.out, ui.err)
 }
 
 /// What to run.
@@ -44,10 +64,11 @@ struct Json<'a> {
     exit: i32,
 }
 
-pub fn run(
+pub fn execute(
     opts: &Options,
     action: Action,
     background: bool,
+    format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
@@ -55,7 +76,7 @@ pub fn run(
         // Detached from the writer's session, so nothing waits for it or prompts through it.
         let _ = nix::unistd::setsid();
     }
-    let result = act(opts, action, background, out);
+    let result = act(opts, action, background, format, out);
     if let Ok((_, Some(message))) = &result {
         let _ = writeln!(err, "handoff-store: {message}");
     }
@@ -79,6 +100,7 @@ fn act(
     opts: &Options,
     action: Action,
     background: bool,
+    format: Format,
     out: &mut dyn Write,
 ) -> Result<(i32, Option<String>), Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
@@ -101,13 +123,13 @@ fn act(
     if background {
         crate::sync::outcome::clear_ask(&store);
     }
-    let mut result = act_once(opts, action, background, &target, &store, out);
+    let mut result = act_once(opts, action, background, format, &target, &store, out);
     // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
     for _ in 0..3 {
         if !(background && crate::sync::outcome::clear_ask(&store)) {
             break;
         }
-        result = act_once(opts, action, background, &target, &store, out);
+        result = act_once(opts, action, background, format, &target, &store, out);
     }
     result
 }
@@ -116,6 +138,7 @@ fn act_once(
     opts: &Options,
     action: Action,
     background: bool,
+    format: Format,
     target: &Target,
     store: &Store,
     out: &mut dyn Write,
@@ -165,7 +188,7 @@ fn act_once(
     } else {
         0
     };
-    match opts.format {
+    match format {
         Format::Json => print_json(
             out,
             &Json {

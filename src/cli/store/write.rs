@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read, Write};
 
 use serde::Serialize;
 
-use super::{Format, print, print_json};
+use super::{Format, Ui, print, print_json};
 use crate::document::Document;
 use crate::error::Error;
 use crate::gate;
@@ -27,7 +27,7 @@ fn background_run(store: &Store) -> Option<Run> {
 
 /// The flags of `write`.
 #[derive(Debug, clap::Args)]
-pub struct Options {
+pub struct Args {
     /// The checkout the handoff is for.
     #[arg(long, value_name = "DIR")]
     pub checkout: Option<String>,
@@ -43,8 +43,10 @@ pub struct Options {
     /// Store without running the gate (credentials are still refused).
     #[arg(long)]
     pub no_gate: bool,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    write(args, ui.format, ui.out, ui.err)
 }
 
 fn refuse(message: String) -> Error {
@@ -140,7 +142,12 @@ struct WriteJson {
     exit: i32,
 }
 
-pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+fn write(
+    opts: &Args,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
     let draft = if opts.placeholder {
         None
     } else {
@@ -177,7 +184,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         } else {
             "(gate: not run, --no-gate)"
         };
-        finish(out, opts.format, &result, note)
+        finish(out, format, &result, note)
     };
 
     let run = background_run(&store);
@@ -237,7 +244,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
     let report = crate::report::check::document(&doc, &input_name, Some(&checkout));
-    if opts.format == Format::Text {
+    if format == Format::Text {
         let lines: Vec<(Stream, String)> = report.text_lines();
         super::super::emit(&lines, out, err).map_err(Error::Output)?;
     }
@@ -248,7 +255,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         report: Some(r.json()),
     };
     if code == 2 {
-        if opts.format == Format::Json {
+        if format == Format::Json {
             let result = WriteJson {
                 stored: false,
                 path: slot_path.clone(),
@@ -265,7 +272,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         )));
     }
     if let Some(run) = run {
-        return write_candidate(&store, &target, &run, &text, code, opts.format, out);
+        return write_candidate(&store, &target, &run, &text, code, format, out);
     }
     if orphan {
         let kept = {
@@ -291,7 +298,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
         let note = format!(
             "(the background write it belongs to no longer exists: kept in history; {slot_path} is unchanged)"
         );
-        return finish(out, opts.format, &result, &note);
+        return finish(out, format, &result, &note);
     }
     let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
     let result = WriteJson {
@@ -308,7 +315,7 @@ pub fn write(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result
     } else {
         "(gate: FAILED, exit 1 — fix the citations and write again)"
     };
-    finish(out, opts.format, &result, note)
+    finish(out, format, &result, note)
 }
 
 /// Store a background writer's gated document as its run's candidate; it reaches the slot

@@ -1,0 +1,78 @@
+//! `hook <event> [--harness H]`: every hook goes through `harness::hook`, Claude Code being
+//! the default harness. Hooks always exit 0.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::Ui;
+use crate::error::Error;
+use crate::harness::{self, Harness};
+use crate::hooks::Event;
+
+/// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
+/// session-end; git post-checkout. Hooks always exit 0.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    event: HookEvent,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum HookEvent {
+    /// SessionStart: re-inject the handoff after /clear or a compaction (Claude Code, or the
+    /// harness named by --harness).
+    SessionStart {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
+    /// PreCompact: steer the summary and start the background writer (Claude Code, or Codex
+    /// with --harness codex, whose writer is `codex exec`).
+    PreCompact {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
+    /// PostCompact: confirm the compaction, so the writer's handoff may be installed.
+    PostCompact {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
+    /// UserPromptSubmit: deliver the handoff once when SessionStart did not run (Claude Code, or
+    /// Gemini CLI's BeforeAgent with --harness gemini).
+    UserPromptSubmit {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
+    /// Claude Code SessionEnd: on /clear, record a marker for the next session.
+    SessionEnd,
+    /// git post-checkout <prev> <new> <flag>: say whether the new branch has a handoff.
+    PostCheckout {
+        #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+        args: Vec<String>,
+    },
+    #[command(name = "__supervise", hide = true)]
+    Supervise { run_dir: PathBuf },
+    /// The supervisor's way to start a writer that dies with it (internal).
+    #[command(name = "__exec-writer", hide = true)]
+    ExecWriter {
+        parent: String,
+        #[arg(num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
+        argv: Vec<OsString>,
+    },
+}
+
+pub fn run(args: Args, ui: &mut Ui) -> Result<i32, Error> {
+    let claude = |h: Option<Harness>| h.unwrap_or(Harness::ClaudeCode);
+    let (event, h) = match args.event {
+        HookEvent::SessionStart { harness } => (Event::SessionStart, claude(harness)),
+        HookEvent::PreCompact { harness } => (Event::PreCompact, claude(harness)),
+        HookEvent::PostCompact { harness } => (Event::PostCompact, claude(harness)),
+        HookEvent::UserPromptSubmit { harness } => (Event::UserPromptSubmit, claude(harness)),
+        HookEvent::SessionEnd => (Event::SessionEnd, Harness::ClaudeCode),
+        HookEvent::PostCheckout { args } => (Event::PostCheckout(args), Harness::ClaudeCode),
+        HookEvent::Supervise { run_dir } => (Event::Supervise(run_dir), Harness::ClaudeCode),
+        HookEvent::ExecWriter { parent, argv } => {
+            return Ok(crate::hooks::supervisor::exec_writer(&parent, &argv));
+        }
+    };
+    Ok(harness::hook(h, event, ui.out, ui.err))
+}

@@ -1,0 +1,101 @@
+//! `restore`: swap a kept version back into the slot (run again to undo); the restored version
+//! joins the chain like a written one and travels with autoPush.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::history::target_and_store;
+use super::{Format, Ui, print, print_json};
+use crate::error::Error;
+use crate::store::change::{SlotChange, Wait};
+use crate::store::{epoch, iso, slot};
+
+/// Swap a kept version back into the slot.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
+    dir: Option<String>,
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    version: u64,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    restore(
+        args.dir.as_deref(),
+        args.version as usize,
+        ui.format,
+        ui.out,
+    )
+}
+
+#[derive(Serialize)]
+struct RestoreJson {
+    slot: String,
+    version: usize,
+    history: Option<String>,
+    auto_push: bool,
+}
+
+fn restore(
+    dir: Option<&str>,
+    version: usize,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, Error> {
+    let (target, store) = target_and_store(dir)?;
+    let slot_path = store.path_of(&target.name);
+    let shown = slot_path.to_string_lossy().into_owned();
+    store.create()?;
+    let change = SlotChange::begin(&store, &target, Wait::Cli)?;
+    let versions = slot::versions(&store, &target.name);
+    let Some(chosen) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
+        return Err(Error::NoVersion {
+            slot: shown,
+            version,
+            kept: versions.len(),
+        });
+    };
+    let mtime = chosen.mtime.ok_or_else(|| {
+        Error::io(
+            &chosen.path,
+            std::io::Error::other("modification time unreadable"),
+        )
+    })?;
+    if let Ok(meta) = crate::fs::symlink_metadata(&slot_path)
+        && !meta.file_type().is_file()
+    {
+        return Err(Error::NotRegular(shown));
+    }
+    let kept = change.restore(chosen, mtime)?;
+    let history = kept.map(|p| p.to_string_lossy().into_owned());
+    // The restored version joins the branch's chain as the change ends, and travels like a
+    // written one.
+    drop(change);
+    let auto_push = crate::sync::auto_push(&target);
+    match format {
+        Format::Json => print_json(
+            out,
+            &RestoreJson {
+                slot: shown,
+                version,
+                history,
+                auto_push,
+            },
+        )?,
+        Format::Text => {
+            let mut text = format!(
+                "restored {shown} from version {version} ({})\n",
+                iso(epoch(mtime))
+            );
+            if let Some(h) = &history {
+                text.push_str(&format!("history  {h}\n"));
+            }
+            if auto_push {
+                text.push_str("pushing  in the background (handoff.autoPush)\n");
+            }
+            print(out, &text)?;
+        }
+    }
+    Ok(0)
+}

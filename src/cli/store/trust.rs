@@ -1,0 +1,50 @@
+//! `trust codex`: have Codex trust the handoff-store hooks it lists, through `codex
+//! app-server` — what Codex's /hooks "Trust" does.
+
+use std::io::Write;
+
+use super::install::dir_of;
+use super::{Ui, print};
+use crate::error::Error;
+use crate::harness::codex;
+
+/// Have Codex trust the handoff-store hooks it lists here.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(value_enum)]
+    what: TrustWhat,
+    dir: Option<String>,
+}
+
+pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+    trust(args.what, args.dir.as_deref(), ui.out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrustWhat {
+    /// Codex CLI.
+    Codex,
+}
+
+/// `trust codex`: trust the handoff-store hooks Codex lists for DIR (exit 3 when Codex cannot
+/// be asked, 4 when it lists none of ours).
+fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
+    let TrustWhat::Codex = what;
+    let dir = dir_of(dir)?;
+    let bin = codex::binary().ok_or_else(|| {
+        Error::External("codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust".into())
+    })?;
+    let text = match codex::trust_ours(&bin, &dir).map_err(|e| Error::External(e.to_string()))? {
+        codex::Trust::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
+        codex::Trust::Already => {
+            "trusted   (already) every handoff-store hook Codex lists here\n".into()
+        }
+        codex::Trust::NotListed => {
+            return Err(Error::NothingToDo(
+                "Codex lists no handoff-store hook here: install codex, or add the plugin (contrib/codex)".into(),
+            ));
+        }
+    };
+    print(out, &text)?;
+    Ok(0)
+}
