@@ -7,7 +7,7 @@ mod fixtures;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use handoff_store::report::check::gate_file;
+use handoff_store::report::run_gate::gate_file;
 use handoff_store::store::Store;
 
 fn benches(c: &mut Criterion) {

@@ -9,7 +9,7 @@ use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser};
 
 use crate::report::Report;
-use crate::report::check::{citations, gate_file};
+use crate::report::run_gate::{citations, gate_file};
 
 pub use super::Format;
 

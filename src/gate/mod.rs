@@ -1,6 +1,6 @@
 //! The gate's checks (docs/gate.md §2): pure functions over the parsed `Document` — contract,
 //! coverage, size — plus the `checkout:` header's expansion and the checkout errors. Running
-//! them in order with the checkout and the resolver is `report::check`'s job, one layer up.
+//! them in order with the checkout and the resolver is `report::run_gate`'s job, one layer up.
 
 pub mod contract;
 pub mod coverage;

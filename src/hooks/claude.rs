@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use crate::env::home;
 use crate::store::HandoffInfo;
-use crate::store::skeleton::is_safe_id;
+use crate::store::naming::is_safe_id;
 
 /// The transcript of session `id` and its mtime, if it exists:
 /// `<home>/.claude/projects/<id>.jsonl` or `<home>/.claude/projects/*/<id>.jsonl`.

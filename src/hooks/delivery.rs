@@ -14,17 +14,17 @@ use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Store, Target, placeholder_state};
 
-/// What there is to show for a checkout (or, without one, the store's most recent handoff).
+/// Content there is to show for a checkout (or, without one, the store's most recent handoff).
 pub struct Found {
     /// The exact slot's latest background write and its state.
     pub background: Option<(Run, RunState)>,
-    /// What to say about that write when it ended without a handoff, or was held back.
+    /// Content to say about that write when it ended without a handoff, or was held back.
     pub note: Option<String>,
-    pub what: What,
+    pub content: Content,
 }
 
 /// The body of what is shown.
-pub enum What {
+pub enum Content {
     /// A background write for the exact slot is under way (the slot is untouched).
     Writing {
         run: Run,
@@ -46,9 +46,9 @@ impl Found {
     /// Whether a reader that may wait should look again: a background write or a placeholder
     /// that is still being written.
     pub fn in_progress(&self) -> bool {
-        match &self.what {
-            What::Writing { .. } => true,
-            What::Placeholder { state, .. } => *state != PlaceholderState::Abandoned,
+        match &self.content {
+            Content::Writing { .. } => true,
+            Content::Placeholder { state, .. } => *state != PlaceholderState::Abandoned,
             _ => false,
         }
     }
@@ -56,7 +56,7 @@ impl Found {
 
 /// Find what to show for `target` (`None`: no checkout, the most recent handoff) at `now`.
 /// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when
-/// a marker corroborates it); a pick it declines is [`What::Nothing`] and is never read.
+/// a marker corroborates it); a pick it declines is [`Content::Nothing`] and is never read.
 pub fn find(
     store: &Store,
     target: Option<&Target>,
@@ -82,7 +82,7 @@ pub fn find(
         });
     if let (Some((run, RunState::Writing)), Some(t)) = (&background, target) {
         return Found {
-            what: What::Writing {
+            content: Content::Writing {
                 run: run.clone(),
                 path: store.path_of(&t.name).to_string_lossy().into_owned(),
             },
@@ -95,27 +95,27 @@ pub fn find(
     if let Some(t) = target {
         crate::sync::offer::materialise(store, t);
     }
-    let what = match store.pick(target.map(|t| t.name.as_str())).ok().flatten() {
-        None => What::Nothing,
-        Some((info, kind, _)) if !info.is_placeholder() && !shown(&info, kind) => What::Nothing,
+    let content = match store.pick(target.map(|t| t.name.as_str())).ok().flatten() {
+        None => Content::Nothing,
+        Some((info, kind, _)) if !info.is_placeholder() && !shown(&info, kind) => Content::Nothing,
         Some((info, kind, others)) => {
             if info.is_placeholder() && kind == PickKind::Exact {
                 let (state, transcript) =
                     placeholder_state(&info, now, super::claude::writer_transcript(&info));
-                What::Placeholder {
+                Content::Placeholder {
                     info,
                     state,
                     transcript,
                     others,
                 }
             } else {
-                What::Handoff(Box::new(Delivery::prepare(info, kind, others, target, now)))
+                Content::Handoff(Box::new(Delivery::prepare(info, kind, others, target, now)))
             }
         }
     };
     Found {
         background,
         note,
-        what,
+        content,
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::store::skeleton::is_safe_id;
+use crate::store::naming::is_safe_id;
 use crate::store::{Store, Target};
 use crate::text::hex_md5;
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::claims::claim;
 use super::claims::dedup_lock;
-use super::delivery::{self, What};
+use super::delivery::{self, Content};
 use super::input::safe_session_id;
 use super::input::string_field;
 use super::input::target;
@@ -106,7 +106,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             crate::sync::auto_push_promoted(&run);
         }
     }
-    // What to show, found as every reader finds it; a most recent handoff (not this slot's) is
+    // Content to show, found as every reader finds it; a most recent handoff (not this slot's) is
     // shown after /clear only when the marker corroborates it, never after a compaction.
     let corroborated = |info: &crate::store::HandoffInfo| {
         marker
@@ -122,11 +122,11 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
     });
     let (background_note, mut shown, subject) = match found {
         None => (None, None, InjectionBody::Nothing),
-        Some(found) => match found.what {
-            What::Writing { run, path } => {
+        Some(found) => match found.content {
+            Content::Writing { run, path } => {
                 (found.note, None, InjectionBody::Background { run, path })
             }
-            What::Placeholder {
+            Content::Placeholder {
                 info,
                 state,
                 transcript,
@@ -140,7 +140,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
                     transcript,
                 },
             ),
-            What::Handoff(d) => {
+            Content::Handoff(d) => {
                 let subject = InjectionBody::Document {
                     info: d.info.clone(),
                     kind: d.kind,
@@ -148,7 +148,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
                 };
                 (found.note, Some(d), subject)
             }
-            What::Nothing => (found.note, None, InjectionBody::Nothing),
+            Content::Nothing => (found.note, None, InjectionBody::Nothing),
         },
     };
     let lock_exists = string_field(input, "session_id")

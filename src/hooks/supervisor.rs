@@ -154,7 +154,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
     };
     let parsed = Document::parse(&text.replace('\r', ""));
     let report =
-        crate::report::check::document(&parsed, "the writer's answer", Some(&target.checkout()));
+        crate::report::run_gate::document(&parsed, "the writer's answer", Some(&target.checkout()));
     let words: String = report
         .text_lines()
         .into_iter()

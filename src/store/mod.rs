@@ -11,7 +11,6 @@ pub mod info;
 pub mod naming;
 pub mod placeholder;
 pub mod runs;
-pub mod skeleton;
 pub mod slot;
 pub mod target;
 pub mod time;

@@ -44,6 +44,17 @@ pub fn path_bytes(p: &Path) -> Vec<u8> {
     }
 }
 
+/// Whether `id` is safe to write into a file or use in a path.
+/// The rule is `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
+pub fn is_safe_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    (1..=128).contains(&b.len())
+        && b[0].is_ascii_alphanumeric()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,7 +166,7 @@ impl Run {
 
     /// The run with writer id `id`.
     pub fn find(store: &Store, id: &str) -> Option<Run> {
-        if !super::skeleton::is_safe_id(id) {
+        if !super::naming::is_safe_id(id) {
             return None;
         }
         Run::load(&run_dir(store, id))

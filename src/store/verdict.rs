@@ -169,7 +169,7 @@ pub fn gate_stored(
     let bytes = bytes.to_vec();
     std::thread::spawn(move || {
         let parsed =
-            crate::report::check::gate_bytes_parsed(&file_arg, bytes, checkout_arg.as_deref());
+            crate::report::run_gate::gate_bytes_parsed(&file_arg, bytes, checkout_arg.as_deref());
         let _ = tx.send(parsed);
     });
     match rx.recv_timeout(GATE_BUDGET) {

@@ -294,7 +294,7 @@ pub fn import(
     // Only what makes a document malformed is checked here; its citations are judged when it
     // is read, like any stored handoff's.
     let label = format!("version {}", &version.id[..version.id.len().min(12)]);
-    if let Some(error) = crate::report::check::malformed(&doc, &label) {
+    if let Some(error) = crate::report::run_gate::malformed(&doc, &label) {
         return refuse(format!(
             "the gate calls it malformed (exit 2): {}",
             error.message

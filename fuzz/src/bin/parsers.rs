@@ -13,7 +13,7 @@ fn main() {
         match mode % 3 {
             // The whole gate, against this repository as the checkout.
             0 => {
-                let _ = handoff_store::report::check::gate_bytes(
+                let _ = handoff_store::report::run_gate::gate_bytes(
                     "fuzz.md",
                     rest.to_vec(),
                     Some(env!("CARGO_MANIFEST_DIR")),

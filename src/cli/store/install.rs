@@ -15,7 +15,7 @@ use crate::shell::self_command;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[arg(value_enum)]
-    pub what: What,
+    pub what: Integration,
     pub dir: Option<String>,
     #[command(flatten)]
     pub scope: ScopeArgs,
@@ -25,9 +25,9 @@ pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
     install(args.what, args.dir.as_deref(), args.scope, ui.out)
 }
 
-/// What to install.
+/// Integration to install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum What {
+pub enum Integration {
     /// git's post-checkout hook: names the handoff of the branch just checked out.
     GitHook,
     /// Claude Code's five hooks (settings.json) and the /handoff skill.
@@ -44,16 +44,16 @@ pub enum What {
     Cursor,
 }
 
-impl What {
+impl Integration {
     fn harness(self) -> Option<Harness> {
         match self {
-            What::GitHook => None,
-            What::Claude => Some(Harness::ClaudeCode),
-            What::Codex => Some(Harness::Codex),
-            What::Gemini => Some(Harness::Gemini),
-            What::Copilot => Some(Harness::Copilot),
-            What::Cline => Some(Harness::Cline),
-            What::Cursor => Some(Harness::Cursor),
+            Integration::GitHook => None,
+            Integration::Claude => Some(Harness::ClaudeCode),
+            Integration::Codex => Some(Harness::Codex),
+            Integration::Gemini => Some(Harness::Gemini),
+            Integration::Copilot => Some(Harness::Copilot),
+            Integration::Cline => Some(Harness::Cline),
+            Integration::Cursor => Some(Harness::Cursor),
         }
     }
 }
@@ -99,9 +99,9 @@ pub(super) fn root_of(dir: &Path) -> Option<PathBuf> {
     crate::git::open_work_tree(dir, false).ok().map(|w| w.root)
 }
 
-/// What an `install`/`uninstall` of a harness acts on: the harness, the store (which keeps the
+/// Integration an `install`/`uninstall` of a harness acts on: the harness, the store (which keeps the
 /// file's bytes before and after), the plan, and the directory it was run for.
-pub(super) struct Subject {
+pub(super) struct HarnessPlan {
     pub h: Harness,
     pub store: crate::store::Store,
     pub plan: harness_install::Plan,
@@ -110,17 +110,17 @@ pub(super) struct Subject {
 
 /// The harness subject of `what`, or `Err(dir)` for the git hook.
 pub(super) fn subject(
-    what: What,
+    what: Integration,
     dir: Option<&str>,
     scope: ScopeArgs,
-) -> Result<Result<Subject, PathBuf>, Error> {
+) -> Result<Result<HarnessPlan, PathBuf>, Error> {
     let dir = dir_of(dir)?;
     let Some(h) = what.harness() else {
         return Ok(Err(dir));
     };
     let store = crate::store::Store::open()?;
     let plan = harness_install::plan(h, scope.scope(h), root_of(&dir).as_deref())?;
-    Ok(Ok(Subject {
+    Ok(Ok(HarnessPlan {
         h,
         store,
         plan,
@@ -129,12 +129,12 @@ pub(super) fn subject(
 }
 
 fn install(
-    what: What,
+    what: Integration,
     dir: Option<&str>,
     scope: ScopeArgs,
     out: &mut dyn Write,
 ) -> Result<i32, Error> {
-    let Subject {
+    let HarnessPlan {
         h,
         store,
         plan,
@@ -173,7 +173,7 @@ fn install(
     Ok(0)
 }
 
-/// What `trust` can ask: only Codex gates hooks behind a trust it records.
+/// Integration `trust` can ask: only Codex gates hooks behind a trust it records.
 /// Trust our Codex hook through Codex, or say exactly what the user must do.
 fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &Path) -> String {
     let manual = "open codex, type /hooks, choose \"Review hook trust\" and trust handoff-store's SessionStart hook (until then Codex skips it without a word)";

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
 use crate::error::Error;
-use crate::hooks::delivery::{self, What};
+use crate::hooks::delivery::{self, Content};
 use crate::shell::self_command;
 use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
@@ -129,7 +129,7 @@ fn read(
         })
     };
 
-    // What to show, found as every reader finds it; while a background write or a placeholder
+    // Content to show, found as every reader finds it; while a background write or a placeholder
     // is still being written, look again until `wait` runs out.
     let started = Instant::now();
     let found = loop {
@@ -137,8 +137,8 @@ fn read(
         if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
             break found;
         }
-        std::thread::sleep(match found.what {
-            What::Writing { .. } => Duration::from_millis(250),
+        std::thread::sleep(match found.content {
+            Content::Writing { .. } => Duration::from_millis(250),
             _ => Duration::from_secs(1),
         });
     };
@@ -146,7 +146,7 @@ fn read(
     let note = found.note.clone();
     // A background write that ended with nothing to show, for a slot that holds nothing.
     if let (Some((_, state)), Some(t), Some(n)) = (&found.background, &target, &note)
-        && !matches!(found.what, What::Writing { .. })
+        && !matches!(found.content, Content::Writing { .. })
         && !store.path_of(&t.name).is_file()
     {
         let line = format!(
@@ -165,8 +165,8 @@ fn read(
             &line,
         );
     }
-    let mut delivery = match found.what {
-        What::Writing { run, path } => {
+    let mut delivery = match found.content {
+        Content::Writing { run, path } => {
             let t = target
                 .as_ref()
                 .ok_or_else(|| Error::NoHandoff(store.shown()))?;
@@ -187,8 +187,8 @@ fn read(
                 &line,
             );
         }
-        What::Nothing => return Err(Error::NoHandoff(store.shown())),
-        What::Placeholder {
+        Content::Nothing => return Err(Error::NoHandoff(store.shown())),
+        Content::Placeholder {
             info,
             state,
             others,
@@ -236,7 +236,7 @@ fn read(
             }
             return Ok(4);
         }
-        What::Handoff(d) => *d,
+        Content::Handoff(d) => *d,
     };
     let background = background.map(|state| (state, note));
     let now = now();

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::install::{Args, ScopeArgs, Subject, What, subject};
+use super::install::{Args, HarnessPlan, Integration, ScopeArgs, subject};
 use super::{Ui, print};
 use crate::error::Error;
 use crate::harness::codex;
@@ -16,12 +16,12 @@ pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
 }
 
 fn uninstall(
-    what: What,
+    what: Integration,
     dir: Option<&str>,
     scope: ScopeArgs,
     out: &mut dyn Write,
 ) -> Result<i32, Error> {
-    let Subject { h, store, plan, .. } = match subject(what, dir, scope)? {
+    let HarnessPlan { h, store, plan, .. } = match subject(what, dir, scope)? {
         Ok(s) => s,
         Err(dir) => return uninstall_git_hook(&dir, out),
     };

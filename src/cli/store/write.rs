@@ -13,8 +13,8 @@ use crate::gate;
 use crate::input;
 use crate::report::Stream;
 use crate::store::change::{SlotChange, Wait};
+use crate::store::placeholder;
 use crate::store::runs::{Run, RunState};
-use crate::store::skeleton;
 use crate::store::{Store, Target, slot};
 use crate::sync;
 
@@ -210,7 +210,7 @@ fn write(
 
     let Some(draft) = draft else {
         let session = crate::env::settings().write_session.clone();
-        let text = skeleton::placeholder(
+        let text = placeholder::document(
             &target.facts.reference,
             &checkout,
             &target.facts.head,
@@ -243,7 +243,7 @@ fn write(
         store.check_collision(&target)?;
     }
     let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
-    let report = crate::report::check::document(&doc, &input_name, Some(&checkout));
+    let report = crate::report::run_gate::document(&doc, &input_name, Some(&checkout));
     if format == Format::Text {
         let lines: Vec<(Stream, String)> = report.text_lines();
         super::super::emit(&lines, out, err).map_err(Error::Output)?;

@@ -17,13 +17,13 @@ use crate::resolve::{self, Resolver};
 
 /// What the gate finds before it looks at a checkout (steps 1–11: contract, citation grammar,
 /// input guard, coverage, size), with the citations it parsed on the way.
-struct Offline {
+struct BeforeCheckout {
     findings: Vec<Finding>,
     citations: Vec<citation::CitationLine>,
     size: size::Size,
 }
 
-fn offline(doc: &Document, header_state: &HeaderCheckout) -> Offline {
+fn before_checkout(doc: &Document, header_state: &HeaderCheckout) -> BeforeCheckout {
     let mut findings = contract::check(doc, header_state);
     let block = doc.citation_block();
     let citations =
@@ -38,7 +38,7 @@ fn offline(doc: &Document, header_state: &HeaderCheckout) -> Offline {
     ));
     let size = size::measure(doc.size_bytes);
     findings.extend(size.findings.iter().cloned());
-    Offline {
+    BeforeCheckout {
         findings,
         citations,
         size,
@@ -56,7 +56,7 @@ fn header_state(doc: &Document, file: &str) -> HeaderCheckout {
 /// citation's target — what sync checks before it imports a document whose `checkout:` it has
 /// just pointed at this checkout.
 pub fn malformed(doc: &Document, file: &str) -> Option<Finding> {
-    offline(doc, &header_state(doc, file))
+    before_checkout(doc, &header_state(doc, file))
         .findings
         .into_iter()
         .find(|f| f.severity == Severity::Error)
@@ -67,11 +67,11 @@ pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Repor
     let mut report = Report::new(Mode::Gate, file);
     let header = doc.field("checkout");
     let header_state = header_state(doc, file);
-    let Offline {
+    let BeforeCheckout {
         findings,
         citations,
         size,
-    } = offline(doc, &header_state);
+    } = before_checkout(doc, &header_state);
     report.findings.extend(findings);
     report.size = Some(size);
 
