@@ -324,10 +324,11 @@ pub fn install_skill(plan: &Plan) -> Result<bool, Error> {
     let text = skill_text();
     match read_text(path)? {
         Some(current) if current == text => Ok(false),
-        Some(current) if !is_our_skill(&current) => Err(Error::Collision(format!(
-            "{} exists and is not ours; move it away and install again",
-            path.display()
-        ))),
+        Some(current) if !is_our_skill(&current) => Err(Error::NotOurs {
+            path: path.to_path_buf(),
+            beside: None,
+            advice: "move it away and install again",
+        }),
         _ => write_text(path, &text, false).map(|()| true),
     }
 }
@@ -495,10 +496,11 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
         Shape::Script(script) => match &before {
             Some(text) if text == script => return Ok(installed(false)),
             Some(_) => {
-                return Err(Error::Collision(format!(
-                    "{} already exists and is not ours; move it away (Cline runs one script per event) and install again",
-                    plan.file.display()
-                )));
+                return Err(Error::NotOurs {
+                    path: plan.file.clone(),
+                    beside: None,
+                    advice: "move it away (Cline runs one script per event) and install again",
+                });
             }
             None => script.clone(),
         },

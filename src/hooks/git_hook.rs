@@ -81,11 +81,11 @@ pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error>
     } else if is_ours(&path) {
         Installed::Updated
     } else if crate::fs::symlink_metadata(&chained).is_ok() {
-        return Err(Error::Collision(format!(
-            "{} is not ours and {} already exists; nothing was changed — move one of them away first",
-            path.display(),
-            chained.display()
-        )));
+        return Err(Error::NotOurs {
+            path: path.to_path_buf(),
+            beside: Some(chained.to_path_buf()),
+            advice: "nothing was changed — move one of them away first",
+        });
     } else {
         crate::fs::rename(&path, &chained).map_err(|e| Error::io(&path, e))?;
         Installed::Chained(chained)

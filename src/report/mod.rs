@@ -273,7 +273,7 @@ fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
     out
 }
 
-pub mod run_gate;
 mod json;
+pub mod run_gate;
 
 use json::JsonReport;

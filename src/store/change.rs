@@ -52,8 +52,9 @@ impl<'a> SlotChange<'a> {
     pub fn of_slot(store: &'a Store, name: &str, wait: Wait) -> Result<SlotChange<'a>, Error> {
         let lock = match wait {
             Wait::Cli => slot::lock_cli(store, name)?,
-            Wait::Hook(w) => slot::lock(store, name, w)
-                .map_err(|_| Error::Locked(store.path_of(name).to_string_lossy().into_owned()))?,
+            Wait::Hook(w) => {
+                slot::lock(store, name, w).map_err(|_| Error::Locked(store.path_of(name)))?
+            }
         };
         Ok(SlotChange {
             store,

@@ -62,7 +62,7 @@ impl Store {
         if let Ok(meta) = crate::fs::metadata(&store.dir)
             && !meta.is_dir()
         {
-            return Err(Error::StoreNotDirectory(store.shown()));
+            return Err(Error::StoreNotDirectory(store.dir.clone()));
         }
         Ok(store)
     }
@@ -107,13 +107,13 @@ impl Store {
             .map(|m| m.to_string_lossy().into_owned())
             .or(current.checkout.clone())
             .unwrap_or_else(|| "?".into());
-        Err(Error::Collision(format!(
-            "refusing to overwrite {}: it holds the handoff for {} in {holder}, not for {} in {} (their file names collide); pass --force to replace it (the old version goes to history)",
-            current.path,
-            current.declared().unwrap_or("?"),
-            target.facts.reference,
-            target.main()
-        )))
+        Err(Error::Collision {
+            slot: PathBuf::from(&current.path),
+            holds_branch: current.declared().unwrap_or("?").to_string(),
+            holds_checkout: holder,
+            branch: target.facts.reference.clone(),
+            main: target.main(),
+        })
     }
 
     /// The exact pick, else the most recent non-placeholder with the other candidates

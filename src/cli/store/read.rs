@@ -169,7 +169,7 @@ fn read(
         Content::Writing { run, path } => {
             let t = target
                 .as_ref()
-                .ok_or_else(|| Error::NoHandoff(store.shown()))?;
+                .ok_or_else(|| Error::NoHandoff(store.dir.clone()))?;
             let line = format!(
                 "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {path} is unchanged until it ends — run this command again\n",
                 t.facts.reference,
@@ -187,7 +187,7 @@ fn read(
                 &line,
             );
         }
-        Content::Nothing => return Err(Error::NoHandoff(store.shown())),
+        Content::Nothing => return Err(Error::NoHandoff(store.dir.clone())),
         Content::Placeholder {
             info,
             state,

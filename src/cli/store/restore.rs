@@ -65,7 +65,7 @@ fn restore(
     if let Ok(meta) = crate::fs::symlink_metadata(&slot_path)
         && !meta.file_type().is_file()
     {
-        return Err(Error::NotRegular(shown));
+        return Err(Error::NotRegular(slot_path));
     }
     let kept = change.restore(chosen, mtime)?;
     let history = kept.map(|p| p.to_string_lossy().into_owned());

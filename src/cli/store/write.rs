@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
 use crate::document::Document;
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::gate;
 use crate::input;
 use crate::report::Stream;
@@ -231,9 +231,10 @@ fn write(
             for f in secrets {
                 let _ = writeln!(err, "ERROR    {}", f.message);
             }
-            return Err(Error::NotStored(format!(
-                "not stored — the document carries a credential; {slot_path} is unchanged"
-            )));
+            return Err(Error::NotStored {
+                slot: slot_path,
+                why: Refusal::Credential,
+            });
         }
         return ungated(&text, false, out, err);
     }
@@ -267,9 +268,10 @@ fn write(
             };
             print_json(out, &result)?;
         }
-        return Err(Error::NotStored(format!(
-            "not stored — the document violates the format contract (gate exit 2); {slot_path} is unchanged"
-        )));
+        return Err(Error::NotStored {
+            slot: slot_path,
+            why: Refusal::Malformed,
+        });
     }
     if let Some(run) = run {
         return write_candidate(&store, &target, &run, &text, code, format, out);

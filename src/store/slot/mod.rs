@@ -73,9 +73,7 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     match crate::input::read_capped(file) {
         Ok(bytes) => Ok(bytes),
-        Err(crate::input::InputError::TooLarge) => {
-            Err(Error::TooLarge(path.to_string_lossy().into_owned()))
-        }
+        Err(crate::input::InputError::TooLarge) => Err(Error::TooLarge(path.to_path_buf())),
         Err(e) => Err(Error::io(
             path,
             std::io::Error::other(e.gate_message(&path.to_string_lossy())),
@@ -129,7 +127,7 @@ pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockF
 /// The CLI's lock: 10 s, then the exact "locked by another process" error.
 pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
     lock(store, name, Duration::from_secs(10)).map_err(|f| match f {
-        LockFailure::Busy => Error::Locked(store.path_of(name).to_string_lossy().into_owned()),
+        LockFailure::Busy => Error::Locked(store.path_of(name)),
         LockFailure::Io(e) => e,
     })
 }
@@ -148,7 +146,7 @@ pub(in crate::store) fn replace_slot_at(
     if let Ok(meta) = crate::fs::symlink_metadata(&path)
         && !meta.file_type().is_file()
     {
-        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
+        return Err(Error::NotRegular(path.to_path_buf()));
     }
     clean_temps(store, name);
     let kept = keep_current(store, name, Some(bytes))?;

@@ -211,10 +211,10 @@ pub(in crate::store) fn flip_progress(
 ) -> Result<Flip, Error> {
     let meta = crate::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.file_type().is_file() {
-        return Err(Error::NotRegular(path.to_string_lossy().into_owned()));
+        return Err(Error::NotRegular(path.to_path_buf()));
     }
     if meta.len() > crate::input::MAX_BYTES {
-        return Err(Error::TooLarge(path.to_string_lossy().into_owned()));
+        return Err(Error::TooLarge(path.to_path_buf()));
     }
     if let Some((mtime, size)) = expect
         && (meta.modified().ok() != mtime || meta.len() != size)
@@ -232,7 +232,7 @@ pub(in crate::store) fn flip_progress(
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
     if bytes.len() as u64 > crate::input::MAX_BYTES {
-        return Err(Error::TooLarge(path.to_string_lossy().into_owned()));
+        return Err(Error::TooLarge(path.to_path_buf()));
     }
     match rewrite_progress(&bytes, value) {
         Rewrite::NoField => Ok(Flip::NoField),
