@@ -60,7 +60,11 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
 /// from; `None` when the slot is not empty, nothing is found, the gate refuses it, or the slot
 /// is busy.
 pub fn materialise(store: &Store, target: &Target) -> Option<String> {
-    let found = peek(store, target)?;
+    if target.facts.detached || crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
+        return None;
+    }
+    let chains = Chains::open(&target.facts.checkout)?;
+    let found = newest(&chains, &target.facts.reference)?;
     let change =
         SlotChange::from_chain(store, &target.name, Wait::Hook(Duration::from_millis(500))).ok()?;
     if crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
@@ -83,16 +87,14 @@ pub fn materialise(store: &Store, target: &Target) -> Option<String> {
             // (a fast-forward, as `pull` would), so what this machine records next — the
             // consume — builds on it and pushes as a fast-forward, never as a new root.
             let local = handoff_ref(&target.facts.reference);
+            let tip = chains.tip(&local);
             if found.reference != local
-                && let Some(chains) = Chains::open(&target.facts.checkout)
-            {
-                let tip = chains.tip(&local);
-                if tip
+                && tip.as_deref() != Some(found.version.id.as_str())
+                && tip
                     .as_deref()
                     .is_none_or(|t| chains.is_ancestor(t, &found.version.id))
-                {
-                    let _ = chains.set(&local, &found.version.id, tip.as_deref());
-                }
+            {
+                let _ = chains.set(&local, &found.version.id, tip.as_deref());
             }
             Some(found.reference)
         }
