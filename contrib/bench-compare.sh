@@ -13,8 +13,9 @@ mkdir -p "$out"
 for side in before after; do
   rev=${!side}
   tree="$out/tree-$side"
-  rm -rf "$tree"
   git -C "$root" worktree remove --force "$tree" 2>/dev/null || true
+  rm -rf "$tree"
+  git -C "$root" worktree prune
   git -C "$root" worktree add -q --detach "$tree" "$rev"
   (cd "$tree" && CARGO_TARGET_DIR="$out/target-$side" cargo bench --locked --no-run -q)
 done

@@ -120,36 +120,26 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             kind == PickKind::Exact || (!compact && corroborated(info))
         })
     });
-    let (background_note, mut shown, subject) = match found {
-        None => (None, None, InjectionBody::Nothing),
-        Some(found) => match found.content {
-            Content::Writing { run, path } => {
-                (found.note, None, InjectionBody::Background { run, path })
-            }
-            Content::Placeholder {
-                info,
-                state,
-                transcript,
-                ..
-            } => (
-                found.note,
-                None,
-                InjectionBody::Placeholder {
+    let (background_note, subject) = match found {
+        None => (None, InjectionBody::Nothing),
+        Some(found) => {
+            let body = match found.content {
+                Content::Writing { run, path } => InjectionBody::Background { run, path },
+                Content::Placeholder {
+                    info,
+                    state,
+                    transcript,
+                    ..
+                } => InjectionBody::Placeholder {
                     info,
                     state,
                     transcript,
                 },
-            ),
-            Content::Handoff(d) => {
-                let subject = InjectionBody::Document {
-                    info: d.info.clone(),
-                    kind: d.kind,
-                    others: d.others.clone(),
-                };
-                (found.note, Some(d), subject)
-            }
-            Content::Nothing => (found.note, None, InjectionBody::Nothing),
-        },
+                Content::Handoff(d) => InjectionBody::Document(d),
+                Content::Nothing => InjectionBody::Nothing,
+            };
+            (found.note, body)
+        }
     };
     let lock_exists = string_field(input, "session_id")
         .and_then(|s| dedup_lock(&safe_session_id(s)))
@@ -189,34 +179,31 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             head.push(body);
             (head.join("\n\n"), None)
         }
-        InjectionBody::Document { .. } => match shown.take() {
-            Some(delivery) => {
-                let document = match &delivery.document {
-                    Ok(d) => d.clone(),
-                    Err(e) => format!("(not loaded: {e})"),
-                };
-                let text = compose_document(
-                    &head,
-                    &delivery.info,
-                    delivery.kind,
-                    &delivery.others,
-                    &delivery.verdict,
-                    &delivery.drift,
-                    &document,
-                    reference,
-                    now,
-                );
-                (text, Some(delivery))
-            }
-            None => (head.join("\n\n"), None),
-        },
+        InjectionBody::Document(delivery) => {
+            let document = match &delivery.document {
+                Ok(d) => d.clone(),
+                Err(e) => format!("(not loaded: {e})"),
+            };
+            let text = compose_document(
+                &head,
+                &delivery.info,
+                delivery.kind,
+                &delivery.others,
+                &delivery.verdict,
+                &delivery.drift,
+                &document,
+                reference,
+                now,
+            );
+            (text, Some(delivery))
+        }
     };
 
     if !emit(&text) {
         return;
     }
 
-    let handoff = shown.as_ref().map(|d| d.info.path.clone());
+    let handoff = shown.map(|d| d.info.path.clone());
     let mut consumed = false;
     if let Some(delivery) = shown
         && delivery.consumes()

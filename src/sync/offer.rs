@@ -22,11 +22,17 @@ pub struct Found {
 /// The newest handoff the refs hold for `target`'s branch, when its slot is empty. Costs one
 /// `lstat` when the slot exists (the common case); otherwise a few ref lookups.
 pub fn peek(store: &Store, target: &Target) -> Option<Found> {
+    look(store, target).map(|(_, found)| found)
+}
+
+/// [`peek`], with the repository it opened.
+fn look(store: &Store, target: &Target) -> Option<(Chains, Found)> {
     if target.facts.detached || crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
         return None;
     }
     let chains = Chains::open(&target.facts.checkout)?;
-    newest(&chains, &target.facts.reference)
+    let found = newest(&chains, &target.facts.reference)?;
+    Some((chains, found))
 }
 
 fn newest(chains: &Chains, branch: &str) -> Option<Found> {
@@ -60,11 +66,7 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
 /// from; `None` when the slot is not empty, nothing is found, the gate refuses it, or the slot
 /// is busy.
 pub fn materialise(store: &Store, target: &Target) -> Option<String> {
-    if target.facts.detached || crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {
-        return None;
-    }
-    let chains = Chains::open(&target.facts.checkout)?;
-    let found = newest(&chains, &target.facts.reference)?;
+    let (chains, found) = look(store, target)?;
     let change =
         SlotChange::from_chain(store, &target.name, Wait::Hook(Duration::from_millis(500))).ok()?;
     if crate::fs::symlink_metadata(store.path_of(&target.name)).is_ok() {

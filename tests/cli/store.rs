@@ -13,6 +13,24 @@ fn orient_value(out: &str, key: &str) -> String {
         .to_string()
 }
 
+/// `--format` is one global option: before the command or after it, the same answer.
+#[test]
+fn format_is_accepted_before_or_after_the_command() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let after = run(env.store().args(["path", "--format", "json"]).arg(&repo));
+    let before = run(env.store().args(["--format", "json", "path"]).arg(&repo));
+    assert_eq!(
+        (after.code, before.code),
+        (0, 0),
+        "{}{}",
+        after.stderr,
+        before.stderr
+    );
+    assert!(after.stdout.starts_with("{\"path\":"), "{}", after.stdout);
+    assert_eq!(before.stdout, after.stdout);
+}
+
 #[test]
 fn store_directory_follows_the_three_rules() {
     let env = TestEnv::new();

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::super::marker::{FRESH_SECONDS, Marker};
 use super::truncate::{INJECTION_LIMIT, utf16_len};
 use crate::shell::{self, self_command};
+use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
 use crate::store::verdict::GateVerdict;
@@ -26,11 +27,8 @@ pub enum InjectionBody {
         state: PlaceholderState,
         transcript: Option<(std::path::PathBuf, std::time::SystemTime)>,
     },
-    Document {
-        info: HandoffInfo,
-        kind: PickKind,
-        others: Vec<HandoffInfo>,
-    },
+    /// A handoff, read, gated and measured.
+    Document(Box<Delivery>),
 }
 
 pub const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
@@ -40,9 +38,9 @@ pub const RULE_NEXT: &str = "Then start the first `## Next` item that is **not**
 pub fn compact_section(subject: &InjectionBody, lock: bool, reference: &str, now: i64) -> String {
     let w = match (lock, subject) {
         (false, _) => "No automatic write was attempted for this session before this compaction — the pre-compact hook did not run or declined, so nothing wrote down what the summary may have dropped.".to_string(),
-        (true, InjectionBody::Document { info, .. }) => format!(
+        (true, InjectionBody::Document(d)) => format!(
             "An automatic write was attempted for this session. The handoff below was written {} ago — check that its Next matches what you were last doing.",
-            gap(info.mtime.map_or(0, |m| (now - m).max(0) as u64))
+            gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
         (true, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
         (true, InjectionBody::Nothing) => "An automatic write was attempted for this session, but no handoff and no in-progress write are visible for this branch — the attempt may have failed silently. Run `/handoff` yourself if you need one.".to_string(),
@@ -77,7 +75,7 @@ pub fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> 
         InjectionBody::Nothing => {
             format!("**No handoff exists for `{reference}`, so that work is undocumented.**")
         }
-        InjectionBody::Document { info, .. } => match (m.ended_at_epoch, info.mtime) {
+        InjectionBody::Document(d) => match (m.ended_at_epoch, d.info.mtime) {
             (Some(e), Some(mt)) => {
                 let g = (e - mt).max(0) as u64;
                 if g <= FRESH_SECONDS as u64 {
@@ -94,7 +92,7 @@ pub fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> 
             }
             _ => format!(
                 "A handoff exists for `{}`, but there is not enough recorded to tell whether it covers the cleared session. Treat its coverage as unknown.",
-                info.branch.as_deref().unwrap_or("?")
+                d.info.branch.as_deref().unwrap_or("?")
             ),
         },
     };
