@@ -212,7 +212,13 @@ impl Chains {
             .filter_map(|mut r| {
                 let full = r.name().as_bstr().to_string();
                 let rest = full.strip_prefix(prefix)?.to_string();
-                let id = r.peel_to_id().ok()?.to_string();
+                // A direct ref's own id, without looking the object up (10,000 tracking refs
+                // are 10,000 object lookups otherwise); a symbolic one is followed.
+                let id = match r.target().try_id() {
+                    Some(id) => id.to_owned(),
+                    None => r.peel_to_id().ok()?.detach(),
+                }
+                .to_string();
                 Some((rest, id))
             })
             .collect();
@@ -454,11 +460,6 @@ impl Chains {
         Ok(())
     }
 
-    /// Whether ref `name` is a loose ref (a file of its own, not only a `packed-refs` line).
-    pub fn is_loose(&self, name: &str) -> bool {
-        crate::fs::symlink_metadata(self.repo.common_dir().join(name)).is_ok_and(|m| m.is_file())
-    }
-
     /// The lock of the loose ref at `path` (its directories created up to the git dir).
     fn lock_ref(&self, path: &Path) -> Result<gix::lock::File, RefError> {
         gix::lock::File::acquire_to_update_resource(
@@ -492,30 +493,33 @@ impl Chains {
     }
 
     /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
-    /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved is left
-    /// alone; whether every one was deleted.
+    /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved or is
+    /// gone is left alone; false only when the deletion itself failed.
     pub fn delete_all(&self, refs: &[(String, String)]) -> bool {
         let _deferred = crate::process::Deferred::begin();
-        let edits: Vec<RefEdit> = refs
-            .iter()
-            .filter(|(name, expected)| same_id(self.tip(name).as_deref(), Some(expected)))
-            .filter_map(|(name, expected)| {
-                Some(RefEdit {
-                    change: Change::Delete {
-                        expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
-                            oid(expected).ok()?,
-                        )),
-                        log: RefLog::AndReference,
-                    },
-                    name: name.as_str().try_into().ok()?,
-                    deref: false,
-                })
+        let edit_of = |(name, expected): &(String, String)| {
+            Some(RefEdit {
+                change: Change::Delete {
+                    expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
+                        oid(expected).ok()?,
+                    )),
+                    log: RefLog::AndReference,
+                },
+                name: name.as_str().try_into().ok()?,
+                deref: false,
             })
-            .collect();
-        if edits.is_empty() {
+        };
+        let edits: Vec<RefEdit> = refs.iter().filter_map(edit_of).collect();
+        // Most often every ref still holds its id: one transaction, no lookup before it.
+        if edits.is_empty() || self.edit(edits).is_ok() {
             return true;
         }
-        self.edit(edits).is_ok()
+        let held: Vec<RefEdit> = refs
+            .iter()
+            .filter(|(name, expected)| same_id(self.tip(name).as_deref(), Some(expected)))
+            .filter_map(edit_of)
+            .collect();
+        held.is_empty() || self.edit(held).is_ok()
     }
 
     /// One gix ref transaction, its reflog entries signed now.

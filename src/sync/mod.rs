@@ -5,6 +5,7 @@
 //! forcing. The local store stays the source of truth for the hooks, which only read local refs
 //! (`offer`). Objects and refs go through `git::chain`; only `transport` spawns `git`.
 
+pub mod lease;
 pub mod offer;
 pub mod ops;
 pub mod outcome;

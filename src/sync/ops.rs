@@ -2,6 +2,8 @@
 //! forcing), `pull` (fetch into remote-tracking refs, then merge per branch) and `setup` (the
 //! fetch refspec in the remote's config). The CLI renders what these return.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::transport::{self, PushStatus, RefUpdate};
@@ -170,30 +172,42 @@ pub fn push(
     };
     let mut leases = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
+    // The remote's chains as last fetched, listed once (10,000 loose refs are 10,000 files).
+    let tracked = if prune == Prune::No {
+        Vec::new()
+    } else {
+        chains.list(&tracking_prefix(remote))
+    };
     if prune != Prune::No {
-        let remote_branch = |b: &str| chains.tip(&format!("refs/remotes/{remote}/{b}")).is_some();
+        let names = |prefix: &str| -> HashSet<String> {
+            chains.list(prefix).into_iter().map(|(b, _)| b).collect()
+        };
+        let (branches, local, remote_branches) = (
+            names("refs/heads/"),
+            names("refs/handoffs/"),
+            names(&format!("refs/remotes/{remote}/")),
+        );
         let here = super::host();
         let recent = crate::store::now() - TEAMMATE_DAYS * 86_400;
-        for (b, id) in chains.list(&tracking_prefix(remote)) {
-            if chains.has_branch(&b) || chains.tip(&handoff_ref(&b)).is_some() || remote_branch(&b)
-            {
+        for (b, id) in &tracked {
+            if branches.contains(b) || local.contains(b) || remote_branches.contains(b) {
                 continue;
             }
             // A teammate's recent chain: its branch may just not be pushed yet.
             if prune != Prune::Force
-                && let Some(meta) = chains.meta_of(&id).map(|m| super::Meta::parse(&m))
+                && let Some(meta) = chains.meta_of(id).map(|m| super::Meta::parse(&m))
                 && meta.host.is_some()
                 && meta.host != here
                 && meta.written_at >= recent
             {
                 kept.push(Kept {
-                    reference: handoff_ref(&b),
+                    reference: handoff_ref(b),
                     host: meta.host.unwrap_or_default(),
                     written_at: crate::store::iso(meta.written_at),
                 });
                 continue;
             }
-            doomed.push((b, id));
+            doomed.push((b.clone(), id.clone()));
         }
     }
     // A few deletions go as refspecs, each under a lease on the id last fetched. Many go as one
@@ -202,11 +216,10 @@ pub fn push(
     // pruned, each deletion under the lease of its remote-tracking copy.
     let mut keep_refs = Vec::new();
     if doomed.len() > EXPLICIT_DELETIONS {
-        let doomed_names: std::collections::HashSet<&str> =
-            doomed.iter().map(|(b, _)| b.as_str()).collect();
-        for (b, id) in chains.list(&tracking_prefix(remote)) {
+        let doomed_names: HashSet<&str> = doomed.iter().map(|(b, _)| b.as_str()).collect();
+        for (b, id) in &tracked {
             if !doomed_names.contains(b.as_str()) {
-                keep_refs.push((format!("{KEEP_PREFIX}{b}"), id));
+                keep_refs.push((format!("{KEEP_PREFIX}{b}"), id.clone()));
             }
         }
     } else {
@@ -217,10 +230,12 @@ pub fn push(
     }
     let mut updates = Vec::new();
     if doomed.len() > EXPLICIT_DELETIONS {
-        updates = prune_by_glob(chains, target, remote, &keep_refs, background)?;
+        updates = prune_by_glob(
+            store, chains, target, remote, &tracked, &keep_refs, background,
+        )?;
     }
     if refspecs.is_empty() && !(updates.is_empty() && kept.is_empty()) {
-        return Ok(finish(chains, remote, sent, updates, kept));
+        return Ok(finish(chains, remote, &tracked, sent, updates, kept));
     }
     if refspecs.is_empty() {
         let what = if all {
@@ -240,19 +255,16 @@ pub fn push(
         &leases,
         background,
     )?);
-    Ok(finish(chains, remote, sent, updates, kept))
+    Ok(finish(chains, remote, &tracked, sent, updates, kept))
 }
 
 /// How many deletions `push --prune` sends as explicit refspecs before it prunes by glob.
 const EXPLICIT_DELETIONS: usize = 64;
 /// The scratch namespace naming the remote chains a glob prune keeps (emptied afterwards).
 const KEEP_PREFIX: &str = "refs/handoff-prune/";
-/// The scratch namespace a glob prune takes its leases from when the remote-tracking refs are
-/// packed: loose copies of them. git updates the lease source of every pushed ref one ref at a
-/// time; once `git gc` had packed the tracking refs, each of 10,000 deletions rewrote
-/// `packed-refs` (52–71 s); through loose copies, 25–28 s. With loose tracking refs the copies
-/// only cost (7–8 s direct, 13–14 s through copies), so they are used only for packed ones.
-const LEASE_PREFIX: &str = "refs/handoff-lease/";
+/// Where releases before this one kept loose copies of the tracking refs as a glob prune's
+/// leases; a run killed then may have left some, which go at the next prune.
+const LEGACY_LEASE_PREFIX: &str = "refs/handoff-lease/";
 
 /// Every ref under `prefix`, as (full name, id).
 fn refs_under(chains: &Chains, prefix: &str) -> Vec<(String, String)> {
@@ -264,59 +276,59 @@ fn refs_under(chains: &Chains, prefix: &str) -> Vec<(String, String)> {
 }
 
 /// Delete every remote chain but `keep` (scratch refs under [`KEEP_PREFIX`], one per chain
-/// that stays) in one push, each deletion leased on its remote-tracking ref (or, when those are
-/// packed, on a loose copy under [`LEASE_PREFIX`]); the scratch refs go again whatever
-/// happened.
+/// that stays) in one push, under the lease of [`super::lease`]: every remote chain the push
+/// changes must still hold the id its remote-tracking ref has, else nothing is deleted and the
+/// moved ones are reported. The scratch refs go again whatever happened.
 fn prune_by_glob(
+    store: &Store,
     chains: &Chains,
     target: &Target,
     remote: &str,
+    tracked: &[(String, String)],
     keep: &[(String, String)],
     background: bool,
 ) -> Result<Vec<RefUpdate>, Error> {
-    let tracking = refs_under(chains, &tracking_prefix(remote));
-    let loose = tracking
+    let leased: Vec<(String, String)> = tracked
         .iter()
-        .filter(|(name, _)| chains.is_loose(name))
-        .count();
-    let lease = if loose * 2 >= tracking.len() {
-        tracking_prefix(remote)
-    } else {
-        format!("{LEASE_PREFIX}{remote}/")
-    };
-    let copies = lease != tracking_prefix(remote);
+        .map(|(b, id)| (handoff_ref(b), id.clone()))
+        .collect();
     // Scratch refs a killed run left behind go first.
     chains.delete_all(&refs_under(chains, KEEP_PREFIX));
-    chains.delete_all(&refs_under(chains, &format!("{LEASE_PREFIX}{remote}/")));
-    let scratch = |name: &str, id: &str| {
-        chains
-            .set(name, id, None)
-            .map_err(|e| Error::External(format!("cannot write {name}: {e:?}")))
-    };
+    chains.delete_all(&refs_under(chains, LEGACY_LEASE_PREFIX));
+    let leases = super::lease::Leases::create(&store.dir, &leased)?;
     let result = keep
         .iter()
-        .try_for_each(|(name, id)| scratch(name, id))
-        .and_then(|()| {
-            if !copies {
-                return Ok(());
-            }
-            let prefix = tracking_prefix(remote);
-            tracking.iter().try_for_each(|(name, id)| {
-                scratch(&format!("{lease}{}", &name[prefix.len()..]), id)
-            })
+        .try_for_each(|(name, id)| {
+            chains
+                .set(name, id, None)
+                .map_err(|e| Error::External(format!("cannot write {name}: {e:?}")))
         })
         .and_then(|()| {
             transport::prune(
                 &target.facts.checkout,
                 remote,
                 &format!("{KEEP_PREFIX}*:refs/handoffs/*"),
-                &format!("+refs/handoffs/*:{lease}*"),
+                leases.folder(),
                 background,
             )
         });
     chains.delete_all(keep);
-    if copies {
-        chains.delete_all(&refs_under(chains, &lease));
+    let moved = leases.moved();
+    if !moved.is_empty() {
+        return Ok(moved
+            .into_iter()
+            .map(|m| RefUpdate {
+                summary: if m.advertised.bytes().all(|b| b == b'0') {
+                    "[rejected] (gone since the last fetch; nothing was deleted)".into()
+                } else if leased.iter().any(|(r, _)| *r == m.reference) {
+                    "[rejected] (changed since the last fetch; nothing was deleted)".into()
+                } else {
+                    "[rejected] (not fetched yet; nothing was deleted)".into()
+                },
+                reference: m.reference,
+                status: PushStatus::Moved,
+            })
+            .collect());
     }
     // What stayed is not news: only the deletions (and refusals) are reported.
     Ok(result?
@@ -329,6 +341,7 @@ fn prune_by_glob(
 fn finish(
     chains: &Chains,
     remote: &str,
+    tracked: &[(String, String)],
     sent: Vec<String>,
     updates: Vec<RefUpdate>,
     kept: Vec<Kept>,
@@ -336,20 +349,29 @@ fn finish(
     // The remote-tracking copies follow what the remote now holds, so hooks and `--prune`
     // see it without another fetch (deletions in one transaction: `packed-refs` is rewritten
     // once, not once per ref — 10,000 took minutes).
+    // A deleted chain's copy is as `push --prune` listed it (the transaction checks it still is).
+    let listed: HashMap<&str, &str> = tracked
+        .iter()
+        .map(|(b, id)| (b.as_str(), id.as_str()))
+        .collect();
     let mut gone = Vec::new();
     for u in &updates {
         let Some(branch) = u.reference.strip_prefix("refs/handoffs/") else {
             continue;
         };
         let tracking = format!("{}{branch}", tracking_prefix(remote));
-        let current = chains.tip(&tracking);
         match u.status {
             PushStatus::Pushed | PushStatus::UpToDate => {
                 if let Some(tip) = chains.tip(&u.reference) {
+                    let current = chains.tip(&tracking);
                     let _ = chains.set(&tracking, &tip, current.as_deref());
                 }
             }
             PushStatus::Deleted => {
+                let current = match listed.get(branch) {
+                    Some(id) => Some(id.to_string()),
+                    None => chains.tip(&tracking),
+                };
                 if let Some(c) = current {
                     gone.push((tracking, c));
                 }

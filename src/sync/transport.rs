@@ -137,28 +137,28 @@ pub fn push(
 }
 
 /// `git push --prune` of `glob` (`<scratch>/*:refs/handoffs/*`): every remote chain without a
-/// scratch ref is deleted, each under the lease of its remote-tracking copy (`fetch_refspec`
-/// maps them for this one command; a chain with none is refused as stale, never deleted).
-/// Atomic where the remote allows it (one ref transaction there: ten thousand deletions in
-/// seconds); otherwise one by one.
+/// scratch ref is deleted. The lease is our pre-push hook in `hooks` (`core.hooksPath` for this
+/// one command, see [`super::lease`]), and a negative fetch refspec keeps git from touching the
+/// remote-tracking refs one by one (the caller updates them in one transaction). Atomic where
+/// the remote allows it (one ref transaction there); otherwise one by one.
 pub fn prune(
     dir: &Path,
     remote: &str,
     glob: &str,
-    fetch_refspec: &str,
+    hooks: &Path,
     background: bool,
 ) -> Result<Vec<RefUpdate>, Error> {
     let run = |atomic: bool| -> Result<std::process::Output, Error> {
         let mut cmd = git(dir, background);
         cmd.arg("-c")
-            .arg(format!("remote.{remote}.fetch={fetch_refspec}"))
-            .args([
-                "push",
-                "--porcelain",
-                "--no-verify",
-                "--prune",
-                "--force-with-lease",
-            ]);
+            .arg(format!("remote.{remote}.fetch=^refs/handoffs/*"))
+            .arg("-c")
+            .arg({
+                let mut setting = std::ffi::OsString::from("core.hooksPath=");
+                setting.push(hooks);
+                setting
+            })
+            .args(["push", "--porcelain", "--prune"]);
         if atomic {
             cmd.arg("--atomic");
         }

@@ -1598,9 +1598,11 @@ fn a_killed_push_leaves_no_lock_and_the_next_push_completes() {
     }
 }
 
-/// Issue 21.10: many deletions go in one glob push (explicit refspecs took minutes for 10,000):
-/// the chains of branches gone everywhere are deleted, a teammate's recent one and a chain that
-/// reached the remote after the last fetch stay, and no scratch ref is left behind.
+/// Issue 21.10: many deletions go in one glob push (explicit refspecs took minutes for 10,000),
+/// under our pre-push lease: the chains of branches gone everywhere are deleted and a teammate's
+/// recent one stays; a chain that reached the remote, or moved there, after the last fetch
+/// refuses the whole push (nothing deleted, the tracking refs untouched, exit 3) until a pull;
+/// no scratch ref and no lease folder is left behind.
 #[test]
 fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
     let env = TestEnv::new();
@@ -1643,70 +1645,98 @@ fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
     assert_eq!(a.write(&env, "mine").code, 0);
     assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
     assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
-    // A chain that reaches the remote after the last fetch: never deleted unseen.
+    let no_lease_folder = |a: &Machine| {
+        let left: Vec<_> = std::fs::read_dir(&a.store)
+            .expect("store")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".prune-lease."))
+            .collect();
+        assert!(left.is_empty(), "lease folders left behind: {left:?}");
+    };
+    let remote_chains = || {
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"],
+        )
+    };
+    let tracking = |a: &Machine| {
+        env.git(&a.repo, &["for-each-ref", "refs/handoff-remotes"])
+            .lines()
+            .count()
+    };
+    // A chain that reaches the remote after the last fetch: never deleted unseen, and the
+    // whole push is refused (nothing deleted, the tracking refs as they were).
     env.git(&bare, &["update-ref", "refs/handoffs/unseen", &old]);
-
+    let before = tracking(&a);
     let pruned = run(&mut a.hs(&env, &["push", "--prune"]));
     assert!(
         pruned.stdout.contains("kept     refs/handoffs/alices"),
         "{}",
         pruned.stdout
     );
-    let left = env.git(
-        &bare,
-        &["for-each-ref", "--format=%(refname)", "refs/handoffs"],
+    assert_eq!(pruned.code, 3, "{}{}", pruned.stdout, pruned.stderr);
+    assert!(
+        pruned.stdout.contains(
+            "rejected (the remote moved) refs/handoffs/unseen → origin [rejected] (not fetched yet"
+        ),
+        "{}",
+        pruned.stdout
     );
     assert!(
-        left.contains("refs/handoffs/unseen"),
-        "a chain never fetched was deleted: {left}"
-    );
-    if left.contains("gone-") {
-        // Atomic where the remote allows it: the stale one refused the whole push, said as
-        // "the remote moved" — after a pull it goes through.
-        assert_eq!(pruned.code, 3, "{}{}", pruned.stdout, pruned.stderr);
-        assert!(
-            pruned.stdout.contains("rejected (the remote moved)"),
-            "{}",
-            pruned.stdout
-        );
-    } else {
-        assert!(
-            pruned.stdout.contains("deleted refs/handoffs/gone-42"),
-            "{}",
-            pruned.stdout
-        );
-    }
-    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
-    // Once `git gc` packed the tracking refs, the leases come from loose scratch copies (git
-    // rewrote packed-refs once per deleted ref): the same rules, an unseen chain kept.
-    env.git(&a.repo, &["pack-refs", "--all"]);
-    env.git(&bare, &["update-ref", "refs/handoffs/unseen-too", &old]);
-    let packed = run(&mut a.hs(&env, &["push", "--prune"]));
-    assert!(
-        env.git(
-            &bare,
-            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
-        )
-        .contains("refs/handoffs/unseen-too"),
-        "a chain never fetched was deleted: {}",
-        packed.stdout
+        remote_chains().contains("refs/handoffs/unseen") && remote_chains().contains("gone-42"),
+        "deleted despite a refused lease: {}",
+        remote_chains()
     );
     assert_eq!(
-        env.git(&a.repo, &["for-each-ref", "refs/handoff-lease"]),
-        "",
-        "lease copies left behind"
+        tracking(&a),
+        before,
+        "tracking refs changed by a refused push"
     );
+    no_lease_folder(&a);
+    // After a pull the same push goes through; a chain that moved on the remote since the
+    // fetch (here: after `git gc` packed the tracking refs) refuses it again.
+    assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    env.git(&a.repo, &["pack-refs", "--all"]);
+    env.git(&bare, &["update-ref", "refs/handoffs/gone-7", &fresh]);
+    let moved = run(&mut a.hs(&env, &["push", "--prune"]));
+    assert_eq!(moved.code, 3, "{}{}", moved.stdout, moved.stderr);
+    assert!(
+        moved
+            .stdout
+            .contains("refs/handoffs/gone-7 → origin [rejected] (changed since the last fetch"),
+        "{}",
+        moved.stdout
+    );
+    assert!(remote_chains().contains("gone-42"), "{}", remote_chains());
+    no_lease_folder(&a);
     assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
     env.git(&a.repo, &["pack-refs", "--all"]);
     let again = run(&mut a.hs(&env, &["push", "--prune"]));
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert!(
+        again.stdout.contains("deleted refs/handoffs/gone-42"),
+        "{}",
+        again.stdout
+    );
+    // gone-7 now holds alice's fresh version: a teammate's recent chain, kept.
+    assert_eq!(
+        remote_chains(),
+        "refs/handoffs/alices\nrefs/handoffs/gone-7\nrefs/handoffs/main"
+    );
     assert_eq!(
         env.git(
-            &bare,
-            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+            &a.repo,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/handoff-remotes"
+            ]
         ),
-        "refs/handoffs/alices\nrefs/handoffs/main"
+        "refs/handoff-remotes/origin/alices\nrefs/handoff-remotes/origin/gone-7\nrefs/handoff-remotes/origin/main",
+        "the tracking refs follow the remote"
     );
+    no_lease_folder(&a);
     assert_eq!(
         env.git(&a.repo, &["for-each-ref", "refs/handoff-prune"]),
         "",

@@ -105,6 +105,14 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let mut args = args.into_iter().peekable();
+    // Started by git as the lease check of a `push --prune` (see `sync::lease`).
+    if let Some(folder) = args
+        .peek()
+        .and_then(|argv0| crate::sync::lease::hook_folder(argv0))
+    {
+        return crate::sync::lease::run_hook(&folder, &mut std::io::stdin().lock(), err);
+    }
     let parsed = match StoreArgs::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => return super::clap_exit(e, out, err),
