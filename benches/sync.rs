@@ -323,56 +323,82 @@ fn main() {
 /// How many remote chains the issue-21 cases hold.
 const GONE: usize = 10_000;
 
-/// Issue 21: a remote with 10,000 chains `refs/handoffs/gone-N` (packed) whose branches exist
+/// Issue 21: a remote with 10,000 chains `refs/handoffs/gone-N` (packed, as a server keeps
+/// them; each its own version, written 60 days ago on another host) whose branches exist
 /// nowhere; `push --prune` deletes them all in one push (target ≤ 5 s), once with the
 /// remote-tracking refs as `git fetch` leaves them (loose) and once after `git pack-refs`; and
 /// `pull` with the 10,000 refs unchanged.
+///
+/// Every run works on fresh copies of templates built once, and nothing is deleted between the
+/// runs: on an ext4 without a journal (this machine's), allocating an inode skips every inode
+/// freed in the last one to six minutes, so a file created after 10,000 deletions scans
+/// 10,000 inodes first — rebuilding the fixture before each run measured the fixture's own
+/// deletions (pack-refs, the previous run) several times over. The remote sits on tmpfs
+/// (`/dev/shm`) when there is one, as a server's disk is not the user's: its `receive-pack`
+/// creates a lock file per deleted ref there. `HANDOFF_BENCH_REMOTE_ON_DISK=1` puts it beside
+/// the clone instead.
 fn prune_cases(w: &World, home: &Path) {
-    let bare = w.remote("prune.git");
-    let id = git(&bare, &["rev-parse", "refs/heads/main"]);
-    let create: String = (0..GONE)
-        .map(|i| format!("create refs/handoffs/gone-{i} {id}\n"))
-        .collect();
-    let (repo, store) = w.clone(&bare, "pruner");
-    let reset = |packed: bool| {
-        let left = git(
-            &bare,
-            &[
-                "for-each-ref",
-                "--format=delete %(refname)",
-                "refs/handoffs",
-            ],
-        );
-        if !left.is_empty() {
-            git_stdin(&bare, &["update-ref", "--stdin"], &format!("{left}\n"));
-        }
-        git_stdin(&bare, &["update-ref", "--stdin"], &create);
-        git(&bare, &["pack-refs", "--all"]);
-        git(
-            &repo,
-            &[
-                "fetch",
-                "-q",
-                "origin",
-                "+refs/handoffs/*:refs/handoff-remotes/origin/*",
-            ],
-        );
-        if packed {
-            git(&repo, &["pack-refs", "--all"]);
-        }
+    let template = w.remote("prune-template.git");
+    let when = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        - 60 * 86_400;
+    let mut stream = String::new();
+    for i in 0..GONE {
+        let branch = format!("gone-{i}");
+        let handoff = doc(Path::new("/elsewhere/repo"), &branch);
+        let meta = format!("written-at: {when}\nbranch: {branch}\nhost: old-host\n");
+        stream.push_str(&format!(
+            "commit refs/handoffs/{branch}\ncommitter Bench <bench@example.com> {when} +0000\ndata 7\nhandoff\nM 100644 inline handoff.md\ndata {}\n{handoff}\nM 100644 inline meta\ndata {}\n{meta}\n",
+            handoff.len(),
+            meta.len()
+        ));
+    }
+    git_stdin(&template, &["fast-import", "--quiet"], &stream);
+    git(&template, &["pack-refs", "--all"]);
+    let (loose, _) = w.clone(&template, "prune-template-loose");
+    git(
+        &loose,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/handoffs/*:refs/handoff-remotes/origin/*",
+        ],
+    );
+    let packed = w.root.join("prune-template-packed");
+    copy(&loose, &packed);
+    git(&packed, &["pack-refs", "--all"]);
+    let shm = Path::new("/dev/shm");
+    let remotes = if std::env::var_os("HANDOFF_BENCH_REMOTE_ON_DISK").is_none() && shm.is_dir() {
+        shm.join(format!("handoff-bench-{}", std::process::id()))
+    } else {
+        w.root.join("prune-remotes")
     };
-    for (packed, label) in [(false, "loose"), (true, "packed")] {
+    let mut n = 0;
+    for (template_clone, label) in [(&loose, "loose"), (&packed, "packed")] {
         let mut times = Vec::new();
         for _ in 0..3 {
-            reset(packed);
+            n += 1;
+            let bare = remotes.join(format!("{n}.git"));
+            copy(&template, &bare);
+            let repo = w.root.join(format!("prune-run-{n}"));
+            copy(template_clone, &repo);
+            let url = format!("file://{}", bare.display());
+            git(&repo, &["remote", "set-url", "origin", &url]);
+            let store = w.root.join(format!("prune-run-{n}-store"));
             times.push(timed(
                 store_cmd(&repo, &store, home, &["push", "--prune", "origin"]),
                 None,
             ));
+            let left =
+                |dir: &Path, prefix: &str| git(dir, &["for-each-ref", prefix]).lines().count();
+            assert_eq!(left(&bare, "refs/handoffs"), 0, "every chain deleted");
             assert_eq!(
-                git(&bare, &["for-each-ref", "refs/handoffs"]),
-                "",
-                "every chain deleted"
+                left(&repo, "refs/handoff-remotes"),
+                0,
+                "every tracking ref deleted"
             );
         }
         row(
@@ -381,10 +407,32 @@ fn prune_cases(w: &World, home: &Path) {
             median(times),
         );
     }
-    reset(false);
     let mut times = Vec::new();
     for _ in 0..3 {
-        times.push(timed(store_cmd(&repo, &store, home, &["pull"]), None));
+        times.push(timed(
+            store_cmd(&loose, &w.root.join("prune-pull-store"), home, &["pull"]),
+            None,
+        ));
     }
     row("pull, 10,000 remote chains unchanged", None, median(times));
+    let _ = std::fs::remove_dir_all(&remotes);
+}
+
+/// `cp -a from to`: a copy that deletes nothing.
+fn copy(from: &Path, to: &Path) {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).expect("parent");
+    }
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(
+        status.success(),
+        "cp -a {} {}",
+        from.display(),
+        to.display()
+    );
 }

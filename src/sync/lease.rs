@@ -53,6 +53,8 @@ impl Leases {
     /// absent) and the hook into a new folder of `store_dir`, after removing the folders of
     /// runs that are gone.
     pub fn create(store_dir: &Path, leases: &[(String, String)]) -> Result<Leases, Error> {
+        // A clone that never wrote a handoff may prune before the store exists.
+        crate::store::slot::create_private_dir(store_dir)?;
         clean_stale(store_dir);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -297,6 +299,9 @@ mod tests {
         }
         let leases = Leases::create(dir.path(), &[]).expect("create");
         assert!(!left.exists(), "a dead run's folder stays");
+        let fresh = dir.path().join("not/yet/a/store");
+        let first = Leases::create(&fresh, &[]).expect("a store not yet made is made");
+        assert!(first.folder().starts_with(&fresh));
         assert!(live.exists(), "a live process's folder was removed");
         assert!(leases.folder().exists());
     }
