@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub enum Error {
     /// Bad flags or values.
-    Usage(String),
+    Usage(Usage),
     /// Writing the result failed for a reason other than a closed pipe.
     Output(std::io::Error),
     /// No store directory can be derived.
@@ -17,9 +17,9 @@ pub enum Error {
     /// The store path exists but is not a directory.
     StoreNotDirectory(PathBuf),
     /// The target has no slot (the docs/store.md §2.2 message): exit 3 for commands that act on it.
-    Target(String),
+    Target(NoTarget),
     /// The same, for `orient`/`path`, where it is a negative answer (exit 1).
-    NoSlot(String),
+    NoSlot(NoTarget),
     /// The slot lock was not free within the wait (the slot's path).
     Locked(PathBuf),
     /// An I/O error on a path; the cause is kept for `source()`.
@@ -27,8 +27,8 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// `write` refused its input (the full message).
-    Input(String),
+    /// An input we were given cannot be used: the draft, a file to edit.
+    Input(Input),
     /// `write` would overwrite another checkout's or branch's handoff: the slot holds the
     /// handoff of `holds_branch` in `holds_checkout`, the target is `branch` in `main`.
     Collision {
@@ -61,9 +61,383 @@ pub enum Error {
     NotStored { slot: String, why: Refusal },
     /// A program we drive could not do its part (git for sync: failed, the remote refused or
     /// moved; codex for hook trust); nothing was lost.
-    External(String),
+    External(External),
     /// Nothing to act on (sync: no handoff to push; trust: no hook of ours listed).
-    NothingToDo(String),
+    NothingToDo(NothingToDo),
+}
+
+/// What was asked that cannot be done as asked.
+#[derive(Debug)]
+pub enum Usage {
+    /// `write` with no `--from` and a terminal on stdin.
+    NoDocument,
+    /// `--no-gate` for a write whose background run is gone.
+    AlwaysGated,
+    /// `--no-gate` or `--placeholder` for a background write.
+    GatedNoPlaceholder,
+    /// `push` of the current branch while HEAD is detached.
+    Detached,
+    /// A remote that is not configured (with the configured ones).
+    NoSuchRemote {
+        remote: String,
+        configured: Vec<String>,
+    },
+    /// `install <harness> --project` outside a checkout.
+    NeedsCheckout { harness: &'static str },
+    /// `install <harness> --user` for a client that reads only the repository's hooks.
+    ProjectOnly { harness: &'static str },
+}
+
+/// Why there is no target to act on.
+#[derive(Debug, Clone)]
+pub enum NoTarget {
+    /// docs/store.md §2.2: the place as given (`shown`) and what git says of it.
+    Resolve {
+        shown: String,
+        why: crate::git::TargetError,
+    },
+    /// The git hook's folder has no repository around it.
+    NoRepository(PathBuf),
+}
+
+/// An input that cannot be used; nothing was changed.
+#[derive(Debug)]
+pub enum Input {
+    /// `write` refused the draft; nothing was stored.
+    Draft(Draft),
+    /// `write --from FILE` could not open it.
+    ReadFile {
+        path: String,
+        source: std::io::Error,
+    },
+    /// Reading the draft failed.
+    ReadDocument(crate::input::InputError),
+    /// A config file to edit is a link to nothing.
+    DanglingLink { path: PathBuf, to: PathBuf },
+    /// A config file to edit is not a regular file (through a link: where it leads).
+    NotAFile {
+        path: PathBuf,
+        leads_to: Option<PathBuf>,
+    },
+    /// A config file to edit is not UTF-8.
+    NotUtf8(PathBuf),
+    /// A config file to edit could not be parsed or changed.
+    Config {
+        path: PathBuf,
+        step: ConfigStep,
+        source: Box<dyn std::error::Error>,
+    },
+    /// A record of ours could not be encoded.
+    Encode(serde_json::Error),
+}
+
+/// Why `write` refused a draft.
+#[derive(Debug)]
+pub enum Draft {
+    Empty,
+    NotUtf8 {
+        line: usize,
+    },
+    Nul {
+        line: usize,
+    },
+    TooLarge,
+    /// The title is so low that the envelope would end after line 20.
+    TitleTooLow,
+    /// A background write for another slot than the target's.
+    OtherSlot {
+        run: String,
+        target: String,
+    },
+}
+
+/// What was being done to a config file.
+#[derive(Debug, Clone, Copy)]
+pub enum ConfigStep {
+    /// Reading it to replace our entry.
+    Read,
+    /// Reading it to remove our entry (nothing changed).
+    ReadToRemove,
+    /// Adding our entry.
+    Add,
+}
+
+/// A program or repository we drive could not do its part; nothing was lost.
+#[derive(Debug)]
+pub enum External {
+    /// `git` cannot be started.
+    NoGit(std::io::Error),
+    /// git ran and failed; `said` is the end of its stderr.
+    GitFailed {
+        command: GitCommand,
+        remote: String,
+        said: String,
+    },
+    /// A background push reached its time limit and was stopped.
+    TimedOut { seconds: u64 },
+    /// The target's repository cannot be opened (its checkout).
+    NoRepository(String),
+    /// No remote given, no upstream, no origin (the configured ones).
+    NoRemote { configured: Vec<String> },
+    /// A ref moved under us: `during` a pull, or while a handoff was recorded.
+    Moved { reference: String, during: Moment },
+    /// A git step of ours failed.
+    Git {
+        step: GitStep,
+        source: Box<dyn std::error::Error>,
+    },
+    /// This binary cannot be run as the lease check of `push --prune`.
+    LeaseHook(PathBuf),
+    /// Codex is not installed (to record the hooks' trust).
+    NoCodex,
+    /// Codex could not record the trust.
+    Codex(Box<dyn std::error::Error>),
+}
+
+/// Which git command failed.
+#[derive(Debug, Clone, Copy)]
+pub enum GitCommand {
+    Fetch,
+    Push,
+    Prune,
+}
+
+/// When a ref moved under us.
+#[derive(Debug, Clone, Copy)]
+pub enum Moment {
+    Pull,
+    Record,
+}
+
+/// A git step of ours.
+#[derive(Debug)]
+pub enum GitStep {
+    /// Recording a handoff version on its chain.
+    Record,
+    /// Recording a merge on a chain.
+    RecordMerge,
+    /// Moving a ref.
+    Update(String),
+    /// Writing a scratch ref of `push --prune`.
+    Scratch(String),
+    /// Editing the repository's config.
+    Config,
+}
+
+/// Nothing to act on.
+#[derive(Debug)]
+pub enum NothingToDo {
+    /// `push --all`: no branch has a handoff.
+    NoBranchToPush,
+    /// `push`: this branch has none (its slot is empty or still being written).
+    NoHandoffToPush(String),
+    /// `trust codex`: Codex lists no hook of ours.
+    NoHookListed,
+}
+
+/// `(a, b, c)` as `configured: a, b, c`, or that there is none.
+fn listed(remotes: &[String]) -> String {
+    if remotes.is_empty() {
+        "this repository has no remote".to_string()
+    } else {
+        format!("configured: {}", remotes.join(", "))
+    }
+}
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Usage::NoDocument => write!(f, "no document: pipe it on stdin or pass --from FILE"),
+            Usage::AlwaysGated => write!(f, "a background write is always gated"),
+            Usage::GatedNoPlaceholder => write!(
+                f,
+                "a background write is always gated and never a placeholder"
+            ),
+            Usage::Detached => write!(
+                f,
+                "HEAD is detached: handoffs travel per branch; check out a branch or pass --all"
+            ),
+            Usage::NoSuchRemote { remote, configured } => write!(
+                f,
+                "no remote named {remote:?} in this repository ({})",
+                listed(configured)
+            ),
+            Usage::NeedsCheckout { harness } => write!(
+                f,
+                "{harness} --project needs a git checkout (the working directory or DIR)"
+            ),
+            Usage::ProjectOnly { harness } => write!(
+                f,
+                "{harness} reads hooks from the repository only; use --project"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for NoTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::git::TargetError;
+        match self {
+            NoTarget::Resolve { shown, why } => match why {
+                TargetError::NotDirectory => write!(f, "{shown} is not a directory"),
+                TargetError::NotGit => write!(f, "{shown} is not inside a git checkout"),
+                TargetError::Bare => write!(
+                    f,
+                    "{shown} is a bare repository; a handoff needs a work tree"
+                ),
+                TargetError::Unborn(b) => {
+                    write!(f, "{shown} has no commits yet (branch {b} is unborn)")
+                }
+            },
+            NoTarget::NoRepository(dir) => {
+                write!(f, "{} is not inside a git repository", dir.display())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Draft {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Draft::Empty => write!(f, "the document is empty"),
+            Draft::NotUtf8 { line } => write!(f, "the document is not valid UTF-8 (line {line})"),
+            Draft::Nul { line } => write!(f, "the document contains a NUL byte (line {line})"),
+            Draft::TooLarge => write!(f, "the document is too large (more than 4 MiB)"),
+            Draft::TitleTooLow => write!(
+                f,
+                "the title must be near the top: the envelope would end after line 20"
+            ),
+            Draft::OtherSlot { run, target } => write!(
+                f,
+                "this background write is for the slot {run}, not {target}"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Draft(d) => write!(f, "{d}; nothing was stored"),
+            Input::ReadFile { path, source } => {
+                write!(f, "cannot read {path}: {}", crate::input::os_text(source))
+            }
+            Input::ReadDocument(e) => {
+                write!(f, "cannot read the document: {}", e.gate_message("stdin"))
+            }
+            Input::DanglingLink { path, to } => write!(
+                f,
+                "{} is a link to {}, which does not exist; create the file it points to (or remove the link) and try again; nothing was changed",
+                path.display(),
+                to.display()
+            ),
+            Input::NotAFile { path, leads_to } => {
+                write!(f, "{} is not a regular file", path.display())?;
+                if let Some(to) = leads_to {
+                    write!(f, " (it leads to {})", to.display())?;
+                }
+                write!(f, "; nothing was changed")
+            }
+            Input::NotUtf8(path) => write!(f, "{} is not UTF-8 text", path.display()),
+            Input::Config { path, step, source } => match step {
+                ConfigStep::Read => write!(f, "cannot read {}: {source}", path.display()),
+                ConfigStep::ReadToRemove => write!(
+                    f,
+                    "cannot read {}: {source}; nothing was changed",
+                    path.display()
+                ),
+                ConfigStep::Add => {
+                    write!(f, "cannot add the hook to {}: {source}", path.display())
+                }
+            },
+            Input::Encode(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl fmt::Display for External {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            External::NoGit(e) => write!(
+                f,
+                "cannot run git ({}); sync needs the git command on PATH",
+                crate::input::os_text(e)
+            ),
+            External::GitFailed {
+                command,
+                remote,
+                said,
+            } => {
+                let command = match command {
+                    GitCommand::Fetch => "git fetch from",
+                    GitCommand::Push => "git push to",
+                    GitCommand::Prune => "git push --prune to",
+                };
+                write!(f, "{command} {remote} failed: {said}")
+            }
+            External::TimedOut { seconds } => write!(
+                f,
+                "the push did not finish within its {seconds} s time limit (HANDOFF_PUSH_TIMEOUT_SECONDS) and was stopped"
+            ),
+            External::NoRepository(checkout) => {
+                write!(f, "cannot open the repository of {checkout}")
+            }
+            External::NoRemote { configured } => write!(
+                f,
+                "no remote to sync with: the branch has no upstream and there is no origin ({}); pass REMOTE",
+                listed(configured)
+            ),
+            External::Moved {
+                reference,
+                during: Moment::Pull,
+            } => write!(
+                f,
+                "{reference} moved during the pull; run it again (nothing was lost)"
+            ),
+            External::Moved {
+                reference,
+                during: Moment::Record,
+            } => write!(
+                f,
+                "{reference} moved while this handoff was being recorded; run the command again"
+            ),
+            External::Git { step, source } => match step {
+                GitStep::Record => write!(f, "cannot record the handoff in git: {source}"),
+                GitStep::RecordMerge => write!(f, "cannot record the merge: {source}"),
+                GitStep::Update(reference) => write!(f, "cannot update {reference}: {source}"),
+                GitStep::Scratch(name) => write!(f, "cannot write {name}: {source}"),
+                GitStep::Config => write!(f, "cannot edit the repository's config: {source}"),
+            },
+            External::LeaseHook(exe) => write!(
+                f,
+                "cannot run {} as the lease check of push --prune (was it removed or replaced?)",
+                exe.display()
+            ),
+            External::NoCodex => write!(
+                f,
+                "codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust"
+            ),
+            External::Codex(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl fmt::Display for NothingToDo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NothingToDo::NoBranchToPush => {
+                write!(f, "no branch of this repository has a handoff to push")
+            }
+            NothingToDo::NoHandoffToPush(branch) => write!(
+                f,
+                "{branch} has no handoff to push (its slot is empty or still being written)"
+            ),
+            NothingToDo::NoHookListed => write!(
+                f,
+                "Codex lists no handoff-store hook here: install codex, or add the plugin (contrib/codex)"
+            ),
+        }
+    }
 }
 
 /// Why `write` stored nothing.
@@ -107,14 +481,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m)
-            | Error::Target(m)
-            | Error::NoSlot(m)
-            | Error::Input(m)
-            | Error::External(m)
-            | Error::NothingToDo(m) => {
-                write!(f, "{m}")
-            }
+            Error::Usage(e) => write!(f, "{e}"),
+            Error::Target(e) | Error::NoSlot(e) => write!(f, "{e}"),
+            Error::Input(e) => write!(f, "{e}"),
+            Error::External(e) => write!(f, "{e}"),
+            Error::NothingToDo(e) => write!(f, "{e}"),
             Error::Output(e) => write!(f, "cannot write the output: {}", crate::input::os_text(e)),
             Error::NoHome => write!(
                 f,
@@ -184,7 +555,15 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } | Error::Output(source) => Some(source),
+            Error::Io { source, .. }
+            | Error::Output(source)
+            | Error::Input(Input::ReadFile { source, .. })
+            | Error::External(External::NoGit(source)) => Some(source),
+            Error::Input(Input::Config { source, .. })
+            | Error::External(External::Git { source, .. } | External::Codex(source)) => {
+                Some(source.as_ref())
+            }
+            Error::Input(Input::Encode(e)) => Some(e),
             _ => None,
         }
     }
@@ -204,5 +583,47 @@ mod tests {
         let cause = std::error::Error::source(&e).expect("a source");
         assert!(cause.downcast_ref::<std::io::Error>().is_some());
         assert_eq!(e.exit_code(), 3);
+    }
+
+    #[test]
+    fn structured_variants_assemble_the_documented_messages() {
+        let cases: [(Error, &str); 6] = [
+            (
+                Error::Usage(Usage::NoSuchRemote {
+                    remote: "up".into(),
+                    configured: vec!["origin".into(), "fork".into()],
+                }),
+                "no remote named \"up\" in this repository (configured: origin, fork)",
+            ),
+            (
+                Error::External(External::NoRemote { configured: vec![] }),
+                "no remote to sync with: the branch has no upstream and there is no origin (this repository has no remote); pass REMOTE",
+            ),
+            (
+                Error::Input(Input::Draft(Draft::Nul { line: 3 })),
+                "the document contains a NUL byte (line 3); nothing was stored",
+            ),
+            (
+                Error::Input(Input::NotAFile {
+                    path: "/h/.codex/hooks.json".into(),
+                    leads_to: Some("/h/dotfiles".into()),
+                }),
+                "/h/.codex/hooks.json is not a regular file (it leads to /h/dotfiles); nothing was changed",
+            ),
+            (
+                Error::Target(NoTarget::Resolve {
+                    shown: "/tmp/x".into(),
+                    why: crate::git::TargetError::Unborn("main".into()),
+                }),
+                "/tmp/x has no commits yet (branch main is unborn)",
+            ),
+            (
+                Error::NothingToDo(NothingToDo::NoHandoffToPush("feature".into())),
+                "feature has no handoff to push (its slot is empty or still being written)",
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
     }
 }

@@ -112,10 +112,7 @@ pub fn without(text: &str, name: &str) -> String {
 }
 
 fn title_too_low() -> Error {
-    Error::Input(
-        "the title must be near the top: the envelope would end after line 20; nothing was stored"
-            .into(),
-    )
+    Error::Input(crate::error::Input::Draft(crate::error::Draft::TitleTooLow))
 }
 
 #[cfg(test)]

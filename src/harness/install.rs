@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Harness, jsonc};
-use crate::error::Error;
+use crate::error::{ConfigStep, Error, Input, Usage};
 use crate::store::{Store, slot};
 
 /// User-wide or this repository's configuration.
@@ -164,12 +164,8 @@ fn codex_home() -> Option<PathBuf> {
 pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error> {
     let home = || crate::env::home().ok_or(Error::NoHome);
     let project = |rel: &str| -> Result<PathBuf, Error> {
-        root.map(|r| r.join(rel)).ok_or_else(|| {
-            Error::Usage(format!(
-                "{} --project needs a git checkout (the working directory or DIR)",
-                h.name()
-            ))
-        })
+        root.map(|r| r.join(rel))
+            .ok_or_else(|| Error::Usage(Usage::NeedsCheckout { harness: h.name() }))
     };
     let command = hook_command(h, "session-start");
     let group = |event: &str, timeout: u64| json!({"hooks": [{"type": "command", "command": hook_command(h, event), "timeout": timeout}]});
@@ -274,10 +270,7 @@ pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error
             },
         ),
         (Harness::Copilot, Scope::User) => {
-            return Err(Error::Usage(format!(
-                "{} reads hooks from the repository only; use --project",
-                h.name()
-            )));
+            return Err(Error::Usage(Usage::ProjectOnly { harness: h.name() }));
         }
     };
     Ok(Plan {
@@ -383,28 +376,31 @@ fn target_of(file: &Path) -> Result<PathBuf, Error> {
     let real = if meta.file_type().is_symlink() {
         crate::fs::canonicalize(file).map_err(|_| {
             let to = crate::fs::read_link(file).unwrap_or_default();
-            Error::Input(format!(
-                "{} is a link to {}, which does not exist; create the file it points to (or remove the link) and try again; nothing was changed",
-                file.display(),
-                to.display()
-            ))
+            Error::Input(Input::DanglingLink {
+                path: file.to_path_buf(),
+                to,
+            })
         })?
     } else {
         file.to_path_buf()
     };
     let is_file = crate::fs::metadata(&real).is_ok_and(|m| m.is_file());
     if !is_file {
-        return Err(Error::Input(format!(
-            "{} is not a regular file{}; nothing was changed",
-            file.display(),
-            if real == file {
-                String::new()
-            } else {
-                format!(" (it leads to {})", real.display())
-            }
-        )));
+        return Err(Error::Input(Input::NotAFile {
+            path: file.to_path_buf(),
+            leads_to: (real != file).then(|| real.clone()),
+        }));
     }
     Ok(real)
+}
+
+/// A config file `plan` edits could not be parsed or changed at `step`.
+fn config_error(plan: &Plan, step: ConfigStep, e: jsonc::JsoncError) -> Error {
+    Error::Input(Input::Config {
+        path: plan.file.clone(),
+        step,
+        source: Box::new(e),
+    })
 }
 
 fn read_text(file: &Path) -> Result<Option<String>, Error> {
@@ -412,7 +408,7 @@ fn read_text(file: &Path) -> Result<Option<String>, Error> {
     match crate::fs::read(&file) {
         Ok(b) => String::from_utf8(b)
             .map(Some)
-            .map_err(|_| Error::Input(format!("{} is not UTF-8 text", file.display()))),
+            .map_err(|_| Error::Input(Input::NotUtf8(file.to_path_buf()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(&file, e)),
     }
@@ -476,16 +472,10 @@ pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
                     // replaced by this one's.
                     text = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), |_| true)
                         .map(|(t, _)| t)
-                        .map_err(|e| {
-                            Error::Input(format!("cannot read {}: {e}", plan.file.display()))
-                        })?;
+                        .map_err(|e| config_error(plan, ConfigStep::Read, e))?;
                 }
-                text = jsonc::append(&text, path, entry).map_err(|e| {
-                    Error::Input(format!(
-                        "cannot add the hook to {}: {e}",
-                        plan.file.display()
-                    ))
-                })?;
+                text = jsonc::append(&text, path, entry)
+                    .map_err(|e| config_error(plan, ConfigStep::Add, e))?;
                 added = true;
             }
             if !added {
@@ -607,12 +597,7 @@ pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
                 };
                 for (path, _) in groups {
                     let (next, n) = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), had)
-                        .map_err(|e| {
-                        Error::Input(format!(
-                            "cannot read {}: {e}; nothing was changed",
-                            plan.file.display()
-                        ))
-                    })?;
+                        .map_err(|e| config_error(plan, ConfigStep::ReadToRemove, e))?;
                     text = next;
                     total += n;
                 }

@@ -55,9 +55,8 @@ fn is_ours(path: &Path) -> bool {
 }
 
 fn hook_path(dir: &Path) -> Result<PathBuf, Error> {
-    let hooks = git::hooks_dir(dir).ok_or_else(|| {
-        Error::Target(format!("{} is not inside a git repository", dir.display()))
-    })?;
+    let hooks = git::hooks_dir(dir)
+        .ok_or_else(|| Error::Target(crate::error::NoTarget::NoRepository(dir.to_path_buf())))?;
     Ok(hooks.join("post-checkout"))
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Store, iso, now, path_bytes, slot, slot_name};
 use crate::document::Document;
-use crate::error::Error;
+use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError};
 
 /// The local chain of `branch`.
@@ -87,8 +87,11 @@ fn portable(bytes: &[u8]) -> Vec<u8> {
         .unwrap_or_else(|_| bytes.to_vec())
 }
 
-fn chain_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::External(format!("{what}: {e}"))
+fn chain_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
+    Error::External(External::Git {
+        step,
+        source: Box::new(e),
+    })
 }
 
 /// A document as a chain records it: its bytes, progress and when it was written. `None` for
@@ -159,7 +162,7 @@ fn commit_version(
             version.written_at,
             crate::store::now(),
         )
-        .map_err(|e| chain_error("cannot record the handoff in git", e))
+        .map_err(|e| chain_error(GitStep::Record, e))
 }
 
 /// Make the chain of `branch` hold the slot's current version (the caller holds the slot
@@ -213,10 +216,11 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
     };
     match chains.set(&reference, &id, tip.as_deref()) {
         Ok(()) => Ok(Some(id)),
-        Err(RefError::Moved) => Err(Error::External(format!(
-            "{reference} moved while this handoff was being recorded; run the command again"
-        ))),
-        Err(e) => Err(chain_error(&format!("cannot update {reference}"), e)),
+        Err(RefError::Moved) => Err(Error::External(External::Moved {
+            reference: reference.to_string(),
+            during: Moment::Record,
+        })),
+        Err(e) => Err(chain_error(GitStep::Update(reference.to_string()), e)),
     }
 }
 

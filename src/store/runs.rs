@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::change::{SlotChange, Wait};
 use super::slot::{self, create_private_dir};
 use super::{Store, epoch, now};
-use crate::error::Error;
+use crate::error::{Error, Input};
 
 /// How many run directories are kept.
 const RUNS_KEPT: usize = 10;
@@ -149,7 +149,7 @@ impl Run {
         let dir = run_dir(store, &job.write_session);
         create_private_dir(&dir)?;
         write_small(&dir.join(PROMPT), prompt.as_bytes())?;
-        let bytes = serde_json::to_vec(&job).map_err(|e| Error::Input(e.to_string()))?;
+        let bytes = serde_json::to_vec(&job).map_err(|e| Error::Input(Input::Encode(e)))?;
         write_small(&dir.join(JOB), &bytes)?;
         Ok(Run { dir, job })
     }
@@ -220,7 +220,7 @@ impl Run {
             outcome: outcome.into(),
             kept: kept.map(|p| p.to_string_lossy().into_owned()),
         };
-        let bytes = serde_json::to_vec(&o).map_err(|e| Error::Input(e.to_string()))?;
+        let bytes = serde_json::to_vec(&o).map_err(|e| Error::Input(Input::Encode(e)))?;
         write_small(&self.dir.join(OUTCOME), &bytes)
     }
 

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::naming::{path_bytes, slot_name};
-use crate::git::{self, RepoFacts, TargetError};
+use crate::error::NoTarget;
+use crate::git::{self, RepoFacts};
 
 /// Where the target came from (docs/store.md §2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +23,11 @@ pub struct Target {
     pub name: String,
 }
 
-/// A target that has no slot: the message (without prefix) and where it came from.
+/// A target that has no slot: why (its `Display` is the message, without prefix) and where
+/// it came from.
 #[derive(Debug, Clone)]
 pub struct TargetFailure {
-    pub message: String,
+    pub why: NoTarget,
     pub source: TargetSource,
 }
 
@@ -47,17 +49,12 @@ impl Target {
                 }
             },
         };
-        let fail = |message: String| TargetFailure { message, source };
         match git::repo_facts(&dir, true) {
             Ok(facts) => Ok(Target::from_facts(facts)),
-            Err(TargetError::NotDirectory) => Err(fail(format!("{shown} is not a directory"))),
-            Err(TargetError::NotGit) => Err(fail(format!("{shown} is not inside a git checkout"))),
-            Err(TargetError::Bare) => Err(fail(format!(
-                "{shown} is a bare repository; a handoff needs a work tree"
-            ))),
-            Err(TargetError::Unborn(b)) => Err(fail(format!(
-                "{shown} has no commits yet (branch {b} is unborn)"
-            ))),
+            Err(why) => Err(TargetFailure {
+                why: NoTarget::Resolve { shown, why },
+                source,
+            }),
         }
     }
 

@@ -87,10 +87,7 @@ impl Leases {
         // The hook must be there when git looks: git skips a hook it cannot execute, and the
         // push would go without its lease.
         if !is_executable(&hook) {
-            return Err(Error::External(format!(
-                "cannot run {} as the lease check of push --prune (was it removed or replaced?)",
-                exe.display()
-            )));
+            return Err(Error::External(crate::error::External::LeaseHook(exe)));
         }
         Ok(made)
     }

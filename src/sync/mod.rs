@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use crate::document::Document;
-use crate::error::Error;
+use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError, Version};
 pub use crate::store::chain::{Meta, handoff_ref, host, record, record_target, slot_of};
 use crate::store::change::{SlotChange, Wait};
@@ -228,8 +228,11 @@ pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Inad
     })
 }
 
-fn sync_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::External(format!("{what}: {e}"))
+fn sync_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
+    Error::External(External::Git {
+        step,
+        source: Box::new(e),
+    })
 }
 
 /// A background write's candidate just replaced its slot (and joined the chain as it did):
@@ -386,7 +389,7 @@ pub fn merge(
                     &message,
                     crate::store::now(),
                 )
-                .map_err(|e| sync_error("cannot record the merge", e))?;
+                .map_err(|e| sync_error(GitStep::RecordMerge, e))?;
             (Merge::Merged { remote_won }, id)
         }
         _ => {
@@ -400,9 +403,10 @@ pub fn merge(
     };
     match chains.set(&reference, &outcome.1, local.as_deref()) {
         Ok(()) => Ok(outcome.0),
-        Err(RefError::Moved) => Err(Error::External(format!(
-            "{reference} moved during the pull; run it again (nothing was lost)"
-        ))),
-        Err(e) => Err(sync_error(&format!("cannot update {reference}"), e)),
+        Err(RefError::Moved) => Err(Error::External(External::Moved {
+            reference: reference.to_string(),
+            during: Moment::Pull,
+        })),
+        Err(e) => Err(sync_error(GitStep::Update(reference.to_string()), e)),
     }
 }

@@ -8,18 +8,14 @@ use serde::Serialize;
 
 use super::transport::{self, PushStatus, RefUpdate};
 use super::{Merge, fetch_refspec, handoff_ref, merge, record, slot_of, tracking_prefix};
-use crate::error::Error;
+use crate::error::{Error, External, GitStep, NothingToDo, Usage};
 use crate::git::chain::Chains;
 use crate::store::{Store, Target, slot};
 
 /// The target's repository, opened for its chains.
 pub fn open(target: &Target) -> Result<Chains, Error> {
-    Chains::open(&target.facts.checkout).ok_or_else(|| {
-        Error::External(format!(
-            "cannot open the repository of {}",
-            target.checkout()
-        ))
-    })
+    Chains::open(&target.facts.checkout)
+        .ok_or_else(|| Error::External(External::NoRepository(target.checkout())))
 }
 
 /// The remote to use: the one given (it must be configured), else the branch's upstream
@@ -27,21 +23,14 @@ pub fn open(target: &Target) -> Result<Chains, Error> {
 pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Result<String, Error> {
     let remotes = chains.remotes();
     let configured = |r: &str| remotes.iter().any(|x| x == r);
-    let listed = || {
-        if remotes.is_empty() {
-            "this repository has no remote".to_string()
-        } else {
-            format!("configured: {}", remotes.join(", "))
-        }
-    };
     if let Some(r) = given {
         return if configured(r) {
             Ok(r.to_string())
         } else {
-            Err(Error::Usage(format!(
-                "no remote named {r:?} in this repository ({})",
-                listed()
-            )))
+            Err(Error::Usage(Usage::NoSuchRemote {
+                remote: r.to_string(),
+                configured: remotes,
+            }))
         };
     }
     let upstream = (!target.facts.detached)
@@ -54,10 +43,9 @@ pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Resu
     if configured("origin") {
         return Ok("origin".into());
     }
-    Err(Error::External(format!(
-        "no remote to sync with: the branch has no upstream and there is no origin ({}); pass REMOTE",
-        listed()
-    )))
+    Err(Error::External(External::NoRemote {
+        configured: remotes,
+    }))
 }
 
 /// Whether `push` also deletes the remote's chains of branches gone everywhere.
@@ -144,9 +132,7 @@ pub fn push(
     let branches = if all {
         all_branches(store, chains)
     } else if target.facts.detached {
-        return Err(Error::Usage(
-            "HEAD is detached: handoffs travel per branch; check out a branch or pass --all".into(),
-        ));
+        return Err(Error::Usage(Usage::Detached));
     } else {
         vec![target.facts.reference.clone()]
     };
@@ -238,15 +224,11 @@ pub fn push(
         return Ok(finish(chains, remote, &tracked, sent, updates, kept));
     }
     if refspecs.is_empty() {
-        let what = if all {
-            "no branch of this repository has a handoff to push".to_string()
+        return Err(Error::NothingToDo(if all {
+            NothingToDo::NoBranchToPush
         } else {
-            format!(
-                "{} has no handoff to push (its slot is empty or still being written)",
-                target.facts.reference
-            )
-        };
-        return Err(Error::NothingToDo(what));
+            NothingToDo::NoHandoffToPush(target.facts.reference.clone())
+        }));
     }
     updates.extend(transport::push(
         &target.facts.checkout,
@@ -299,9 +281,12 @@ fn prune_by_glob(
     let result = keep
         .iter()
         .try_for_each(|(name, id)| {
-            chains
-                .set(name, id, None)
-                .map_err(|e| Error::External(format!("cannot write {name}: {e:?}")))
+            chains.set(name, id, None).map_err(|e| {
+                Error::External(External::Git {
+                    step: GitStep::Scratch(name.clone()),
+                    source: Box::new(e),
+                })
+            })
         })
         .and_then(|()| {
             transport::prune(
@@ -458,7 +443,12 @@ pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
     let legacy = super::legacy_fetch_refspec(remote);
     let edited = chains
         .config_edited("remote", remote, "fetch", &refspec, &[&legacy])
-        .map_err(|e| Error::External(format!("cannot edit the repository's config: {e}")))?;
+        .map_err(|e| {
+            Error::External(External::Git {
+                step: GitStep::Config,
+                source: Box::new(e),
+            })
+        })?;
     let mut changed = false;
     if let Some((path, bytes)) = edited {
         let path = crate::fs::canonicalize(&path).unwrap_or(path);

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::error::{Error, External, GitCommand};
 
 /// How the remote answered one pushed ref.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -64,10 +64,16 @@ fn git(dir: &Path, background: bool) -> Command {
 }
 
 fn spawn_error(e: std::io::Error) -> Error {
-    Error::External(format!(
-        "cannot run git ({}); sync needs the git command on PATH",
-        crate::input::os_text(&e)
-    ))
+    Error::External(External::NoGit(e))
+}
+
+/// git ran `command` against `remote` and failed; the end of what it said.
+fn failed(command: GitCommand, remote: &str, stderr: &[u8]) -> Error {
+    Error::External(External::GitFailed {
+        command,
+        remote: remote.to_string(),
+        said: tail(stderr),
+    })
 }
 
 /// The last few lines git printed on stderr, for an error message.
@@ -99,10 +105,7 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
     if output.status.success() {
         return Ok(());
     }
-    Err(Error::External(format!(
-        "git fetch from {remote} failed: {}",
-        tail(&output.stderr)
-    )))
+    Err(failed(GitCommand::Fetch, remote, &output.stderr))
 }
 
 /// `git push --porcelain <remote> <refspecs>` in `dir`, with a lease per deleted ref. Never
@@ -128,10 +131,7 @@ pub fn push(
     };
     let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
     if updates.is_empty() && !output.status.success() {
-        return Err(Error::External(format!(
-            "git push to {remote} failed: {}",
-            tail(&output.stderr)
-        )));
+        return Err(failed(GitCommand::Push, remote, &output.stderr));
     }
     Ok(updates)
 }
@@ -175,10 +175,7 @@ pub fn prune(
     }
     let updates = parse_porcelain(&String::from_utf8_lossy(&output.stdout));
     if updates.is_empty() && !output.status.success() {
-        return Err(Error::External(format!(
-            "git push --prune to {remote} failed: {}",
-            tail(&output.stderr)
-        )));
+        return Err(failed(GitCommand::Prune, remote, &output.stderr));
     }
     Ok(updates)
 }
@@ -248,10 +245,9 @@ fn bounded(mut cmd: Command, limit: std::time::Duration) -> Result<std::process:
         }
         let _ = child.kill();
         let _ = child.wait();
-        return Err(Error::External(format!(
-            "the push did not finish within its {} s time limit (HANDOFF_PUSH_TIMEOUT_SECONDS) and was stopped",
-            limit.as_secs()
-        )));
+        return Err(Error::External(External::TimedOut {
+            seconds: limit.as_secs(),
+        }));
     };
     Ok(std::process::Output {
         status,

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::store::{HandoffInfo, Store, Target, epoch, iso, slot};
 
 pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
-    let target = Target::resolve(dir).map_err(|f| Error::Target(f.message))?;
+    let target = Target::resolve(dir).map_err(|f| Error::Target(f.why))?;
     Ok((target, Store::open()?))
 }
 

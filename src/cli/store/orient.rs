@@ -13,7 +13,7 @@ use crate::store::{HandoffInfo, Store, Target, now, slot};
 
 /// Target, then store (target problems are reported first; docs/store.md §0 rule 6).
 pub(super) fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
-    let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.message))?;
+    let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.why))?;
     Ok((target, Store::open()?))
 }
 

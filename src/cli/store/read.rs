@@ -117,8 +117,8 @@ fn read(
 ) -> Result<i32, Error> {
     let (target, no_target_reason) = match Target::resolve(dir) {
         Ok(t) => (Some(t), None),
-        Err(f) if f.source == TargetSource::Cwd => (None, Some(f.message)),
-        Err(f) => return Err(Error::Target(f.message)),
+        Err(f) if f.source == TargetSource::Cwd => (None, Some(f.why.to_string())),
+        Err(f) => return Err(Error::Target(f.why)),
     };
     let store = Store::open()?;
     let target_json = || {

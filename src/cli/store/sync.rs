@@ -103,7 +103,7 @@ fn act(
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(i32, Option<String>), Error> {
-    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
+    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race
     // on the remote's ref, and a hanging remote would pile them up. One that finds another at

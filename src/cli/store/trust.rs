@@ -5,7 +5,7 @@ use std::io::Write;
 
 use super::install::dir_of;
 use super::{Ui, print};
-use crate::error::Error;
+use crate::error::{Error, External, NothingToDo};
 use crate::harness::codex;
 
 /// Have Codex trust the handoff-store hooks it lists here.
@@ -31,18 +31,16 @@ pub enum TrustWhat {
 fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
     let TrustWhat::Codex = what;
     let dir = dir_of(dir)?;
-    let bin = codex::binary().ok_or_else(|| {
-        Error::External("codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust".into())
-    })?;
-    let text = match codex::trust_ours(&bin, &dir).map_err(|e| Error::External(e.to_string()))? {
+    let bin = codex::binary().ok_or_else(|| Error::External(External::NoCodex))?;
+    let text = match codex::trust_ours(&bin, &dir)
+        .map_err(|e| Error::External(External::Codex(Box::new(e))))?
+    {
         codex::Trust::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
         codex::Trust::Already => {
             "trusted   (already) every handoff-store hook Codex lists here\n".into()
         }
         codex::Trust::NotListed => {
-            return Err(Error::NothingToDo(
-                "Codex lists no handoff-store hook here: install codex, or add the plugin (contrib/codex)".into(),
-            ));
+            return Err(Error::NothingToDo(NothingToDo::NoHookListed));
         }
     };
     print(out, &text)?;

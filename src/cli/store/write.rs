@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
 use crate::document::Document;
-use crate::error::{Error, Refusal};
+use crate::error::{Draft, Error, Input, Refusal, Usage};
 use crate::gate;
 use crate::input;
 use crate::report::Stream;
@@ -49,51 +49,48 @@ pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
     write(args, ui.format, ui.out, ui.err)
 }
 
-fn refuse(message: String) -> Error {
-    Error::Input(format!("{message}; nothing was stored"))
+fn refuse(why: Draft) -> Error {
+    Error::Input(Input::Draft(why))
 }
 
 /// Read and check the draft (docs/store.md §9.3 input checks).
 fn read_draft(from: Option<&str>) -> Result<String, Error> {
     let bytes = match from {
         Some(f) if f != "-" => {
-            let file = crate::fs::File::open(f)
-                .map_err(|e| Error::Input(format!("cannot read {f}: {}", input::os_text(&e))))?;
+            let file = crate::fs::File::open(f).map_err(|e| {
+                Error::Input(Input::ReadFile {
+                    path: f.to_string(),
+                    source: e,
+                })
+            })?;
             capped(file)?
         }
         _ => {
             let stdin = std::io::stdin();
             if from.is_none() && stdin.is_terminal() {
-                return Err(Error::Usage(
-                    "no document: pipe it on stdin or pass --from FILE".into(),
-                ));
+                return Err(Error::Usage(Usage::NoDocument));
             }
             capped(stdin.lock())?
         }
     };
     if crate::text::trim(&String::from_utf8_lossy(&bytes)).is_empty() {
-        return Err(refuse("the document is empty".into()));
+        return Err(refuse(Draft::Empty));
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         let line = crate::text::line_of_offset(e.as_bytes(), e.utf8_error().valid_up_to());
-        refuse(format!("the document is not valid UTF-8 (line {line})"))
+        refuse(Draft::NotUtf8 { line })
     })?;
     if let Some(at) = text.find('\0') {
         let line = crate::text::line_of_offset(text.as_bytes(), at);
-        return Err(refuse(format!(
-            "the document contains a NUL byte (line {line})"
-        )));
+        return Err(refuse(Draft::Nul { line }));
     }
     Ok(text)
 }
 
 fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
     input::read_capped(reader).map_err(|e| match e {
-        input::InputError::TooLarge => refuse("the document is too large (more than 4 MiB)".into()),
-        other => Error::Input(format!(
-            "cannot read the document: {}",
-            other.gate_message("stdin")
-        )),
+        input::InputError::TooLarge => refuse(Draft::TooLarge),
+        other => Error::Input(Input::ReadDocument(other)),
     })
 }
 
@@ -153,7 +150,7 @@ fn write(
     } else {
         Some(read_draft(opts.from.as_deref())?)
     };
-    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.message))?;
+    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     let checkout = target.checkout();
@@ -192,19 +189,17 @@ fn write(
     // compaction behind it: it is kept in history, never put in the slot.
     let orphan = run.is_none() && crate::env::settings().write_session.is_some();
     if orphan && opts.no_gate {
-        return Err(Error::Usage("a background write is always gated".into()));
+        return Err(Error::Usage(Usage::AlwaysGated));
     }
     if let Some(run) = &run {
         if opts.placeholder || opts.no_gate {
-            return Err(Error::Usage(
-                "a background write is always gated and never a placeholder".into(),
-            ));
+            return Err(Error::Usage(Usage::GatedNoPlaceholder));
         }
         if run.job.slot != target.name {
-            return Err(refuse(format!(
-                "this background write is for the slot {}, not {}",
-                run.job.slot, target.name
-            )));
+            return Err(refuse(Draft::OtherSlot {
+                run: run.job.slot.clone(),
+                target: target.name.clone(),
+            }));
         }
     }
 
