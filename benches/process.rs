@@ -334,7 +334,8 @@ fn main() {
         },
     ];
     // `HANDOFF_BENCH_BEFORE=<dir>` holds an earlier build's two binaries: each case then runs
-    // them too, in the same run, and the table shows before and after side by side.
+    // them too, one run of each in turn (a machine whose speed drifts — CPU steal, the disk —
+    // drifts under both alike), and the table shows before and after side by side.
     let before = std::env::var_os("HANDOFF_BENCH_BEFORE").map(std::path::PathBuf::from);
     if before.is_some() {
         println!(
@@ -361,11 +362,13 @@ fn main() {
             "store" => dir.join("handoff-store"),
             _ => program.to_path_buf(),
         });
-        let old = old_program.as_ref().map(|p| {
-            let (median, _) = measure(case, &f, p);
-            (median, peak_mb(case, &f, p))
-        });
-        let (median, min) = measure(case, &f, program);
+        let (old, (median, min)) = match &old_program {
+            Some(p) => {
+                let ((old_median, _), new) = measure_pair(case, &f, p, program);
+                (Some((old_median, peak_mb(case, &f, p))), new)
+            }
+            None => (None, measure(case, &f, program)),
+        };
         let peak = peak_mb(case, &f, program);
         let met = median <= case.target_ms && peak.is_none_or(|p| p <= case.rss_mb);
         let target = if case.target_ms.is_finite() {
@@ -412,6 +415,45 @@ fn measure(case: &Case, f: &fixtures::Fixtures, program: &Path) -> (f64, f64) {
         times[RUNS / 2].as_secs_f64() * 1000.0,
         times[0].as_secs_f64() * 1000.0,
     )
+}
+
+/// [`measure`] of two programs at once, alternating one run of each: both (median, min).
+fn measure_pair(
+    case: &Case,
+    f: &fixtures::Fixtures,
+    a: &Path,
+    b: &Path,
+) -> ((f64, f64), (f64, f64)) {
+    let once = |program: &Path| {
+        if let Some(setup) = case.setup {
+            setup(f);
+        }
+        run_once(command(case, f, program), case.stdin.as_deref())
+    };
+    for _ in 0..WARMUP {
+        once(a);
+        once(b);
+    }
+    let (mut ta, mut tb): (Vec<Duration>, Vec<Duration>) = (0..RUNS)
+        .map(|i| {
+            // Who goes first alternates too.
+            if i % 2 == 0 {
+                let x = once(a);
+                (x, once(b))
+            } else {
+                let y = once(b);
+                (once(a), y)
+            }
+        })
+        .unzip();
+    let stats = |t: &mut Vec<Duration>| {
+        t.sort();
+        (
+            t[RUNS / 2].as_secs_f64() * 1000.0,
+            t[0].as_secs_f64() * 1000.0,
+        )
+    };
+    (stats(&mut ta), stats(&mut tb))
 }
 
 /// Hostile inputs (issue 12), made once beside the fixtures: a 40,000-character Pointers path,

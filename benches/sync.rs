@@ -129,8 +129,47 @@ impl World {
     }
 }
 
+/// The binaries to time: this build's, and first an earlier build's when
+/// `HANDOFF_BENCH_BEFORE=<dir>` holds one (then every case runs both, one run of each in turn,
+/// so a machine whose speed drifts drifts under both alike).
+fn programs() -> Vec<PathBuf> {
+    let this = PathBuf::from(env!("CARGO_BIN_EXE_handoff-store"));
+    match std::env::var_os("HANDOFF_BENCH_BEFORE") {
+        Some(dir) => vec![PathBuf::from(dir).join("handoff-store"), this],
+        None => vec![this],
+    }
+}
+
+/// Run `case(program)` `runs` times for every program of [`programs`], interleaved (who goes
+/// first alternates); the times per program.
+fn interleaved(runs: usize, mut case: impl FnMut(&Path) -> Duration) -> Vec<Vec<Duration>> {
+    let programs = programs();
+    let mut times = vec![Vec::new(); programs.len()];
+    for i in 0..runs {
+        for k in 0..programs.len() {
+            let k = if i % 2 == 0 {
+                k
+            } else {
+                programs.len() - 1 - k
+            };
+            times[k].push(case(&programs[k]));
+        }
+    }
+    times
+}
+
 fn store_cmd(repo: &Path, store: &Path, home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_handoff-store"));
+    program_cmd(
+        Path::new(env!("CARGO_BIN_EXE_handoff-store")),
+        repo,
+        store,
+        home,
+        args,
+    )
+}
+
+fn program_cmd(program: &Path, repo: &Path, store: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(program);
     c.args(args)
         .current_dir(repo)
         .env("HOME", home)
@@ -170,6 +209,22 @@ fn median(mut times: Vec<Duration>) -> (f64, f64) {
     )
 }
 
+/// One row per case: with an earlier build, its median and the change beside this build's.
+fn rows(name: &str, target: Option<f64>, mut times: Vec<Vec<Duration>>) {
+    let now = median(times.pop().expect("this build's times"));
+    match times.pop() {
+        Some(before) => {
+            let (b, _) = median(before);
+            let change = (now.0 - b) / b * 100.0;
+            println!(
+                "| {name} | {b:.1} ms | {:.1} ms | {:.1} ms | {change:+.1} % |",
+                now.0, now.1
+            );
+        }
+        None => row(name, target, now),
+    }
+}
+
 fn row(name: &str, target: Option<f64>, (median, min): (f64, f64)) {
     let (t, met) = match target {
         Some(t) => (
@@ -185,8 +240,13 @@ fn main() {
     let w = World::new();
     let home = w.root.join("home");
     std::fs::create_dir_all(&home).expect("home");
-    println!("| case | target (median) | median | min | met |");
-    println!("| --- | ---: | ---: | ---: | --- |");
+    if programs().len() > 1 {
+        println!("| case | before: median | median | min | change |");
+        println!("| --- | ---: | ---: | ---: | ---: |");
+    } else {
+        println!("| case | target (median) | median | min | met |");
+        println!("| --- | ---: | ---: | ---: | --- |");
+    }
     if std::env::args().any(|a| a == "prune") {
         prune_cases(&w, &home);
         return;
@@ -194,8 +254,7 @@ fn main() {
 
     for (n, label) in [(1usize, "1 branch"), (BRANCHES, "1,000 branches")] {
         // push: the slots are recorded as commits, then sent to an empty remote.
-        let mut times = Vec::new();
-        for _ in 0..RUNS {
+        let times = interleaved(RUNS, |program| {
             let bare = w.remote("remote.git");
             let (repo, store) = w.clone(&bare, "pusher");
             w.fill(&repo, &store, n);
@@ -204,13 +263,9 @@ fn main() {
             } else {
                 &["push", "--all"]
             };
-            times.push(timed(store_cmd(&repo, &store, &home, args), None));
-        }
-        row(
-            &format!("push, {label} (record + send)"),
-            None,
-            median(times),
-        );
+            timed(program_cmd(program, &repo, &store, &home, args), None)
+        });
+        rows(&format!("push, {label} (record + send)"), None, times);
 
         // pull: a fresh clone and an empty store take every handoff the remote has.
         let bare = w.remote("remote.git");
@@ -225,16 +280,15 @@ fn main() {
             .status()
             .expect("seed push");
         assert!(status.success(), "seeding push");
-        let mut times = Vec::new();
-        for _ in 0..RUNS {
+        let times = interleaved(RUNS, |program| {
             let (repo, store) = w.clone(&bare, "puller");
             let _ = std::fs::remove_dir_all(&store);
-            times.push(timed(store_cmd(&repo, &store, &home, &["pull"]), None));
-        }
-        row(
+            timed(program_cmd(program, &repo, &store, &home, &["pull"]), None)
+        });
+        rows(
             &format!("pull, {label} (fetch + merge + gated import)"),
             None,
-            median(times),
+            times,
         );
     }
 
@@ -267,56 +321,66 @@ fn main() {
         "main",
     ));
     // The slot present: the refs are never looked at.
-    let mut times = Vec::new();
-    for _ in 0..15 {
+    let times = interleaved(15, |program| {
         std::fs::create_dir_all(&reader_store).expect("store");
         std::fs::write(&slot, doc(&reader, "main")).expect("slot");
-        times.push(timed(
-            store_cmd(&reader, &reader_store, &home, &["hook", "session-start"]),
+        timed(
+            program_cmd(
+                program,
+                &reader,
+                &reader_store,
+                &home,
+                &["hook", "session-start"],
+            ),
             Some(&clear),
-        ));
-    }
-    row(
+        )
+    });
+    rows(
         "hook session-start, slot present, 1,000 tracking refs",
         Some(10.0),
-        median(times),
+        times,
     );
     // The slot empty: the newest unread handoff is taken from the refs, gated and delivered.
-    let mut times = Vec::new();
-    for _ in 0..15 {
+    let times = interleaved(15, |program| {
         let _ = std::fs::remove_dir_all(&reader_store);
         let _ = Command::new("git")
             .args(["update-ref", "-d", "refs/handoffs/main"])
             .current_dir(&reader)
             .status();
-        times.push(timed(
-            store_cmd(&reader, &reader_store, &home, &["hook", "session-start"]),
+        timed(
+            program_cmd(
+                program,
+                &reader,
+                &reader_store,
+                &home,
+                &["hook", "session-start"],
+            ),
             Some(&clear),
-        ));
-    }
-    row(
+        )
+    });
+    rows(
         "hook session-start, slot empty, offered from 1,000 tracking refs",
         Some(10.0),
-        median(times),
+        times,
     );
     let head = git(&reader, &["rev-parse", "HEAD"]);
-    let mut times = Vec::new();
-    for _ in 0..15 {
+    let times = interleaved(15, |program| {
         let _ = std::fs::remove_dir_all(&reader_store);
-        times.push(timed(
-            store_cmd(
+        timed(
+            program_cmd(
+                program,
                 &reader,
                 &reader_store,
                 &home,
                 &["hook", "post-checkout", &head, &head, "1"],
             ),
             None,
-        ));
-    }
-    row(
+        )
+    });
+    rows(
         "hook post-checkout, slot empty, named from 1,000 tracking refs",
         Some(10.0),
-        median(times),
+        times,
     );
 }
 
