@@ -389,9 +389,11 @@ fn main() {
             "**no**"
         };
         let mb = |p: Option<f64>| p.map_or("n/a".to_string(), |p| format!("{p:.1} MB"));
-        let old_cells = old.map_or(String::new(), |(m, p)| format!(" {m:.1} ms | {} |", mb(p)));
+        // Before and after side by side: two decimals, for the change.
+        let old_cells = old.map_or(String::new(), |(m, p)| format!(" {m:.2} ms | {} |", mb(p)));
+        let digits = if old.is_some() { 2 } else { 1 };
         println!(
-            "| {} | {target} |{old_cells} {median:.1} ms | {min:.1} ms | {} | {rss_target} | {verdict} |",
+            "| {} | {target} |{old_cells} {median:.digits$} ms | {min:.1} ms | {} | {rss_target} | {verdict} |",
             case.name,
             mb(peak),
         );
@@ -417,7 +419,8 @@ fn measure(case: &Case, f: &fixtures::Fixtures, program: &Path) -> (f64, f64) {
     )
 }
 
-/// [`measure`] of two programs at once, alternating one run of each: both (median, min).
+/// [`measure`] of two programs at once, alternating one run of each, `HANDOFF_BENCH_RUNS`
+/// runs each (default `RUNS`): both (median, min).
 fn measure_pair(
     case: &Case,
     f: &fixtures::Fixtures,
@@ -434,7 +437,12 @@ fn measure_pair(
         once(a);
         once(b);
     }
-    let (mut ta, mut tb): (Vec<Duration>, Vec<Duration>) = (0..RUNS)
+    let runs = std::env::var("HANDOFF_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS)
+        .max(1);
+    let (mut ta, mut tb): (Vec<Duration>, Vec<Duration>) = (0..runs)
         .map(|i| {
             // Who goes first alternates too.
             if i % 2 == 0 {
@@ -449,7 +457,7 @@ fn measure_pair(
     let stats = |t: &mut Vec<Duration>| {
         t.sort();
         (
-            t[RUNS / 2].as_secs_f64() * 1000.0,
+            t[runs / 2].as_secs_f64() * 1000.0,
             t[0].as_secs_f64() * 1000.0,
         )
     };

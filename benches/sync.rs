@@ -144,6 +144,16 @@ fn programs() -> Vec<PathBuf> {
 /// first alternates); the times per program.
 fn interleaved(runs: usize, mut case: impl FnMut(&Path) -> Duration) -> Vec<Vec<Duration>> {
     let programs = programs();
+    // More runs for a before/after table: `HANDOFF_BENCH_REPEAT` times as many.
+    let runs = if programs.len() > 1 {
+        runs * std::env::var("HANDOFF_BENCH_REPEAT")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(1)
+            .max(1)
+    } else {
+        runs
+    };
     let mut times = vec![Vec::new(); programs.len()];
     for i in 0..runs {
         for k in 0..programs.len() {
@@ -254,9 +264,14 @@ fn main() {
 
     for (n, label) in [(1usize, "1 branch"), (BRANCHES, "1,000 branches")] {
         // push: the slots are recorded as commits, then sent to an empty remote.
+        // Fresh folders for every run, nothing deleted before it (on this machine's ext4
+        // without a journal a file created after many deletions scans the freed inodes first:
+        // deleting the last run's fixture made the next run's timing noise).
+        let mut run = 0;
         let times = interleaved(RUNS, |program| {
-            let bare = w.remote("remote.git");
-            let (repo, store) = w.clone(&bare, "pusher");
+            run += 1;
+            let bare = w.remote(&format!("push-{n}-{run}.git"));
+            let (repo, store) = w.clone(&bare, &format!("pusher-{n}-{run}"));
             w.fill(&repo, &store, n);
             let args: &[&str] = if n == 1 {
                 &["push"]
@@ -280,9 +295,10 @@ fn main() {
             .status()
             .expect("seed push");
         assert!(status.success(), "seeding push");
+        let mut run = 0;
         let times = interleaved(RUNS, |program| {
-            let (repo, store) = w.clone(&bare, "puller");
-            let _ = std::fs::remove_dir_all(&store);
+            run += 1;
+            let (repo, store) = w.clone(&bare, &format!("puller-{n}-{run}"));
             timed(program_cmd(program, &repo, &store, &home, &["pull"]), None)
         });
         rows(

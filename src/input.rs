@@ -109,7 +109,9 @@ pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
     if meta.is_dir() {
         return Err(InputError::IsDirectory);
     }
-    let file = crate::fs::File::open(path).map_err(|e| classify(&e))?;
+    let (file, _) = crate::fs::File::open(path)
+        .map_err(|e| classify(&e))?
+        .into_parts();
     read_capped(file)
 }
 

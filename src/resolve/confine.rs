@@ -131,7 +131,7 @@ impl Resolver<'_> {
 
     /// Open `candidate` for reading relative to the root, confined beneath it (Linux), so the
     /// path is not walked again from `/`.
-    pub(super) fn open_beneath(&self, candidate: &str) -> Option<crate::fs::File> {
+    pub(super) fn open_beneath(&self, candidate: &str) -> Option<crate::fs::FdFile> {
         #[cfg(target_os = "linux")]
         if let Some(opened) = self.beneath(
             candidate,
@@ -151,16 +151,13 @@ impl Resolver<'_> {
         &self,
         path: &str,
         flags: nix::fcntl::OFlag,
-    ) -> Option<nix::Result<crate::fs::File>> {
+    ) -> Option<nix::Result<crate::fs::FdFile>> {
         use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
         let root = self.root_dir.as_ref()?;
         let how = OpenHow::new()
             .flags(flags | OFlag::O_CLOEXEC)
             .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-        Some(
-            openat2(root, path, how)
-                .map(|fd| crate::fs::File::from_parts(std::fs::File::from(fd), path)),
-        )
+        Some(openat2(root, path, how).map(crate::fs::FdFile::from))
     }
 }
 

@@ -56,7 +56,7 @@ impl Facts {
 impl FileText {
     /// Read `path`'s facts; its bytes are kept when it fits in `budget` (which shrinks).
     pub fn read(path: &Path, budget: &mut u64) -> Option<FileText> {
-        let file = File::open(path).ok()?;
+        let (file, _) = File::open(path).ok()?.into_parts();
         let size = file.metadata().ok()?.len();
         FileText::read_from(path, file, size, budget)
     }
@@ -71,7 +71,12 @@ impl FileText {
 
     /// [`FileText::read`] on `path` already open as `file`, whose size the caller knows (a
     /// streamed file is opened again by `path` when it is searched).
-    pub fn read_from(path: &Path, mut file: File, size: u64, budget: &mut u64) -> Option<FileText> {
+    pub fn read_from(
+        path: &Path,
+        mut file: crate::fs::FdFile,
+        size: u64,
+        budget: &mut u64,
+    ) -> Option<FileText> {
         let mut facts = Facts::default();
         if size <= CACHE_FILE && size <= *budget {
             let mut bytes = Vec::with_capacity(size as usize);
