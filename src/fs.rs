@@ -7,10 +7,11 @@ pub use fs_err::os::unix::fs::OpenOptionsExt;
 pub use fs_err::*;
 pub use std::fs::{DirBuilder, FileType, Metadata, Permissions, TryLockError};
 
-/// A file held by its descriptor alone (opened with `openat2` beneath a root, or taken out of
-/// a [`File`] to read it): the plain `std` type, so the gate's per-citation opens copy no path
-/// into an error nobody reads, and reads go straight to the kernel (fs-err's `File` reads
-/// through `read`, which makes `read_to_end` zero each buffer first).
+/// A file held by its descriptor alone (opened with `openat2` beneath a root, taken out of a
+/// [`File`] to read it, or opened on the gate's hot paths where a failure is an answer, not an
+/// error: the symbol scan opens every file of a tree): the plain `std` type, so no path is
+/// copied into an error nobody reads, and reads go straight to the kernel (fs-err's `File`
+/// reads through `read`, which makes `read_to_end` zero each buffer first).
 pub type FdFile = std::fs::File;
 
 /// The OS error under an fs-err error (the error itself when it is not one).

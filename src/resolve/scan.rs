@@ -115,7 +115,7 @@ impl FileText {
                 f,
             ),
             Source::OnDisk(path) => {
-                if let Ok(file) = File::open(path) {
+                if let Ok(file) = crate::fs::FdFile::open(path) {
                     lines_containing(
                         |feed| {
                             let _ = for_each_chunk(file, &mut chunk_buffer(), feed);

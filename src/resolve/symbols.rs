@@ -151,7 +151,8 @@ fn scan_file(
     found: &[AtomicBool],
     remaining: &AtomicUsize,
 ) {
-    let Ok(file) = crate::fs::File::open(path) else {
+    // Every file of the tree may be opened here: no path copied per open (fs-err would).
+    let Ok(file) = crate::fs::FdFile::open(path) else {
         return;
     };
     let mut window: Vec<u8> = Vec::new();
