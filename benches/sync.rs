@@ -336,20 +336,19 @@ fn main() {
         reader.to_string_lossy().as_bytes(),
         "main",
     ));
+    let in_reader = |program: &Path, args: &[&str], stdin: Option<&str>| {
+        timed(
+            program_cmd(program, &reader, &reader_store, &home, args),
+            stdin,
+        )
+    };
+    let session_start =
+        |program: &Path| in_reader(program, &["hook", "session-start"], Some(&clear));
     // The slot present: the refs are never looked at.
     let times = interleaved(15, |program| {
         std::fs::create_dir_all(&reader_store).expect("store");
         std::fs::write(&slot, doc(&reader, "main")).expect("slot");
-        timed(
-            program_cmd(
-                program,
-                &reader,
-                &reader_store,
-                &home,
-                &["hook", "session-start"],
-            ),
-            Some(&clear),
-        )
+        session_start(program)
     });
     rows(
         "hook session-start, slot present, 1,000 tracking refs",
@@ -363,16 +362,7 @@ fn main() {
             .args(["update-ref", "-d", "refs/handoffs/main"])
             .current_dir(&reader)
             .status();
-        timed(
-            program_cmd(
-                program,
-                &reader,
-                &reader_store,
-                &home,
-                &["hook", "session-start"],
-            ),
-            Some(&clear),
-        )
+        session_start(program)
     });
     rows(
         "hook session-start, slot empty, offered from 1,000 tracking refs",
@@ -382,16 +372,7 @@ fn main() {
     let head = git(&reader, &["rev-parse", "HEAD"]);
     let times = interleaved(15, |program| {
         let _ = std::fs::remove_dir_all(&reader_store);
-        timed(
-            program_cmd(
-                program,
-                &reader,
-                &reader_store,
-                &home,
-                &["hook", "post-checkout", &head, &head, "1"],
-            ),
-            None,
-        )
+        in_reader(program, &["hook", "post-checkout", &head, &head, "1"], None)
     });
     rows(
         "hook post-checkout, slot empty, named from 1,000 tracking refs",

@@ -48,6 +48,18 @@ pub struct Moved {
     pub advertised: String,
 }
 
+impl Moved {
+    /// Whether the remote does not hold the ref at all.
+    pub fn absent(&self) -> bool {
+        is_absent(&self.advertised)
+    }
+}
+
+/// git's way of saying "no such ref": an id of zeros.
+fn is_absent(id: &str) -> bool {
+    id.bytes().all(|b| b == b'0')
+}
+
 impl Leases {
     /// Write `leases` (`(remote ref, the id it must still hold)`; a ref not listed must be
     /// absent) and the hook into a new folder of `store_dir`, after removing the folders of
@@ -210,7 +222,7 @@ pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> 
         let expected = leased.get(remote_ref).copied();
         let holds = match expected {
             Some(id) => id == advertised,
-            None => advertised.bytes().all(|b| b == b'0'),
+            None => is_absent(advertised),
         };
         if !holds {
             moved.push_str(&format!("{advertised} {remote_ref}\n"));

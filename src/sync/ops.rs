@@ -168,8 +168,8 @@ pub fn push(
         let names = |prefix: &str| -> HashSet<String> {
             chains.list(prefix).into_iter().map(|(b, _)| b).collect()
         };
-        let (branches, local, remote_branches) = (
-            names("refs/heads/"),
+        let (branches, local, remote_branches): (HashSet<String>, _, _) = (
+            chains.branches().into_iter().collect(),
             names("refs/handoffs/"),
             names(&format!("refs/remotes/{remote}/")),
         );
@@ -300,12 +300,13 @@ fn prune_by_glob(
     chains.delete_all(keep);
     let moved = leases.moved();
     if !moved.is_empty() {
+        let fetched: HashSet<&str> = leased.iter().map(|(r, _)| r.as_str()).collect();
         return Ok(moved
             .into_iter()
             .map(|m| RefUpdate {
-                summary: if m.advertised.bytes().all(|b| b == b'0') {
+                summary: if m.absent() {
                     "[rejected] (gone since the last fetch; nothing was deleted)".into()
-                } else if leased.iter().any(|(r, _)| *r == m.reference) {
+                } else if fetched.contains(m.reference.as_str()) {
                     "[rejected] (changed since the last fetch; nothing was deleted)".into()
                 } else {
                     "[rejected] (not fetched yet; nothing was deleted)".into()
