@@ -200,6 +200,8 @@ pub enum GitCommand {
     Fetch,
     Push,
     Prune,
+    /// `git ls-remote --heads`: which branches the remote has now.
+    LsRemote,
 }
 
 /// When a ref moved under us.
@@ -372,6 +374,7 @@ impl fmt::Display for External {
                     GitCommand::Fetch => "git fetch from",
                     GitCommand::Push => "git push to",
                     GitCommand::Prune => "git push --prune to",
+                    GitCommand::LsRemote => "git ls-remote --heads of",
                 };
                 write!(f, "{command} {remote} failed: {said}")
             }

@@ -8,10 +8,11 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+use super::authorship::{From, StoreKey};
 use super::{Store, iso, now, path_bytes, slot, slot_name};
 use crate::document::Document;
 use crate::error::{Error, External, GitStep, Moment};
-use crate::git::chain::{Chains, RefError};
+use crate::git::chain::{Chains, RefError, Version};
 
 /// The local chain of `branch`.
 pub fn handoff_ref(branch: &str) -> String {
@@ -29,12 +30,27 @@ pub struct Meta {
     /// When the document was written (epoch seconds): the slot's mtime, which consuming keeps.
     pub written_at: i64,
     pub progress: Option<String>,
+    /// The author's host as recorded: this machine's for a version written here, the
+    /// teammate's (from the document's `from:`) for one that came from elsewhere. Data only:
+    /// who wrote a version is decided by `mark`.
     pub host: Option<String>,
     pub branch: String,
+    /// The recording store's mark ([`StoreKey::mark`] of the document and the lines above).
+    pub mark: Option<String>,
 }
 
 impl Meta {
+    /// The meta file's text (the mark last).
     pub fn render(&self) -> String {
+        let mut out = self.unmarked();
+        if let Some(m) = &self.mark {
+            out.push_str(&format!("mark: {m}\n"));
+        }
+        out
+    }
+
+    /// The text a mark covers: every line but the mark.
+    fn unmarked(&self) -> String {
         let mut out = format!("written-at: {}\nbranch: {}\n", self.written_at, self.branch);
         if let Some(p) = &self.progress {
             out.push_str(&format!("progress: {p}\n"));
@@ -62,8 +78,33 @@ impl Meta {
             progress: field("progress"),
             host: field("host"),
             branch: field("branch").unwrap_or_default(),
+            mark: field("mark"),
         }
     }
+}
+
+/// Whether this store recorded `version` exactly as it is: its mark verifies under this
+/// store's key. Nothing a remote can say (a host name, a copied mark) makes it so.
+pub fn recorded_here(key: Option<&StoreKey>, version: &Version) -> bool {
+    let meta = Meta::parse(&version.meta);
+    match (key, &meta.mark) {
+        (Some(key), Some(mark)) => key.verifies(&version.document, &meta.unmarked(), mark),
+        _ => false,
+    }
+}
+
+/// Whether `version` is this store's own writing: recorded here, and not a teammate's
+/// handoff brought in (its document carries no `from:`).
+pub fn written_here(key: Option<&StoreKey>, version: &Version) -> bool {
+    recorded_here(key, version) && from_of(&version.document).is_none()
+}
+
+/// The `from:` header of a document, as written (`None` when it has none).
+pub fn from_of(document: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(document);
+    Document::parse(&text.replace('\r', ""))
+        .field("from")
+        .map(|f| f.value.clone())
 }
 
 pub fn host() -> Option<String> {
@@ -101,6 +142,9 @@ struct Recordable {
     bytes: Vec<u8>,
     progress: Option<String>,
     written_at: i64,
+    /// Its author's host: this machine's, or for a teammate's handoff (`from:`) the author it
+    /// names (`None` when that is not in the form this store writes).
+    author: Option<String>,
 }
 
 fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
@@ -127,26 +171,34 @@ fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
         return Ok(None);
     }
     let written_at = meta.modified().map(epoch).unwrap_or(0);
+    let author = match doc.field("from") {
+        Some(from) => From::parse(&from.value).map(|f| f.author),
+        None => host(),
+    };
     Ok(Some(Recordable {
         bytes,
         progress,
         written_at,
+        author,
     }))
 }
 
 /// Write `version` as the next commit after `parent` (not moving any ref); its id.
 fn commit_version(
     chains: &Chains,
+    key: Option<&StoreKey>,
     branch: &str,
     version: &Recordable,
     parent: Option<&String>,
 ) -> Result<String, Error> {
-    let meta = Meta {
+    let mut meta = Meta {
         written_at: version.written_at,
         progress: version.progress.clone(),
-        host: host(),
+        host: version.author.clone(),
         branch: branch.to_string(),
+        mark: None,
     };
+    meta.mark = key.map(|k| k.mark(&version.bytes, &meta.unmarked()));
     let message = format!(
         "handoff: {branch} ({}, written {})\n",
         version.progress.as_deref().unwrap_or("complete"),
@@ -207,9 +259,18 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
         }
     }
     missed.sort_by_key(|v| v.written_at);
+    // Without a key (the store cannot be written) a version goes unmarked: elsewhere, and here
+    // too, it then counts as someone else's — the safe side.
+    let key = StoreKey::get_or_create(store).ok();
     let mut parent = tip.clone();
     for version in missed.iter().chain(std::iter::once(&current)) {
-        parent = Some(commit_version(chains, branch, version, parent.as_ref())?);
+        parent = Some(commit_version(
+            chains,
+            key.as_ref(),
+            branch,
+            version,
+            parent.as_ref(),
+        )?);
     }
     let Some(id) = parent else {
         return Ok(tip);

@@ -55,6 +55,9 @@ impl FileState {
     }
 }
 
+/// What `from:` reads as when it is not in the form this store writes.
+pub const UNRECORDED_FROM: &str = "an unrecorded origin";
+
 /// What readers know about one handoff file (docs/store.md §9 `HandoffInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HandoffInfo {
@@ -154,7 +157,11 @@ impl HandoffInfo {
             status: field("status"),
             progress: field("progress"),
             head: field("head"),
-            from: field("from"),
+            // Shown as data only: this store's own form, or a word that says it is not.
+            from: field("from").map(|f| {
+                super::authorship::From::parse(&f)
+                    .map_or_else(|| UNRECORDED_FROM.to_string(), |f| f.render())
+            }),
             mtime: meta.modified().ok().map(epoch),
             size: meta.len(),
             write_session: field("write_session"),

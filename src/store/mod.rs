@@ -2,6 +2,7 @@
 //! enumerating and picking handoffs. Targets, slot names, what a reader knows of a file, times,
 //! changing a slot (`slot/`), background writes (`runs`) and delivery live in their own files.
 
+pub mod authorship;
 pub mod chain;
 pub mod change;
 pub mod deliver;

@@ -77,7 +77,8 @@ impl Target {
     }
 
     /// `draft` with the envelope this target gives a stored document: `branch:`, `checkout:`,
-    /// `progress: complete` and `head:` forced, every other byte kept.
+    /// `progress: complete` and `head:` forced, any `from:` dropped (only bringing a version in
+    /// from a remote says where it came from), every other byte kept.
     pub fn normalise(&self, draft: &str) -> Result<String, crate::error::Error> {
         let checkout = self.checkout();
         let fields = [
@@ -87,5 +88,6 @@ impl Target {
             ("head", self.facts.head.as_str()),
         ];
         crate::document::normalise::normalise(draft, &fields)
+            .map(|text| crate::document::normalise::without(&text, "from"))
     }
 }

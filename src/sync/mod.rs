@@ -19,7 +19,10 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError, Version};
-pub use crate::store::chain::{Meta, handoff_ref, host, record, record_target, slot_of};
+pub use crate::store::authorship::StoreKey;
+pub use crate::store::chain::{
+    Meta, handoff_ref, host, record, record_target, recorded_here, slot_of, written_here,
+};
 use crate::store::change::{SlotChange, Wait};
 use crate::store::{Store, slot};
 
@@ -124,20 +127,6 @@ pub fn at(epoch: i64) -> SystemTime {
 /// How far ahead of this machine's clock another machine's may run before its date is not
 /// believed.
 pub const CLOCK_SKEW: i64 = 300;
-
-/// Where a version written on another machine came from, as its `from:` header says it:
-/// `<host> via <remote>, written <when>`. `None` for a version this machine wrote.
-pub fn provenance(meta: &Meta, via: &str) -> Option<String> {
-    let here = host();
-    if meta.host.is_some() && meta.host == here {
-        return None;
-    }
-    let who = meta.host.as_deref().unwrap_or("another machine");
-    Some(format!(
-        "{who} via {via}, written {}",
-        crate::store::iso(meta.written_at)
-    ))
-}
 
 /// A version that came from elsewhere, admitted: its meta with `written_at` in the sane window
 /// (not before 1970, not after now plus [`CLOCK_SKEW`]), and whether it had to be clamped — a
@@ -282,15 +271,22 @@ pub fn import(
     if slot::progress_of(text.as_bytes()).as_deref() == Some("writing") {
         return refuse("it is a placeholder (progress: writing)".into());
     }
-    // `from:` says where it came from, wherever it is shown; one a version carried is replaced
-    // (or dropped, for a version this machine wrote).
-    let from = provenance(admitted, via);
+    // `from:` says where it came from, wherever it is shown. A version this store recorded
+    // (its mark verifies) keeps the `from:` it had, or its absence; any other gets one from
+    // what its meta says of its author, reduced to a safe label — never the version's own.
+    let from = (!recorded_here(StoreKey::read(store).as_ref(), version)).then(|| {
+        crate::store::authorship::From::new(
+            admitted.host.as_deref(),
+            via,
+            crate::store::iso(admitted.written_at),
+        )
+        .render()
+    });
     let mut fields = vec![("checkout", checkout)];
     if let Some(from) = &from {
         fields.push(("from", from));
     }
     let text = match crate::document::normalise::normalise(text, &fields) {
-        Ok(t) if from.is_none() => crate::document::normalise::without(&t, "from"),
         Ok(t) => t,
         Err(e) => return refuse(e.to_string()),
     };

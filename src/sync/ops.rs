@@ -173,22 +173,42 @@ pub fn push(
             names("refs/handoffs/"),
             names(&format!("refs/remotes/{remote}/")),
         );
-        let here = super::host();
+        let gone: Vec<&(String, String)> = tracked
+            .iter()
+            .filter(|(b, _)| {
+                !(branches.contains(b) || local.contains(b) || remote_branches.contains(b))
+            })
+            .collect();
+        // The remote's branches as they are now, asked of the remote itself: tracking refs may
+        // be stale, or absent in a single-branch clone.
+        let remote_now = if gone.is_empty() {
+            HashSet::new()
+        } else {
+            transport::remote_branches(&target.facts.checkout, remote, background)?
+        };
+        let key = super::StoreKey::read(store);
         let recent = crate::store::now() - TEAMMATE_DAYS * 86_400;
-        for (b, id) in &tracked {
-            if branches.contains(b) || local.contains(b) || remote_branches.contains(b) {
+        for (b, id) in gone {
+            if remote_now.contains(b) {
                 continue;
             }
-            // A teammate's recent chain: its branch may just not be pushed yet.
+            // A teammate's recent chain — anything this store did not write itself, a version
+            // without a readable author included: its branch may just not be pushed yet.
             if prune != Prune::Force
                 && let Some(meta) = chains.meta_of(id).map(|m| super::Meta::parse(&m))
-                && meta.host.is_some()
-                && meta.host != here
                 && meta.written_at >= recent
+                && !chains
+                    .read(id)
+                    .is_some_and(|v| super::written_here(key.as_ref(), &v))
             {
                 kept.push(Kept {
                     reference: handoff_ref(b),
-                    host: meta.host.unwrap_or_default(),
+                    host: meta
+                        .host
+                        .as_deref()
+                        .and_then(crate::store::authorship::label)
+                        .unwrap_or("an unnamed host")
+                        .to_string(),
                     written_at: crate::store::iso(meta.written_at),
                 });
                 continue;

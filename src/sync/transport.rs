@@ -95,6 +95,8 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
             "--quiet",
             "--no-tags",
             "--no-write-fetch-head",
+            // No `git maintenance` started behind a fetch of ours (its lock outlives a kill).
+            "--no-auto-maintenance",
             "--",
         ])
         .arg(remote)
@@ -106,6 +108,34 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
         return Ok(());
     }
     Err(failed(GitCommand::Fetch, remote, &output.stderr))
+}
+
+/// The branches `remote` has now: `git ls-remote --heads <remote>` in `dir` (the user's git,
+/// with their credentials); in the background bounded in time like a push.
+pub fn remote_branches(
+    dir: &Path,
+    remote: &str,
+    background: bool,
+) -> Result<std::collections::HashSet<String>, Error> {
+    let mut cmd = git(dir, background);
+    cmd.args(["ls-remote", "--heads", "--"]).arg(remote);
+    let output = if background {
+        bounded(cmd, push_time_limit())?
+    } else {
+        cmd.stderr(Stdio::piped()).output().map_err(spawn_error)?
+    };
+    if !output.status.success() {
+        return Err(failed(GitCommand::LsRemote, remote, &output.stderr));
+    }
+    Ok(parse_heads(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// Branch names from `git ls-remote --heads` lines: `<id>\trefs/heads/<branch>`.
+fn parse_heads(text: &str) -> std::collections::HashSet<String> {
+    text.lines()
+        .filter_map(|l| l.split_once('\t')?.1.strip_prefix("refs/heads/"))
+        .map(str::to_string)
+        .collect()
 }
 
 /// `git push --porcelain <remote> <refspecs>` in `dir`, with a lease per deleted ref. Never
@@ -313,6 +343,14 @@ pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ls_remote_lines_give_branch_names() {
+        let text = "0123\trefs/heads/main\n4567\trefs/heads/feature/x\n89ab\trefs/tags/v1\nnoise\n";
+        let got = parse_heads(text);
+        assert_eq!(got.len(), 2);
+        assert!(got.contains("main") && got.contains("feature/x"));
+    }
 
     #[test]
     fn porcelain_lines_tell_moved_from_refused() {

@@ -14,9 +14,9 @@ pub struct Args {
     /// Every branch's handoff, not only the checked-out one.
     #[arg(long)]
     all: bool,
-    /// Also delete the remote's handoffs of branches that exist neither here nor there —
-    /// except one written on another host in the last 14 days (its branch may not be
-    /// pushed yet).
+    /// Also delete the remote's handoffs of branches that exist neither here nor on the remote
+    /// (asked with `git ls-remote`) — except one this store did not write, from the last 14
+    /// days (its branch may not be pushed yet).
     #[arg(long)]
     prune: bool,
     /// With --prune: delete such a teammate's recent handoff too.
