@@ -200,7 +200,7 @@ pub enum GitCommand {
     Fetch,
     Push,
     Prune,
-    /// `git ls-remote --heads`: which branches the remote has now.
+    /// `git ls-remote`: which branches and chains the remote has now.
     LsRemote,
 }
 
@@ -374,7 +374,7 @@ impl fmt::Display for External {
                     GitCommand::Fetch => "git fetch from",
                     GitCommand::Push => "git push to",
                     GitCommand::Prune => "git push --prune to",
-                    GitCommand::LsRemote => "git ls-remote --heads of",
+                    GitCommand::LsRemote => "git ls-remote of",
                 };
                 write!(f, "{command} {remote} failed: {said}")
             }

@@ -37,6 +37,11 @@ impl Drop for Deferred {
     }
 }
 
+/// Whether process `pid` is alive (a zombie counts; a pid we may not signal counts too).
+pub fn alive(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) != Err(nix::errno::Errno::ESRCH)
+}
+
 /// The test seam for crash tests: with `HANDOFF_STORE_KILL_AT=N` set, the process signals
 /// itself just before its Nth mutation (of the store: a temp file created, a rename, a removal;
 /// of a handoff chain: the objects written, the ref locked, the ref moved), so a test can stop

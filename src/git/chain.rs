@@ -443,6 +443,7 @@ impl Chains {
         let new = oid(new).map_err(RefError::Git)?;
         let path = self.repo.common_dir().join(full.as_bstr().to_string());
         let _deferred = crate::process::Deferred::begin();
+        super::journal::recover(self.repo.common_dir());
         crate::process::kill_point();
         let lock = match self.lock_ref(&path) {
             Ok(lock) => lock,
@@ -522,22 +523,36 @@ impl Chains {
         held.is_empty() || self.edit(held).is_ok()
     }
 
-    /// One gix ref transaction, its reflog entries signed now.
-    fn edit(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), GitError> {
+    /// One gix ref transaction, its reflog entries signed now. Its locks (`packed-refs.lock`
+    /// for a deletion, each ref's) are noted in the repository while held, so a kill that
+    /// cannot wait leaves nothing the next change of ours does not remove ([`super::journal`]).
+    fn edit(&self, edits: Vec<RefEdit>) -> Result<(), GitError> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
         let committer = self.signature(now);
         let mut time = Default::default();
-        self.repo
-            .edit_references_as(edits, Some(committer.to_ref(&mut time)))
+        let common = self.repo.common_dir().to_path_buf();
+        super::journal::recover(&common);
+        let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
+        let _journal = super::journal::Journal::begin(&common, &names);
+        let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);
+        let prepared = self
+            .repo
+            .refs
+            .transaction()
+            .prepare(edits, wait, wait)
+            .map_err(other)?;
+        crate::process::kill_point();
+        prepared
+            .commit(Some(committer.to_ref(&mut time)))
             .map(|_| ())
             .map_err(other)
     }
 
     fn apply(&self, edit: RefEdit, expected: Option<&str>) -> Result<(), RefError> {
         let name = edit.name.as_bstr().to_string();
-        match self.edit(Some(edit)) {
+        match self.edit(vec![edit]) {
             Ok(_) => Ok(()),
             // The precondition failed when the ref no longer holds what the caller read.
             Err(_) if !same_id(self.tip(&name).as_deref(), expected) => Err(RefError::Moved),

@@ -4,6 +4,7 @@
 //! git hooks point elsewhere); the repository is opened once and its index read at most once.
 
 pub mod chain;
+mod journal;
 
 use std::path::{Path, PathBuf};
 

@@ -158,6 +158,7 @@ pub fn push(
     };
     let mut leases = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
+    let mut remote_now: Option<transport::RemoteRefs> = None;
     // The remote's chains as last fetched, listed once (10,000 loose refs are 10,000 files).
     let tracked = if prune == Prune::No {
         Vec::new()
@@ -179,17 +180,20 @@ pub fn push(
                 !(branches.contains(b) || local.contains(b) || remote_branches.contains(b))
             })
             .collect();
-        // The remote's branches as they are now, asked of the remote itself: tracking refs may
-        // be stale, or absent in a single-branch clone.
-        let remote_now = if gone.is_empty() {
-            HashSet::new()
-        } else {
-            transport::remote_branches(&target.facts.checkout, remote, background)?
-        };
+        // The remote's branches and chains as they are now, asked of the remote itself:
+        // tracking refs may be stale, or absent in a single-branch clone.
+        if !gone.is_empty() {
+            remote_now = Some(transport::remote_refs(
+                &target.facts.checkout,
+                remote,
+                background,
+            )?);
+        }
         let key = super::StoreKey::read(store);
         let recent = crate::store::now() - TEAMMATE_DAYS * 86_400;
+        let on_remote = remote_now.clone().unwrap_or_default();
         for (b, id) in gone {
-            if remote_now.contains(b) {
+            if on_remote.branches.contains(b) {
                 continue;
             }
             // A teammate's recent chain — anything this store did not write itself, a version
@@ -220,11 +224,31 @@ pub fn push(
     // glob with `--prune` (git matches explicit refspecs against every remote ref: 10,000 took
     // minutes): every remote chain that stays is named in a scratch namespace, the rest is
     // pruned, each deletion under the lease of its remote-tracking copy.
+    // A chain the remote no longer has is already deleted there (an earlier prune cut short
+    // after its push): only its tracking copy goes.
+    let mut updates = Vec::new();
+    if let Some(on_remote) = &remote_now {
+        doomed.retain(|(b, _)| {
+            let there = on_remote.chains.contains_key(b);
+            if !there {
+                updates.push(RefUpdate {
+                    reference: handoff_ref(b),
+                    status: PushStatus::Deleted,
+                    summary: "[already gone on the remote]".to_string(),
+                });
+            }
+            there
+        });
+    }
     let mut keep_refs = Vec::new();
     if doomed.len() > EXPLICIT_DELETIONS {
         let doomed_names: HashSet<&str> = doomed.iter().map(|(b, _)| b.as_str()).collect();
         for (b, id) in &tracked {
-            if !doomed_names.contains(b.as_str()) {
+            // Never a scratch ref for a chain the remote does not have: the glob would create it.
+            let absent = remote_now
+                .as_ref()
+                .is_some_and(|r| !r.chains.contains_key(b));
+            if !doomed_names.contains(b.as_str()) && !absent {
                 keep_refs.push((format!("{KEEP_PREFIX}{b}"), id.clone()));
             }
         }
@@ -234,11 +258,10 @@ pub fn push(
             leases.push(format!("{}:{id}", handoff_ref(b)));
         }
     }
-    let mut updates = Vec::new();
     if doomed.len() > EXPLICIT_DELETIONS {
-        updates = prune_by_glob(
+        updates.extend(prune_by_glob(
             store, chains, target, remote, &tracked, &keep_refs, background,
-        )?;
+        )?);
     }
     if refspecs.is_empty() && !(updates.is_empty() && kept.is_empty()) {
         return Ok(finish(chains, remote, &tracked, sent, updates, kept));

@@ -110,15 +110,21 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
     Err(failed(GitCommand::Fetch, remote, &output.stderr))
 }
 
-/// The branches `remote` has now: `git ls-remote --heads <remote>` in `dir` (the user's git,
-/// with their credentials); in the background bounded in time like a push.
-pub fn remote_branches(
-    dir: &Path,
-    remote: &str,
-    background: bool,
-) -> Result<std::collections::HashSet<String>, Error> {
+/// What a remote holds now, as `git ls-remote` tells it: its branches, and its chains (branch →
+/// id).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteRefs {
+    pub branches: std::collections::HashSet<String>,
+    pub chains: std::collections::HashMap<String, String>,
+}
+
+/// `git ls-remote <remote> refs/heads/* refs/handoffs/*` in `dir` (the user's git, with their
+/// credentials); in the background bounded in time like a push.
+pub fn remote_refs(dir: &Path, remote: &str, background: bool) -> Result<RemoteRefs, Error> {
     let mut cmd = git(dir, background);
-    cmd.args(["ls-remote", "--heads", "--"]).arg(remote);
+    cmd.args(["ls-remote", "--"])
+        .arg(remote)
+        .args(["refs/heads/*", "refs/handoffs/*"]);
     let output = if background {
         bounded(cmd, push_time_limit())?
     } else {
@@ -127,15 +133,20 @@ pub fn remote_branches(
     if !output.status.success() {
         return Err(failed(GitCommand::LsRemote, remote, &output.stderr));
     }
-    Ok(parse_heads(&String::from_utf8_lossy(&output.stdout)))
+    Ok(parse_ls_remote(&String::from_utf8_lossy(&output.stdout)))
 }
 
-/// Branch names from `git ls-remote --heads` lines: `<id>\trefs/heads/<branch>`.
-fn parse_heads(text: &str) -> std::collections::HashSet<String> {
-    text.lines()
-        .filter_map(|l| l.split_once('\t')?.1.strip_prefix("refs/heads/"))
-        .map(str::to_string)
-        .collect()
+/// `git ls-remote` lines: `<id>\t<ref>`.
+fn parse_ls_remote(text: &str) -> RemoteRefs {
+    let mut out = RemoteRefs::default();
+    for (id, name) in text.lines().filter_map(|l| l.split_once('\t')) {
+        if let Some(b) = name.strip_prefix("refs/heads/") {
+            out.branches.insert(b.to_string());
+        } else if let Some(b) = name.strip_prefix("refs/handoffs/") {
+            out.chains.insert(b.to_string(), id.to_string());
+        }
+    }
+    out
 }
 
 /// `git push --porcelain <remote> <refspecs>` in `dir`, with a lease per deleted ref. Never
@@ -345,11 +356,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ls_remote_lines_give_branch_names() {
-        let text = "0123\trefs/heads/main\n4567\trefs/heads/feature/x\n89ab\trefs/tags/v1\nnoise\n";
-        let got = parse_heads(text);
-        assert_eq!(got.len(), 2);
-        assert!(got.contains("main") && got.contains("feature/x"));
+    fn ls_remote_lines_give_branches_and_chains() {
+        let text = "0123\trefs/heads/main\n4567\trefs/heads/feature/x\n89ab\trefs/tags/v1\ncdef\trefs/handoffs/a/b\nnoise\n";
+        let got = parse_ls_remote(text);
+        assert_eq!(got.branches.len(), 2);
+        assert!(got.branches.contains("main") && got.branches.contains("feature/x"));
+        assert_eq!(got.chains.get("a/b").map(String::as_str), Some("cdef"));
+        assert_eq!(got.chains.len(), 1);
     }
 
     #[test]

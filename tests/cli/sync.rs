@@ -2018,3 +2018,103 @@ fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
         "scratch refs left behind"
     );
 }
+
+/// Issue 30.3: `push --prune` killed (SIGKILL, SIGTERM) before each of its mutations — the
+/// lease folder, the scratch refs, the deletion of the tracking copies (a transaction that
+/// takes `packed-refs.lock` and a lock per ref) — with the tracking refs packed, for a glob
+/// prune (70 chains) and an explicit one (3): after SIGTERM no lock is left; after SIGKILL only
+/// locks of ours and `packed-refs.lock`, which the next run of ours removes; that run completes
+/// the prune, and the user's `git branch -d` works.
+#[test]
+fn a_killed_push_prune_leaves_no_lock_after_the_next_run() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let old = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        - 60 * 86_400;
+    let doc = canonical("/elsewhere", "gone");
+    let meta = format!("written-at: {old}\nbranch: gone\nhost: old-host\n");
+    forge(
+        &env,
+        &bare,
+        "template",
+        &[
+            ("handoff.md", doc.into_bytes()),
+            ("meta", meta.into_bytes()),
+        ],
+    );
+    let version = env.git(&bare, &["rev-parse", "refs/handoffs/template"]);
+    env.git(&bare, &["update-ref", "-d", "refs/handoffs/template"]);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "mine").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    let remote_chains = || {
+        env.git(
+            &bare,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"],
+        )
+    };
+    for (signal, chains) in [("KILL", 70), ("TERM", 70), ("KILL", 3), ("TERM", 3)] {
+        let mut completed = false;
+        for n in 1..40 {
+            let mut batch = String::new();
+            for i in 0..chains {
+                batch.push_str(&format!("create refs/handoffs/gone-{i} {version}\n"));
+            }
+            let input = env.write("refs-batch", batch);
+            let status = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("git update-ref --stdin < '{}'", input.display()))
+                .current_dir(&bare)
+                .status()
+                .expect("update-ref");
+            assert!(status.success());
+            assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+            env.git(&a.repo, &["pack-refs", "--all"]);
+            let o = run(a
+                .hs(&env, &["push", "--prune"])
+                .env("HANDOFF_STORE_KILL_AT", n.to_string())
+                .env("HANDOFF_STORE_KILL_WITH", signal));
+            let what =
+                format!("push --prune of {chains} killed with SIG{signal} before mutation {n}");
+            let left = locks_under(&a.repo.join(".git"));
+            assert!(
+                left.iter().all(|l| signal == "KILL"
+                    && ["/refs/handoff", "/packed-refs.lock"]
+                        .iter()
+                        .any(|p| l.to_string_lossy().contains(p))),
+                "{what}: {left:?}"
+            );
+            let again = run(&mut a.hs(&env, &["push", "--prune"]));
+            assert!(
+                again.code == 0 || again.code == 4,
+                "{what}, then push --prune: {}{}",
+                again.stdout,
+                again.stderr
+            );
+            assert_eq!(
+                locks_under(&a.repo.join(".git")),
+                Vec::<PathBuf>::new(),
+                "{what}"
+            );
+            assert_eq!(remote_chains(), "refs/handoffs/main", "{what}");
+            env.git(&a.repo, &["branch", "-q", "scratch"]);
+            env.git(&a.repo, &["branch", "-q", "-d", "scratch"]);
+            let left: Vec<_> = std::fs::read_dir(a.repo.join(".git"))
+                .expect("git dir")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("handoff-store-txn."))
+                .collect();
+            assert!(left.is_empty(), "{what}: notes left {left:?}");
+            if o.code == 0 {
+                assert!(n > 3, "push --prune had only {} kill point(s)", n - 1);
+                completed = true;
+                break;
+            }
+        }
+        assert!(completed, "push --prune never completed under SIG{signal}");
+    }
+}

@@ -147,7 +147,7 @@ fn temp_is_stale(file_name: &str, meta: &crate::fs::Metadata) -> bool {
 
 /// Whether process `pid` exists (ESRCH is the only "gone"; EPERM means alive, not ours).
 pub fn pid_alive(pid: i32) -> bool {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) != Err(nix::errno::Errno::ESRCH)
+    crate::process::alive(pid)
 }
 
 /// Remove the temp files of dead processes in the store directory and in slot `name`'s history
