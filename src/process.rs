@@ -59,3 +59,105 @@ pub fn kill_point() {
         let _ = nix::sys::signal::raise(signal);
     }
 }
+
+/// Make this process adopt its orphaned descendants (Linux's child subreaper), so none escapes
+/// [`end_descendants`] by outliving its parent or calling `setsid`. Whether it took.
+pub fn adopt_orphans() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        nix::sys::prctl::set_child_subreaper(true).is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// Cap the size of any file this process and its children write (`RLIMIT_FSIZE`): a write
+/// past it fails (the writer gets SIGXFSZ). Whether it took.
+pub fn limit_file_size(bytes: u64) -> bool {
+    use nix::sys::resource::{Resource, setrlimit};
+    setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).is_ok()
+}
+
+/// End every descendant of this process: SIGTERM, `grace` for them to go, then SIGKILL, each
+/// one reaped, until none is left (orphans come back to us as their subreaper, see
+/// [`adopt_orphans`]). Call it once every `Child` of ours was waited for.
+pub fn end_descendants(grace: std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut signal = if grace.is_zero() {
+        Signal::SIGKILL
+    } else {
+        Signal::SIGTERM
+    };
+    // Bounded: a descendant that survives SIGKILL for seconds is the kernel's (D state).
+    for _ in 0..200 {
+        reap();
+        let left = descendants();
+        if left.is_empty() {
+            return;
+        }
+        if signal == Signal::SIGTERM && started.elapsed() >= grace {
+            signal = Signal::SIGKILL;
+        }
+        for pid in left {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Reap every child of ours that has ended.
+fn reap() {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    while let Ok(status) = waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+        if status == WaitStatus::StillAlive {
+            break;
+        }
+    }
+}
+
+/// The live (not zombie) descendants of this process, from `/proc`.
+fn descendants() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let mut parent_of = Vec::new();
+    for entry in crate::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = crate::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: comm may hold anything, so read after its last ')'.
+        let mut rest = stat
+            .rsplit_once(')')
+            .map_or("", |(_, r)| r)
+            .split_whitespace();
+        let (Some(state), Some(ppid)) =
+            (rest.next(), rest.next().and_then(|p| p.parse::<i32>().ok()))
+        else {
+            continue;
+        };
+        parent_of.push((pid, ppid, state == "Z"));
+    }
+    let mut found = vec![me];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        for (pid, ppid, _) in &parent_of {
+            if *ppid == parent && !found.contains(pid) {
+                found.push(*pid);
+            }
+        }
+        i += 1;
+    }
+    found
+        .into_iter()
+        .filter(|pid| *pid != me)
+        .filter(|pid| parent_of.iter().any(|(p, _, zombie)| p == pid && !zombie))
+        .collect()
+}

@@ -68,6 +68,8 @@ pub fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
 pub fn supervise(run_dir: &Path) {
     #[cfg(unix)]
     let _ = nix::unistd::setsid();
+    // Orphans of a writer whose `__exec-writer` was ended (the time limit) come back here.
+    crate::process::adopt_orphans();
     let Some(run) = Run::load(run_dir) else {
         return;
     };
@@ -246,52 +248,139 @@ fn run_writer(
     let Ok(mut child) = cmd.spawn() else {
         return ("spawn-failed".into(), None);
     };
-    loop {
+    let ended = loop {
         match child.try_wait() {
-            Ok(Some(status)) => {
-                use std::io::Seek;
-                let rewound = stdout.rewind().is_ok();
-                return (describe(status), rewound.then_some(stdout));
-            }
+            Ok(Some(status)) => break Ok(status),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
             Ok(None) => {
                 terminate(&mut child);
-                return ("timeout".into(), None);
+                break Err("timeout");
             }
-            Err(_) => return ("spawn-failed".into(), None),
+            Err(_) => break Err("spawn-failed"),
         }
+    };
+    // Nothing the writer started outlives its run.
+    crate::process::end_descendants(Duration::from_millis(500));
+    let status = match ended {
+        Ok(status) => status,
+        Err(word) => return (word.into(), None),
+    };
+    if stdout
+        .metadata()
+        .is_ok_and(|m| m.len() > writer::OUTPUT_CAP)
+    {
+        return (writer::NoAnswer::TooLarge.word().into(), None);
     }
+    use std::io::Seek;
+    let rewound = stdout.rewind().is_ok();
+    (describe(status), rewound.then_some(stdout))
 }
 
 /// `hook __exec-writer <supervisor pid> <argv…>`: run the writer and watch the supervisor.
-/// Started as the leader of the writer's process group; should the supervisor die (SIGKILL
-/// included, when nothing of it can clean up), the whole group — the writer and whatever it
-/// started — is KILLed within a tenth of a second, so no writer outlives its time limit. Exits
-/// with the writer's code (128 + the signal that ended it).
+/// Started as the leader of the writer's process group. It is bounded in everything: every file
+/// the writer's tree writes is capped at [`WRITER_FILE_CAP`] (`RLIMIT_FSIZE`); its stdout comes
+/// through a pipe copied into the run's `writer.out` up to one byte past the answer's cap, and
+/// the writer is ended there; its stderr is kept up to [`WRITER_ERR_CAP`]. When the writer
+/// ends — or the supervisor dies (SIGKILL included: the writer's parent is then no longer the
+/// supervisor) — every process it started ends too, a `setsid` daemon included: this process
+/// is their subreaper.
 pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
     let Some((program, args)) = argv.split_first() else {
         return 127;
     };
-    let Ok(mut child) = Command::new(program).args(args).spawn() else {
+    crate::process::adopt_orphans();
+    crate::process::limit_file_size(WRITER_FILE_CAP);
+    let Ok(mut child) = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
         return 127;
     };
-    loop {
+    let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Our own stdout and stderr by descriptor (the command's output handles stay locked by
+    // the dispatcher while it runs).
+    use std::os::fd::AsFd;
+    let own = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
+    let (Ok(stdout), Ok(stderr)) = (
+        own(std::io::stdout().as_fd()),
+        own(std::io::stderr().as_fd()),
+    ) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return 127;
+    };
+    let out = copy_capped(
+        child.stdout.take(),
+        stdout,
+        writer::OUTPUT_CAP + 1,
+        Some(over.clone()),
+    );
+    let err = copy_capped(child.stderr.take(), stderr, WRITER_ERR_CAP, None);
+    let code = loop {
         match child.try_wait() {
-            Ok(Some(status)) => return exit_code(status),
+            Ok(Some(status)) => break exit_code(status),
             Ok(None) => {}
-            Err(_) => return 127,
+            Err(_) => break 127,
         }
         if !parent_is(parent) {
-            #[cfg(unix)]
-            {
-                use nix::sys::signal::{Signal, killpg};
-                let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
-            }
             let _ = child.kill();
+            let _ = child.wait();
+            crate::process::end_descendants(Duration::ZERO);
             return 137;
         }
+        if over.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break 137;
+        }
         std::thread::sleep(Duration::from_millis(100));
-    }
+    };
+    crate::process::end_descendants(Duration::from_millis(500));
+    let _ = (out.join(), err.join());
+    code
+}
+
+/// The largest file the writer's process tree may write (its answer file included).
+const WRITER_FILE_CAP: u64 = 32 * 1024 * 1024;
+/// How much of the writer's stderr is kept (the rest is read and dropped).
+const WRITER_ERR_CAP: u64 = 1024 * 1024;
+
+/// Copy `from` into `to` in a thread, at most `cap` bytes. Past the cap, with `over` given, it
+/// is set and the pipe closed (the writer's next write fails); without, the rest is read and
+/// dropped, so the writer never blocks on a full pipe.
+fn copy_capped(
+    from: Option<impl std::io::Read + Send + 'static>,
+    mut to: impl Write + Send + 'static,
+    cap: u64,
+    over: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let Some(mut from) = from else {
+            return;
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut left = cap;
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let keep = (n as u64).min(left) as usize;
+            if keep > 0 && to.write_all(&buf[..keep]).is_err() {
+                break;
+            }
+            left -= keep as u64;
+            if left == 0
+                && let Some(over) = &over
+            {
+                over.store(true, std::sync::atomic::Ordering::Relaxed);
+                break;
+            }
+        }
+        let _ = to.flush();
+    })
 }
 
 /// Whether this process's parent is still the supervisor `parent` (an orphan is adopted by

@@ -36,7 +36,7 @@ const CLAUDE_DENIED: &str = "Bash,Write,Edit,MultiEdit,NotebookEdit,WebFetch,Web
 const COPILOT_TOOLS: [&str; 3] = ["view", "grep", "glob"];
 /// How much of a writer's stdout is read to find its answer (the answer itself is capped at
 /// the store's 4 MiB; JSON escaping may double it).
-const OUTPUT_CAP: u64 = 16 * 1024 * 1024;
+pub const OUTPUT_CAP: u64 = 16 * 1024 * 1024;
 
 /// A writer's command lines and where its answer will be.
 pub struct Invocation {

@@ -1053,3 +1053,80 @@ fn every_slot_changing_operation_leaves_the_chain_holding_the_slots_bytes() {
         pushed.stdout, pushed.stderr
     );
 }
+
+/// The bytes under `dir`, every file counted.
+fn bytes_under(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => bytes_under(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
+/// Issue 30.4: a writer that prints without end is ended once its output passes the answer's
+/// cap — its run folder holds at most 32 MiB — and nothing it started outlives the run: not a
+/// child in its group, not a `setsid` daemon.
+#[test]
+fn an_endless_writer_is_bounded_on_disk_and_leaves_no_process_behind() {
+    let s = Scene::new();
+    let endless = s.env.write(
+        "endless-writer.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\nsleep 60 &\necho $! > \"$FAKE_LOG/child\"\nsetsid sleep 61 &\necho $! > \"$FAKE_LOG/daemon\"\nyes 'an endless answer'\n",
+    );
+    chmod_x(&endless);
+    let endless = endless.to_string_lossy().into_owned();
+    s.pre_compact("endless", None, &[("HANDOFF_WRITER", endless.as_str())]);
+    let run_dir = the_run(&s);
+    s.writer_ended();
+    assert!(
+        s.log().contains(" rc=answer-too-large state=failed "),
+        "{}",
+        s.log()
+    );
+    let size = bytes_under(&run_dir);
+    assert!(size <= 32 * 1024 * 1024, "{size} bytes in the run folder");
+    for what in ["child", "daemon"] {
+        let pid = std::fs::read_to_string(s.fake.join(what)).expect("pid");
+        assert!(
+            !alive(&pid),
+            "the writer's {what} ({}) outlived the run",
+            pid.trim()
+        );
+    }
+}
+
+/// Issue 30.4: a writer that answers and exits normally takes what it started with it — a
+/// child left running and a `setsid` daemon — and its answer still counts.
+#[test]
+fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
+    let s = Scene::new();
+    let leaving = s.env.write(
+        "leaving-writer.sh",
+        &format!(
+            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\nsleep 60 &\necho $! > \"$FAKE_LOG/child\"\nsetsid sleep 61 &\necho $! > \"$FAKE_LOG/daemon\"\nexec '{}'\n",
+            s.writer.display()
+        ),
+    );
+    chmod_x(&leaving);
+    let leaving = leaving.to_string_lossy().into_owned();
+    let doc = version(&s.repo, "fresh");
+    s.pre_compact(
+        "leaving",
+        Some(&doc),
+        &[("HANDOFF_WRITER", leaving.as_str())],
+    );
+    s.writer_ended();
+    assert!(s.log().contains(" rc=0 "), "{}", s.log());
+    for what in ["child", "daemon"] {
+        let pid = std::fs::read_to_string(s.fake.join(what)).expect("pid");
+        assert!(
+            !alive(&pid),
+            "the writer's {what} ({}) outlived the run",
+            pid.trim()
+        );
+    }
+}
