@@ -1106,7 +1106,7 @@ fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
     let s = Scene::new();
     let leaving = s.env.write(
         "leaving-writer.sh",
-        &format!(
+        format!(
             "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\nsleep 60 &\necho $! > \"$FAKE_LOG/child\"\nsetsid sleep 61 &\necho $! > \"$FAKE_LOG/daemon\"\nexec '{}'\n",
             s.writer.display()
         ),
