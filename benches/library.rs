@@ -1,5 +1,6 @@
 //! Library-level benchmarks (criterion): the gate on the canonical handoff and on 200 / 1,000
-//! line citations, the one-pass symbol scan, listing a 10,000-handoff store and picking the
+//! line citations, the credential scan on the 1,000-citation handoff, the one-pass symbol scan,
+//! listing a 10,000-handoff store and picking the
 //! exact slot in it. Whole-process numbers (what a hook costs) are in `benches/process.rs`.
 
 mod fixtures;
@@ -30,6 +31,17 @@ fn benches(c: &mut Criterion) {
     let s50 = path(&f.symbols_50);
     group.bench_function("50 symbol citations", |b| {
         b.iter(|| black_box(gate_file(&s50, None).exit_code))
+    });
+    group.finish();
+
+    // The credential scan alone, over every line of the 1,000-citation handoff (what each gate,
+    // write, record and import runs).
+    let mut group = c.benchmark_group("secrets");
+    group.sample_size(50);
+    let text = std::fs::read_to_string(&f.lines_1000).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    group.bench_function("scan 1000-citation handoff", |b| {
+        b.iter(|| black_box(handoff_store::secrets::scan(&lines).hits.len()))
     });
     group.finish();
 

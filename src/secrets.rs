@@ -37,7 +37,7 @@ struct TokenRule {
     regex: LazyLock<Regex>,
 }
 
-static TOKEN_RULES: [TokenRule; 11] = [
+static TOKEN_RULES: [TokenRule; 19] = [
     TokenRule {
         kind: "AWS access key id",
         triggers: &["AKIA", "ASIA"],
@@ -61,6 +61,22 @@ static TOKEN_RULES: [TokenRule; 11] = [
         kind: "Slack token",
         triggers: &["xox"],
         regex: LazyLock::new(|| re(r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}")),
+    },
+    TokenRule {
+        kind: "Slack webhook",
+        triggers: &["hooks.slack.com"],
+        regex: LazyLock::new(|| {
+            re(
+                r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_]{6,}/[A-Za-z0-9_/]{6,}",
+            )
+        }),
+    },
+    TokenRule {
+        kind: "Discord webhook",
+        triggers: &["/api/webhooks/"],
+        regex: LazyLock::new(|| {
+            re(r"discord(?:app)?\.com/api/webhooks/[0-9]{6,}/[A-Za-z0-9_-]{20,}")
+        }),
     },
     TokenRule {
         kind: "Google API key",
@@ -95,12 +111,51 @@ static TOKEN_RULES: [TokenRule; 11] = [
         regex: LazyLock::new(|| re(r"(?-u:\b)hf_[A-Za-z0-9]{30,}(?-u:\b)")),
     },
     TokenRule {
+        kind: "SendGrid key",
+        triggers: &["SG."],
+        regex: LazyLock::new(|| re(r"(?-u:\b)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    },
+    TokenRule {
+        kind: "Twilio API key",
+        triggers: &["SK"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)")),
+    },
+    TokenRule {
+        kind: "DigitalOcean token",
+        triggers: &["_v1_"],
+        regex: LazyLock::new(|| re(r"(?-u:\b)do[opr]_v1_[a-f0-9]{64}(?-u:\b)")),
+    },
+    TokenRule {
+        kind: "Authorization header",
+        triggers: &["uthorization", "UTHORIZATION"],
+        regex: LazyLock::new(|| {
+            // The credential after the scheme: a placeholder ($TOKEN, <token>, {…}) is not one.
+            re(
+                r"(?i)authorization\s*[:=]\s*(?:basic|bearer|token|digest)\s+[A-Za-z0-9+/._~-]{12,}=*",
+            )
+        }),
+    },
+    TokenRule {
+        kind: "netrc entry",
+        triggers: &["machine"],
+        regex: LazyLock::new(|| {
+            re(r"(?-u:\b)machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+[^\s$<{*]\S{3,}")
+        }),
+    },
+    TokenRule {
         kind: "password in a URL",
         triggers: &["://"],
         regex: LazyLock::new(|| {
-            // scheme://user:password@host — a placeholder password ($VAR, <…>, {…}, ***) is
+            // scheme://[user]:password@host — a placeholder password ($VAR, <…>, {…}, ***) is
             // not one.
-            re(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]+:[^\s/@$<{*%]+@[^\s/@]")
+            re(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:[^\s/@$<{*%]+@[^\s/@]")
+        }),
+    },
+    TokenRule {
+        kind: "connection string key",
+        triggers: &["ccountKey=", "ccessKey=", "ccountkey="],
+        regex: LazyLock::new(|| {
+            re(r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*[A-Za-z0-9+/]{20,}=*")
         }),
     },
 ];
@@ -163,9 +218,10 @@ fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
-const KEY_ENDINGS: [&str; 10] = [
+const KEY_ENDINGS: [&str; 16] = [
     "password",
     "passwd",
+    "pwd",
     "secret",
     "token",
     "api_key",
@@ -174,7 +230,15 @@ const KEY_ENDINGS: [&str; 10] = [
     "access_key",
     "secret_key",
     "private_key",
+    "private_key_id",
+    "accountkey",
+    "client_secret",
+    "auth_token",
+    "passphrase",
 ];
+
+/// Keys whose value is a password: a person's, short as `hunter2`, still one.
+const PASSWORD_ENDINGS: [&str; 4] = ["password", "passwd", "pwd", "passphrase"];
 
 /// The generic `key = value` rule, over every maximal key run of the line.
 fn has_assignment(line: &str) -> bool {
@@ -189,14 +253,25 @@ fn has_assignment(line: &str) -> bool {
         while i < bytes.len() && is_key_byte(bytes[i]) {
             i += 1;
         }
-        let key = line[start..i].to_ascii_lowercase();
-        if KEY_ENDINGS.iter().any(|e| key.ends_with(e))
-            && assigned_value(&line[i..]).is_some_and(is_credential_value)
-        {
+        let key = &bytes[start..i];
+        if !KEY_ENDINGS.iter().any(|e| ends_with_ignore_case(key, e)) {
+            continue;
+        }
+        let password = PASSWORD_ENDINGS
+            .iter()
+            .any(|e| ends_with_ignore_case(key, e));
+        if assigned_value(&line[i..]).is_some_and(|v| is_credential_value(v, password)) {
             return true;
         }
     }
     false
+}
+
+/// Whether `key` ends with `ending` (lower case), ignoring ASCII case; no allocation, as this
+/// runs on every word of every line.
+fn ends_with_ignore_case(key: &[u8], ending: &str) -> bool {
+    key.len() >= ending.len()
+        && key[key.len() - ending.len()..].eq_ignore_ascii_case(ending.as_bytes())
 }
 
 /// The value assigned right after a key, in either accepted form.
@@ -220,10 +295,15 @@ fn assigned_value(after_key: &str) -> Option<&str> {
             let value = &rest[1..];
             value.find(quote).map(|end| &value[..end])
         }
-        // Unquoted, as in `DB_PASSWORD = value` or YAML's `password: value`: the value is the
-        // whole rest of the line, so prose (which has spaces) is never one.
+        // Unquoted, as in `DB_PASSWORD = value` or YAML's `password: value`: the first word,
+        // so prose that goes on after it (`holds DB_PASSWORD = hunter2hunter2 for now.`) is
+        // judged on the value alone; a sentence's own words are no credential.
         _ => {
-            let value = rest.trim_end();
+            let value = rest
+                .split(|c: char| crate::text::is_ws(c) || matches!(c, ';' | ','))
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(['.', ')', ']', '`']);
             (!value.is_empty() && !is_code(value)).then_some(value)
         }
     }
@@ -240,12 +320,24 @@ fn is_code(v: &str) -> bool {
     dotted || v.contains('(')
 }
 
-fn is_credential_value(v: &str) -> bool {
-    v.chars().count() >= 16
-        && !crate::text::has_ws(v)
-        && v.bytes().any(|b| b.is_ascii_alphabetic())
-        && v.bytes().any(|b| b.is_ascii_digit())
-        && !v.starts_with(['$', '<', '{', '%'])
+/// Whether `v` is a credential: not a placeholder (`$VAR`, `<…>`, `{…}`, `%…%`, `***`), and
+/// either a machine secret (16 or more characters, letters and digits, no space) or, for a
+/// password, 6 or more characters that are not all letters (`hunter2`, not `string`).
+fn is_credential_value(v: &str, password: bool) -> bool {
+    let placeholder = v.starts_with(['$', '<', '{', '%', '*'])
+        || v.bytes()
+            .all(|b| matches!(b, b'*' | b'x' | b'X' | b'.' | b'-'));
+    if placeholder || crate::text::has_ws(v) {
+        return false;
+    }
+    let letters = v.bytes().any(|b| b.is_ascii_alphabetic());
+    let digits = v.bytes().any(|b| b.is_ascii_digit());
+    let machine = v.chars().count() >= 16 && letters && digits;
+    let person = password
+        && v.chars().count() >= 6
+        && letters
+        && v.bytes().any(|b| !b.is_ascii_alphabetic());
+    machine || person
 }
 
 #[cfg(test)]

@@ -443,7 +443,7 @@ impl Chains {
         let new = oid(new).map_err(RefError::Git)?;
         let path = self.repo.common_dir().join(full.as_bstr().to_string());
         let _deferred = crate::process::Deferred::begin();
-        super::journal::recover(self.repo.common_dir());
+        super::journal::recover(self.repo.common_dir(), STALE_LOCK);
         crate::process::kill_point();
         let lock = match self.lock_ref(&path) {
             Ok(lock) => lock,
@@ -533,7 +533,7 @@ impl Chains {
         let committer = self.signature(now);
         let mut time = Default::default();
         let common = self.repo.common_dir().to_path_buf();
-        super::journal::recover(&common);
+        super::journal::recover(&common, STALE_LOCK);
         let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
         let _journal = super::journal::Journal::begin(&common, &names);
         let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);

@@ -6,12 +6,10 @@
 //! directory (the refs it edits); after it, we remove it. The next ref change of ours finds the
 //! note of a dead process and removes exactly the locks that process could have taken:
 //! `<ref>.lock` of the refs it named and `packed-refs.lock` — each only when it was taken no
-//! earlier than the note and has been held at least [`super::chain::STALE_LOCK`] (git holds
+//! earlier than the note and has been held at least `stale` (the chain's `STALE_LOCK`; git holds
 //! either for the moment of one update, so one held that long has nobody alive to release it).
 
 use std::path::{Path, PathBuf};
-
-use super::chain::STALE_LOCK;
 
 const PREFIX: &str = "handoff-store-txn.";
 
@@ -47,7 +45,7 @@ impl Drop for Journal {
 
 /// Remove the locks a dead process of ours left in `common` mid-transaction, and its note.
 /// A note of a live process is left alone.
-pub(super) fn recover(common: &Path) {
+pub(super) fn recover(common: &Path, stale: std::time::Duration) {
     let Ok(entries) = crate::fs::read_dir(common) else {
         return;
     };
@@ -74,14 +72,14 @@ pub(super) fn recover(common: &Path) {
             .map(|l| common.join(format!("{l}.lock")))
             .chain(std::iter::once(common.join("packed-refs.lock")))
             .collect();
-        // A lock younger than STALE_LOCK may be a live git's of this very moment: wait until
-        // the youngest has outlived it (at most STALE_LOCK), then look again.
+        // A lock younger than `stale` may be a live git's of this very moment: wait until the
+        // youngest has outlived it (at most `stale`), then look again.
         let youngest = locks.iter().filter_map(|l| taken_since(l, written)).min();
-        if let Some(age) = youngest.filter(|age| *age < STALE_LOCK) {
-            std::thread::sleep(STALE_LOCK - age);
+        if let Some(age) = youngest.filter(|age| *age < stale) {
+            std::thread::sleep(stale - age);
         }
         for lock in &locks {
-            if taken_since(lock, written).is_some_and(|age| age >= STALE_LOCK) {
+            if taken_since(lock, written).is_some_and(|age| age >= stale) {
                 let _ = crate::fs::remove_file(lock);
             }
         }

@@ -2,6 +2,7 @@
 mod bad_input;
 mod citations;
 mod compaction;
+mod credentials;
 mod durability;
 mod gate;
 mod harness;
