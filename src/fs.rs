@@ -14,6 +14,22 @@ pub use std::fs::{DirBuilder, FileType, Metadata, Permissions, TryLockError};
 /// reads through `read`, which makes `read_to_end` zero each buffer first).
 pub type FdFile = std::fs::File;
 
+/// Make `dir` and its missing parents, each 0755 whatever the umask (with a umask of 000,
+/// `create_dir_all` made them world-writable); one that exists is left as it is.
+pub fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let mut missing: Vec<&std::path::Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+    missing.reverse();
+    for d in missing {
+        match DirBuilder::new().mode(0o755).create(d) {
+            Ok(()) => set_permissions(d, Permissions::from_mode(0o755))?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// The OS error under an fs-err error (the error itself when it is not one).
 pub fn cause(err: &std::io::Error) -> &std::io::Error {
     err.get_ref()

@@ -419,7 +419,7 @@ fn read_text(file: &Path) -> Result<Option<String>, Error> {
 fn write_text(file: &Path, text: &str, executable: bool) -> Result<(), Error> {
     let file = target_of(file)?;
     if let Some(dir) = file.parent() {
-        crate::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        crate::fs::make_dirs(dir).map_err(|e| Error::io(dir, e))?;
     }
     let mode = crate::fs::metadata(&file)
         .ok()

@@ -26,6 +26,9 @@ pub enum JsoncError {
     Syntax(String),
     /// The top level is an array, a string, …: there is nowhere to put a hook.
     NotAnObject,
+    /// A key on the way to the hooks is there twice in one object: the clients read the last,
+    /// an edit would land in the first.
+    DuplicateKey(String),
 }
 
 impl std::fmt::Display for JsoncError {
@@ -33,6 +36,10 @@ impl std::fmt::Display for JsoncError {
         match self {
             JsoncError::Syntax(why) => f.write_str(why),
             JsoncError::NotAnObject => f.write_str("its top level is not a JSON object"),
+            JsoncError::DuplicateKey(key) => write!(
+                f,
+                "it holds the key {key:?} twice in one object: the client reads the last one, so a hook added to the first would never run; remove one of them"
+            ),
         }
     }
 }
@@ -64,6 +71,9 @@ pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncE
     if root.value().is_some() && root.object_value().is_none() {
         return Err(JsoncError::NotAnObject);
     }
+    if let Some(key) = duplicate_on(&root, path) {
+        return Err(JsoncError::DuplicateKey(key));
+    }
     let Some((last, parents)) = path.split_last() else {
         return Ok(text.to_string());
     };
@@ -73,6 +83,27 @@ pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncE
     }
     obj.array_value_or_set(last).append(input(entry));
     Ok(root.to_string())
+}
+
+/// The first key of `path` found twice in one object on the way down (the top level, then
+/// each object `path` names), when the document holds one.
+pub fn duplicate_key(text: &str, path: &[&str]) -> Option<String> {
+    duplicate_on(&parse(text).ok()?, path)
+}
+
+fn duplicate_on(root: &CstRootNode, path: &[&str]) -> Option<String> {
+    let mut obj = root.object_value()?;
+    for (depth, key) in path.iter().enumerate() {
+        let mut seen = std::collections::HashSet::new();
+        for prop in obj.properties() {
+            let name = prop.name().and_then(|n| n.decoded_value().ok())?;
+            if !seen.insert(name.clone()) && path[..=depth].contains(&name.as_str()) {
+                return Some(name);
+            }
+        }
+        obj = obj.object_value(key)?;
+    }
+    None
 }
 
 /// The whole document as a plain value (`{}` for an empty one; `None` when it is not JSON with

@@ -58,14 +58,32 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
             },
         });
     }
-    out.push(claude_plugin());
+    let mut plugin = claude_plugin();
+    if plugin.runs == "yes"
+        && let Some(file) = claude_hooks_disabled(Harness::ClaudeCode, root)
+    {
+        plugin.runs = "no";
+        plugin.why = format!(
+            "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
+            file.display()
+        );
+    }
+    out.push(plugin);
     for h in Harness::ALL {
         for scope in [Scope::User, Scope::Project] {
             let Ok(p) = plan(h, scope, root) else {
                 continue;
             };
-            let installed = is_installed(&p);
-            let (runs, why) = if !installed {
+            let broken = unusable(&p);
+            // In a file the client cannot use as it is, a hook of ours anywhere counts.
+            let installed = is_installed(&p)
+                || (broken.is_some()
+                    && crate::fs::read_to_string(&p.file)
+                        .is_ok_and(|t| t.contains(" hook session-start")));
+            let (runs, why) = if let Some(broken) = broken {
+                // Whatever we find in it, the client cannot use it as it is.
+                ("no", broken)
+            } else if !installed {
                 (
                     "no",
                     format!(
@@ -88,6 +106,16 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
                     _ => would_run(h, scope, &p.file, &codex),
                 }
             };
+            let (runs, why) = match (runs, claude_hooks_disabled(h, root)) {
+                ("yes", Some(file)) => (
+                    "no",
+                    format!(
+                        "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
+                        file.display()
+                    ),
+                ),
+                other => (other.0, why),
+            };
             out.push(Row {
                 harness: h.name(),
                 scope: scope_name(scope),
@@ -99,6 +127,73 @@ pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
         }
     }
     out
+}
+
+/// Why a hooks file the client reads cannot work as it is: unreadable, not JSON with comments,
+/// a key on the way to the hooks twice (the client reads the last one, our edits and our
+/// reading find the first), a hook script without its execute bit. `None` when it is fine or
+/// absent.
+fn unusable(plan: &super::install::Plan) -> Option<String> {
+    use super::install::Shape;
+    let file = plan.file.display();
+    let bytes = match crate::fs::read(&plan.file) {
+        Ok(b) => b,
+        Err(e) if crate::fs::cause(&e).kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(format!("{file} cannot be read: {}", crate::fs::cause(&e))),
+    };
+    match &plan.shape {
+        Shape::Json { groups, .. } => {
+            let Ok(text) = String::from_utf8(bytes) else {
+                return Some(format!(
+                    "{file} is not UTF-8 text: the client cannot read it"
+                ));
+            };
+            if super::jsonc::value(&text).is_none() {
+                return Some(format!(
+                    "{file} is not valid JSON: the client cannot read its hooks; fix it, then install again"
+                ));
+            }
+            groups.iter().find_map(|(path, _)| {
+                super::jsonc::duplicate_key(&text, path)
+                    .map(|key| format!("{file} holds the key {key:?} twice in one object: the client reads the last one; remove one of them, then install again"))
+            })
+        }
+        Shape::Script(_) => (!crate::env::is_executable(&plan.file)).then(|| {
+            format!("{file} is not executable, so the client never runs it: chmod +x {file}")
+        }),
+    }
+}
+
+/// For Claude Code: the settings file whose `"disableAllHooks": true` turns every hook off
+/// here (the project's local settings, then the project's, then the user's: the first that
+/// sets it decides).
+fn claude_hooks_disabled(h: Harness, root: Option<&Path>) -> Option<std::path::PathBuf> {
+    if h != Harness::ClaudeCode {
+        return None;
+    }
+    let mut files = Vec::new();
+    if let Some(root) = root {
+        files.push(root.join(".claude/settings.local.json"));
+        files.push(root.join(".claude/settings.json"));
+    }
+    files.extend(crate::env::home().map(|h| h.join(".claude/settings.json")));
+    for file in files {
+        let Some(value) = crate::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| super::jsonc::value(&t))
+        else {
+            continue;
+        };
+        match value
+            .get("disableAllHooks")
+            .and_then(serde_json::Value::as_bool)
+        {
+            Some(true) => return Some(file),
+            Some(false) => return None,
+            None => {}
+        }
+    }
+    None
 }
 
 /// The Claude Code plugin (contrib/claude-code): enabled in the user's settings.json

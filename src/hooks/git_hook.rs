@@ -72,7 +72,7 @@ pub fn state(dir: &Path) -> Option<(PathBuf, bool)> {
 pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error> {
     let path = hook_path(dir)?;
     let hooks = path.parent().unwrap_or(Path::new("."));
-    crate::fs::create_dir_all(hooks).map_err(|e| Error::io(hooks, e))?;
+    crate::fs::make_dirs(hooks).map_err(|e| Error::io(hooks, e))?;
     let chained = hooks.join(CHAINED);
     let existing = crate::fs::symlink_metadata(&path).is_ok();
     let what = if !existing {

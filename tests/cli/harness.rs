@@ -767,3 +767,79 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     );
     assert_eq!(status(&["--check"]).code, 0);
 }
+
+/// Issue 30.6: `status --check` tells the truth about hooks that would not run: a settings file
+/// with two top-level `"hooks"` keys (and `install` refuses to edit such a file, naming the
+/// key), Claude Code's `"disableAllHooks": true`, a Cline `TaskStart` without its execute bit,
+/// an invalid config file, and a store that cannot be used.
+#[test]
+fn status_check_tells_the_truth_about_hooks_that_would_not_run() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let check = || run(&mut hs(&env, &repo, &["status", "--check"]));
+    let settings = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().expect("dir")).expect("dir");
+
+    // Two "hooks" keys: install refuses and leaves the file as it was.
+    let doubled = "{\n  \"hooks\": {},\n  \"model\": \"x\",\n  \"hooks\": {}\n}\n";
+    std::fs::write(&settings, doubled).expect("settings");
+    let o = run(&mut hs(&env, &repo, &["install", "claude"]));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("\"hooks\" twice"), "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&settings).expect("s"), doubled);
+    // Ours in the first of two (edited by an older release, or by hand): it would not run.
+    std::fs::remove_file(&settings).expect("rm");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "claude"])).code, 0);
+    let ours = std::fs::read_to_string(&settings).expect("s");
+    let with_second = ours.replacen('{', "{\n  \"hooks\": {},", 1);
+    let with_second = format!(
+        "{}, \"hooks\": {{}}\n}}\n",
+        with_second.trim_end().trim_end_matches('}')
+    );
+    std::fs::write(&settings, &with_second).expect("settings");
+    let o = check();
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout.contains("holds the key \"hooks\" twice"),
+        "{}",
+        o.stdout
+    );
+
+    // disableAllHooks.
+    let disabled = ours.replacen('{', "{\n  \"disableAllHooks\": true,", 1);
+    std::fs::write(&settings, &disabled).expect("settings");
+    let o = check();
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("problem  claude-code (user): \"disableAllHooks\": true in"),
+        "{}",
+        o.stdout
+    );
+    std::fs::write(&settings, &ours).expect("settings");
+    assert_eq!(check().code, 0, "{}", check().stdout);
+
+    // Cline's TaskStart without its execute bit.
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "cline"])).code, 0);
+    let task_start = repo.join(".clinerules/hooks/TaskStart");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&task_start, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let o = check();
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(o.stdout.contains("is not executable"), "{}", o.stdout);
+    chmod_x(&task_start);
+    assert_eq!(check().code, 0);
+
+    // An invalid config file (ours in it, and a stray brace after it).
+    std::fs::write(&settings, format!("{}\n{{\n", ours.trim_end())).expect("settings");
+    let o = check();
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(o.stdout.contains("is not valid JSON"), "{}", o.stdout);
+    std::fs::write(&settings, &ours).expect("settings");
+
+    // A store that cannot be used.
+    let not_a_folder = env.write("store-file", "x");
+    let o = run(hs(&env, &repo, &["status", "--check"]).env("HANDOFF_STORE_DIR", &not_a_folder));
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(o.stdout.contains("problem  store: "), "{}", o.stdout);
+}

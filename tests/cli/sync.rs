@@ -919,6 +919,13 @@ fn recording_never_takes_packed_refs_lock_and_a_failed_record_is_said() {
         "status shows the failed record: {}",
         status.stdout
     );
+    let check = run(&mut m.hs(&env, &["status", "--check"]));
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    assert!(
+        check.stdout.contains("problem  chain: a handoff stored at "),
+        "{}",
+        check.stdout
+    );
     std::fs::remove_dir_all(&blocker).expect("unblock");
     let o = m.write(&env, "fourth");
     assert_eq!((o.code, o.stderr.as_str()), (0, ""));

@@ -19,6 +19,22 @@ pub struct Args {
     check: bool,
 }
 
+/// Why the store cannot take a handoff: its folder is not a folder, or cannot be written.
+/// `None` when it is usable (or not made yet, which the first write does).
+fn store_problem(store: &crate::store::Store) -> Option<String> {
+    let shown = store.dir.display();
+    match crate::fs::metadata(&store.dir) {
+        Err(_) => None,
+        Ok(m) if !m.is_dir() => Some(format!("store: {shown} is not a folder")),
+        Ok(_) => nix::unistd::access(
+            &store.dir,
+            nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK,
+        )
+        .err()
+        .map(|e| format!("store: {shown} cannot be written ({e})")),
+    }
+}
+
 pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
     status(args.dir.as_deref(), ui.format, args.check, ui.out)
 }
@@ -38,12 +54,26 @@ fn status(
         .map(|r| format!("{} ({}): {}", r.harness, r.scope, r.why))
         .collect();
     // A failed autoPush happened in a detached process: this is where the user hears of it.
-    let store = crate::store::Store::locate().ok();
-    let pushed = store.as_ref().and_then(crate::sync::outcome::last);
+    let store = crate::store::Store::locate();
+    let pushed = store.as_ref().ok().and_then(crate::sync::outcome::last);
     let in_flight = store
         .as_ref()
-        .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
-    let unrecorded = store.as_ref().and_then(crate::store::chain::record_failure);
+        .is_ok_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s));
+    let unrecorded = store
+        .as_ref()
+        .ok()
+        .and_then(crate::store::chain::record_failure);
+    let mut problems = problems;
+    match &store {
+        Err(e) => problems.push(format!("store: cannot be used: {e}")),
+        Ok(s) => problems.extend(store_problem(s)),
+    }
+    if let Some((at, checkout, message)) = &unrecorded {
+        problems.push(format!(
+            "chain: a handoff stored at {at} for {checkout} is not in git ({message}); the next write records it"
+        ));
+    }
+    let store = store.ok();
     // Did the handoff reach the last session, per harness; and how the last writer ended.
     let deliveries: Vec<crate::hooks::delivered::Delivered> = Harness::ALL
         .iter()
