@@ -843,3 +843,75 @@ fn status_check_tells_the_truth_about_hooks_that_would_not_run() {
     assert_eq!(o.code, 1, "{}", o.stdout);
     assert!(o.stdout.contains("problem  store: "), "{}", o.stdout);
 }
+
+/// Every folder under `dir` whose mode lets group or others write.
+fn writable_by_others(dir: &Path) -> Vec<(PathBuf, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if meta.is_dir() {
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o022 != 0 {
+                out.push((e.path(), mode));
+            }
+            out.extend(writable_by_others(&e.path()));
+        }
+    }
+    out
+}
+
+/// Issue 30.7: with a umask of 000, no folder we make is group- or world-writable — the
+/// agents' config folders (user and project), the skill's, git's hooks folder, the store.
+/// Inside `.git` the objects and refs follow the umask as git's own do (git's rule, not ours).
+#[test]
+fn folders_we_make_are_never_world_writable_whatever_the_umask() {
+    let env = TestEnv::new();
+    let repo = env.shop("r", "main");
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    let with_umask = |args: &[&str], stdin: &str| {
+        let mut c = std::process::Command::new("sh");
+        c.arg("-c")
+            .arg("umask 000; exec \"$0\" \"$@\"")
+            .arg(&bin)
+            .args(args)
+            .current_dir(&repo)
+            .env("HOME", env.home())
+            .env("HANDOFF_STORE_DIR", env.store_dir())
+            .env("CODEX_HOME", env.home().join(".codex"))
+            .env("PATH", "/usr/bin:/bin");
+        let o = assert_cmd::Command::from_std(c)
+            .write_stdin(stdin)
+            .output()
+            .expect("runs");
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    for args in [
+        &["install", "claude"][..],
+        &["install", "claude", "--project"],
+        &["install", "gemini"],
+        &["install", "cursor"],
+        &["install", "cline"],
+        &["install", "copilot"],
+        &["install", "git-hook"],
+    ] {
+        with_umask(args, "");
+    }
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    with_umask(&["write"], &doc);
+    with_umask(&["write"], &doc.replace("status: ", "status: again "));
+    let mut loose = writable_by_others(&env.home());
+    loose.extend(
+        writable_by_others(&repo)
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with(repo.join(".git")) || p.ends_with("hooks")),
+    );
+    loose.extend(writable_by_others(&env.store_dir()));
+    assert!(loose.is_empty(), "{loose:?}");
+}

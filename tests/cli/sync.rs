@@ -922,7 +922,9 @@ fn recording_never_takes_packed_refs_lock_and_a_failed_record_is_said() {
     let check = run(&mut m.hs(&env, &["status", "--check"]));
     assert_eq!(check.code, 1, "{}", check.stdout);
     assert!(
-        check.stdout.contains("problem  chain: a handoff stored at "),
+        check
+            .stdout
+            .contains("problem  chain: a handoff stored at "),
         "{}",
         check.stdout
     );
