@@ -301,21 +301,29 @@ fn from_json(bytes: &[u8], field: &str) -> Result<String, NoAnswer> {
 /// The document in an answer: from its first `# ` heading on (a model may say a word first),
 /// one fence around the whole of it removed.
 pub fn document_of(answer: &str) -> String {
-    let mut text = answer.trim();
-    if let Some(inner) = text
-        .strip_prefix("```markdown")
-        .or_else(|| text.strip_prefix("```md"))
-        .or_else(|| text.strip_prefix("```"))
-        .and_then(|rest| rest.trim_end().strip_suffix("```"))
-    {
-        text = inner.trim();
-    }
-    if !text.starts_with("# ")
-        && let Some(at) = text.find("\n# ")
-    {
-        text = &text[at + 1..];
-    }
-    format!("{}\n", text.trim_end()).trim_start().to_string()
+    let lines: Vec<&str> = answer.trim().lines().collect();
+    let Some(heading) = lines.iter().position(|l| l.starts_with("# ")) else {
+        return match answer.trim() {
+            "" => String::new(),
+            text => format!("{text}\n"),
+        };
+    };
+    // A fence opened on the line before the heading closes on its last bare line: what follows
+    // it (the writer's words after the document) is not the document.
+    let fence = heading
+        .checked_sub(1)
+        .map(|i| lines[i].trim())
+        .filter(|l| l.starts_with("```"))
+        .map(|l| &l[..l.bytes().take_while(|b| *b == b'`').count()]);
+    let end = fence
+        .and_then(|f| {
+            (heading + 1..lines.len())
+                .rev()
+                .find(|&i| lines[i].trim() == f)
+        })
+        .unwrap_or(lines.len());
+    let text = lines[heading..end].join("\n");
+    format!("{}\n", text.trim_end())
 }
 
 #[cfg(test)]
@@ -337,6 +345,24 @@ mod tests {
             "# Handoff — x\n```text\na:1 | b\n```\n"
         );
         assert_eq!(document_of("  \n "), "");
+    }
+
+    #[test]
+    fn words_after_a_fenced_answer_are_not_the_document() {
+        assert_eq!(
+            document_of(
+                "```markdown\n# Handoff — x\n```text\na:1 | b\n```\n```\n\nLet me know if you want changes."
+            ),
+            "# Handoff — x\n```text\na:1 | b\n```\n"
+        );
+        assert_eq!(
+            document_of("Here it is:\n\n```md\n# Handoff — x\nbody\n```\nThat's all."),
+            "# Handoff — x\nbody\n"
+        );
+        assert_eq!(
+            document_of("````\n# Handoff — x\n```\ninner\n```\n````\nbye"),
+            "# Handoff — x\n```\ninner\n```\n"
+        );
     }
 
     #[test]

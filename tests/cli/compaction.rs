@@ -1130,3 +1130,28 @@ fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
         );
     }
 }
+
+/// Issue 30.7: a writer that puts its handoff in a fence and says something after it — as
+/// models do — has the handoff stored without the closing fence or its words.
+#[test]
+fn words_after_a_fenced_answer_are_never_stored() {
+    let s = Scene::new();
+    let answer = format!(
+        "Here is the handoff:\n\n```markdown\n{}```\n\nLet me know if you want any changes.\n",
+        version(&s.repo, "fenced")
+    );
+    s.pre_compact("fenced", Some(&answer), &[]);
+    s.writer_ended();
+    let o = s.hook(
+        "post-compact",
+        "fenced",
+        serde_json::json!({"trigger": "manual"}),
+    );
+    assert_eq!(o.code, 0);
+    let slot = std::fs::read_to_string(&s.slot).expect("slot");
+    assert!(slot.contains("status: fenced "), "installed: {slot}");
+    assert!(
+        !slot.contains("Let me know") && !slot.trim_end().ends_with("```"),
+        "{slot}"
+    );
+}
