@@ -321,17 +321,27 @@ impl Run {
         if matches!(self.promote_locked(store, &change), Ok(true)) {
             return !before && self.state(now()) == RunState::Promoted;
         }
-        if self.candidate_gate().is_some()
-            && self.outcome().is_none()
-            && let Ok(kept) = slot::keep_file(
-                store,
-                &self.job.slot,
-                &self.candidate_path(),
-                SystemTime::now(),
-            )
-        {
-            slot::retain(store, &self.job.slot);
-            let _ = self.set_outcome("held", Some(&kept));
+        // A candidate the gate passed is kept among the slot's versions; one it refused is kept
+        // apart, never taking one of the ten places nor offered by `restore`.
+        match self.candidate_gate() {
+            Some(0) if self.outcome().is_none() => {
+                if let Ok(kept) = slot::keep_file(
+                    store,
+                    &self.job.slot,
+                    &self.candidate_path(),
+                    SystemTime::now(),
+                ) {
+                    slot::retain(store, &self.job.slot);
+                    let _ = self.set_outcome("held", Some(&kept));
+                }
+            }
+            Some(_) if self.outcome().is_none() => {
+                if let Ok(kept) = slot::keep_refused(store, &self.job.slot, &self.candidate_path())
+                {
+                    let _ = self.set_outcome("refused", Some(&kept));
+                }
+            }
+            _ => {}
         }
         false
     }

@@ -135,14 +135,22 @@ impl Scene {
             .git(&self.repo, &["show", "refs/handoffs/main:handoff.md"])
     }
 
-    fn history(&self) -> Vec<PathBuf> {
-        let dir = self
-            .env
+    fn history_dir(&self) -> PathBuf {
+        self.env
             .store_dir()
             .join(".history")
-            .join(self.slot.file_name().expect("name"));
-        std::fs::read_dir(dir)
-            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .join(self.slot.file_name().expect("name"))
+    }
+
+    /// The slot's kept versions (files; the refused answers' folder is not one).
+    fn history(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.history_dir())
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -318,10 +326,21 @@ fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed(
         before,
         "byte-identical"
     );
+    // Issue 30.7: kept apart from the slot's versions, never offered by `restore`.
+    let refused_dir = s.history_dir().join(".refused");
     assert!(
-        s.history().iter().any(|p| std::fs::read_to_string(p)
+        std::fs::read_dir(&refused_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| std::fs::read_to_string(e.path())
+                .is_ok_and(|t| t.contains("a fragment that is not there"))),
+        "the refused answer is kept apart"
+    );
+    assert!(
+        !s.history().iter().any(|p| std::fs::read_to_string(p)
             .is_ok_and(|t| t.contains("a fragment that is not there"))),
-        "the refused answer is kept in history"
+        "the refused answer takes none of the ten places"
     );
     let o = s.read("0");
     assert!(
@@ -329,6 +348,24 @@ fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed(
         "{}",
         o.stdout
     );
+    let history = run(s.env.store().arg("history").arg(&s.repo));
+    assert!(!history.stdout.contains(".refused"), "{}", history.stdout);
+}
+
+/// Issue 30.7: `restore` gates what it installs — a kept version the gate calls malformed (an
+/// older release kept refused answers among the versions) is refused, exit 2, the slot as it
+/// was.
+#[test]
+fn restore_never_installs_a_malformed_version() {
+    let s = Scene::new();
+    let before = std::fs::read(&s.slot).expect("slot");
+    std::fs::create_dir_all(s.history_dir()).expect("history");
+    let malformed = s.history_dir().join("20990101T000000Z.md");
+    std::fs::write(&malformed, "# Handoff — no sections at all\nstatus: x\n").expect("kept");
+    let o = run(s.env.store().arg("restore").arg(&s.repo));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("not stored"), "{}", o.stderr);
+    assert_eq!(std::fs::read(&s.slot).expect("slot"), before);
 }
 
 #[test]

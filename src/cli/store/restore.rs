@@ -67,6 +67,19 @@ fn restore(
     {
         return Err(Error::NotRegular(slot_path));
     }
+    // What is restored is gated like a written draft: a malformed version or one carrying a
+    // credential never goes back into the slot.
+    let bytes = slot::read_capped(&chosen.path)?;
+    let doc = crate::document::Document::parse(&String::from_utf8_lossy(&bytes).replace('\r', ""));
+    let refusal = if !doc.secrets.is_empty() {
+        Some(crate::error::Refusal::Credential)
+    } else {
+        crate::report::run_gate::malformed(&doc, &chosen.path.to_string_lossy())
+            .map(|_| crate::error::Refusal::Malformed)
+    };
+    if let Some(why) = refusal {
+        return Err(Error::NotStored { slot: shown, why });
+    }
     let kept = change.restore(chosen, mtime)?;
     let history = kept.map(|p| p.to_string_lossy().into_owned());
     // The restored version joins the branch's chain as the change ends, and travels like a

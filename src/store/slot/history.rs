@@ -156,6 +156,40 @@ pub fn keep_bytes(
     )
 }
 
+/// How many answers the gate refused are kept per slot, apart from its versions.
+const REFUSED_KEEP: usize = 3;
+
+/// Keep a background writer's answer the gate refused: in `<history>/.refused/`, apart from the
+/// slot's versions (`history` and `restore` never count or offer it), the newest
+/// [`REFUSED_KEEP`] kept.
+pub fn keep_refused(store: &Store, name: &str, source: &Path) -> Result<PathBuf, Error> {
+    let dir = store.history_dir(name).join(".refused");
+    create_private_dir(&dir)?;
+    let now = SystemTime::now();
+    let mut path = dir.join(format!("{}.md", stamp(now)));
+    let mut n = 1;
+    while path.exists() {
+        path = dir.join(format!("{}-{n}.md", stamp(now)));
+        n += 1;
+    }
+    let mut file = File::open(source).map_err(|e| Error::io(source, e))?;
+    super::replace_from(&path, &mut file, Some(now), None)?;
+    let mut kept: Vec<(SystemTime, PathBuf)> = crate::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".md"))
+                .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+                .collect()
+        })
+        .unwrap_or_default();
+    kept.sort_by(|a, b| b.cmp(a));
+    for (_, old) in kept.into_iter().skip(REFUSED_KEEP) {
+        let _ = remove(&old);
+    }
+    Ok(path)
+}
+
 /// The one way a version enters history: the path of an existing version that `same` says
 /// holds these bytes, else a fresh file written from `open`.
 fn keep<'a>(
