@@ -27,6 +27,10 @@ pub struct Version {
 
 /// The largest `handoff.md` a version may hold: the store's own cap on a document.
 pub const DOCUMENT_CAP: u64 = crate::input::MAX_BYTES;
+/// The largest commit object a version may be (ours: a tree, two parents, a one-line message).
+pub const COMMIT_CAP: u64 = 64 * 1024;
+/// The largest tree a version may have (ours: two entries).
+pub const TREE_CAP: u64 = 4 * 1024;
 /// The largest `meta` a version may hold (ours are a few lines).
 pub const META_CAP: u64 = 64 * 1024;
 
@@ -255,11 +259,21 @@ impl Chains {
             id: short.to_string(),
             why,
         };
-        let commit = oid(id)
-            .ok()
-            .and_then(|o| self.repo.find_commit(o).ok())
-            .ok_or_else(|| not(Unfit::NotACommit))?;
+        let object = oid(id).map_err(|_| not(Unfit::NotACommit))?;
+        // The commit and its tree are sized from their headers before either is read: a remote
+        // can make either as large as it likes (a 100 MB commit message).
+        self.sized(object, gix::object::Kind::Commit, COMMIT_CAP, "commit")
+            .map_err(not)?;
+        let commit = self
+            .repo
+            .find_commit(object)
+            .map_err(|_| not(Unfit::NotACommit))?;
         let parents = commit.parent_ids().map(|p| p.to_string()).collect();
+        let tree_id = commit
+            .tree_id()
+            .map_err(|e| not(Unfit::Unreadable(other(e))))?;
+        self.sized(tree_id.detach(), gix::object::Kind::Tree, TREE_CAP, "tree")
+            .map_err(not)?;
         let tree = commit
             .tree()
             .map_err(|e| not(Unfit::Unreadable(other(e))))?;
@@ -304,11 +318,49 @@ impl Chains {
     /// The `meta` text of version `id` alone (bounded like [`Chains::version`]), without
     /// reading its document.
     pub fn meta_of(&self, id: &str) -> Option<String> {
-        let commit = self.repo.find_commit(oid(id).ok()?).ok()?;
+        let object = oid(id).ok()?;
+        self.sized(object, gix::object::Kind::Commit, COMMIT_CAP, "commit")
+            .ok()?;
+        let commit = self.repo.find_commit(object).ok()?;
+        self.sized(
+            commit.tree_id().ok()?.detach(),
+            gix::object::Kind::Tree,
+            TREE_CAP,
+            "tree",
+        )
+        .ok()?;
         let tree = commit.tree().ok()?;
         let entry = tree.find_entry(META)?;
         let data = self.blob_capped(entry.oid().to_owned(), META_CAP).ok()?;
         Some(String::from_utf8_lossy(&data).into_owned())
+    }
+
+    /// Whether object `id` is a `kind` of at most `cap` bytes, from its header alone.
+    fn sized(
+        &self,
+        id: gix::ObjectId,
+        kind: gix::object::Kind,
+        cap: u64,
+        name: &str,
+    ) -> Result<(), Unfit> {
+        let header = self.repo.find_header(id).map_err(|_| Unfit::NotACommit)?;
+        if header.kind() != kind {
+            return Err(if kind == gix::object::Kind::Commit {
+                Unfit::NotACommit
+            } else {
+                Unfit::NotAFile {
+                    name: name.to_string(),
+                }
+            });
+        }
+        if header.size() > cap {
+            return Err(Unfit::TooLarge {
+                name: name.to_string(),
+                size: header.size(),
+                cap,
+            });
+        }
+        Ok(())
     }
 
     /// A blob's bytes, its size known from the object's header before anything is read.

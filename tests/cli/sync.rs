@@ -2127,3 +2127,52 @@ fn a_killed_push_prune_leaves_no_lock_after_the_next_run() {
         assert!(completed, "push --prune never completed under SIG{signal}");
     }
 }
+
+/// Issue 30.7: a remote version's commit is sized from its header before it is read: one with a
+/// 1 MiB commit message is not imported (named, pull exits 1), and a hook reading the refs
+/// delivers nothing from it.
+#[test]
+fn a_remote_commit_too_large_is_never_read() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let doc = env.write("big-doc", canonical("/elsewhere", "main"));
+    let meta = env.write(
+        "big-meta",
+        "written-at: 1764800000\nbranch: main\nhost: alice\n",
+    );
+    let doc_id = env.git(&bare, &["hash-object", "-w", &doc.to_string_lossy()]);
+    let meta_id = env.git(&bare, &["hash-object", "-w", &meta.to_string_lossy()]);
+    let listing = env.write(
+        "big-tree",
+        format!("100644 blob {doc_id}\thandoff.md\n100644 blob {meta_id}\tmeta\n"),
+    );
+    let tree = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("git mktree < '{}'", listing.display()))
+        .current_dir(&bare)
+        .output()
+        .expect("mktree");
+    let tree = String::from_utf8_lossy(&tree.stdout).trim().to_string();
+    let message = env.write("big-message", "x".repeat(1024 * 1024));
+    let commit = env.git(
+        &bare,
+        &["commit-tree", &tree, "-F", &message.to_string_lossy()],
+    );
+    env.git(&bare, &["update-ref", "refs/handoffs/main", &commit]);
+    let b = machine(&env, "b", &bare);
+    let o = run(&mut b.hs(&env, &["pull"]));
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("commit") && o.stdout.contains("not imported"),
+        "{}",
+        o.stdout
+    );
+    assert!(!b.slot(&env, "main").exists());
+    let input = serde_json::json!({"session_id": "s1", "cwd": b.repo, "source": "clear"});
+    let mut hook = b.hs(&env, &["hook", "session-start"]);
+    hook.env("LAST_CLEAR_STATE_DIR", env.path("markers"))
+        .write_stdin(input.to_string());
+    let o = run(&mut hook);
+    assert_eq!(o.code, 0);
+    assert!(!o.stdout.contains("type the mailables"), "{}", o.stdout);
+}
