@@ -91,6 +91,10 @@ impl Pushed {
         self.with(PushStatus::Refused)
     }
 
+    pub fn locked(&self) -> Vec<&RefUpdate> {
+        self.with(PushStatus::Locked)
+    }
+
     fn with(&self, status: PushStatus) -> Vec<&RefUpdate> {
         self.updates.iter().filter(|u| u.status == status).collect()
     }
@@ -405,7 +409,7 @@ fn finish(
                     gone.push((tracking, c));
                 }
             }
-            PushStatus::Moved | PushStatus::Refused => {}
+            PushStatus::Moved | PushStatus::Refused | PushStatus::Locked => {}
         }
     }
     chains.delete_all(&gone);

@@ -23,6 +23,9 @@ pub enum PushStatus {
     Moved,
     /// The remote refused the update (a hook, permissions, a full disk).
     Refused,
+    /// The remote could not lock the ref: another push at work there, or a lock file a killed
+    /// one left (which no pull clears).
+    Locked,
 }
 
 /// One line of `git push --porcelain`.
@@ -328,16 +331,19 @@ pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
                 " " | "*" | "+" => PushStatus::Pushed,
                 "-" => PushStatus::Deleted,
                 "=" => PushStatus::UpToDate,
-                // A concurrent push holding the remote's ref lock reads "failed to update ref".
                 "!" if summary.contains("fetch first")
                     || summary.contains("non-fast-forward")
                     || summary.contains("stale info")
-                    || summary.contains("failed to update ref")
-                    || summary.contains("failed to lock")
                     // An atomic push refused whole because one of its refs was stale.
                     || summary.contains("atomic push failed") =>
                 {
                     PushStatus::Moved
+                }
+                // The remote's ref lock was taken: a concurrent push, or a stale lock file.
+                "!" if summary.contains("failed to update ref")
+                    || summary.contains("failed to lock") =>
+                {
+                    PushStatus::Locked
                 }
                 "!" => PushStatus::Refused,
                 _ => return None,
@@ -371,6 +377,7 @@ mod tests {
                     *\trefs/handoffs/a:refs/handoffs/a\t[new reference]\n\
                     !\trefs/handoffs/b:refs/handoffs/b\t[rejected] (fetch first)\n\
                     !\trefs/handoffs/c:refs/handoffs/c\t[remote rejected] (pre-receive hook declined)\n\
+                    !\trefs/handoffs/f:refs/handoffs/f\t[remote rejected] (failed to update ref)\n\
                     =\trefs/handoffs/d:refs/handoffs/d\t[up to date]\n\
                     -\t:refs/handoffs/e\t[deleted]\n\
                     Done\n";
@@ -384,6 +391,7 @@ mod tests {
                 ("refs/handoffs/a".into(), PushStatus::Pushed),
                 ("refs/handoffs/b".into(), PushStatus::Moved),
                 ("refs/handoffs/c".into(), PushStatus::Refused),
+                ("refs/handoffs/f".into(), PushStatus::Locked),
                 ("refs/handoffs/d".into(), PushStatus::UpToDate),
                 ("refs/handoffs/e".into(), PushStatus::Deleted),
             ]

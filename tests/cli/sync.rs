@@ -2176,3 +2176,38 @@ fn a_remote_commit_too_large_is_never_read() {
     assert_eq!(o.code, 0);
     assert!(!o.stdout.contains("type the mailables"), "{}", o.stdout);
 }
+
+/// Issue 30.7: a lock file a killed `receive-pack` left in the remote is told apart from a
+/// remote that moved: push exits 3 saying the remote could not lock the ref and where the
+/// stale lock is — again after a pull, never "pull, then push" alone — and goes through once
+/// the lock is gone.
+#[test]
+fn a_stale_lock_in_the_remote_is_told_apart_from_a_moved_remote() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "first").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert_eq!(a.write(&env, "second").code, 0);
+    let lock = bare.join("refs/handoffs/main.lock");
+    std::fs::write(&lock, "").expect("a killed receive-pack's lock");
+    for _ in 0..2 {
+        let o = run(&mut a.hs(&env, &["push"]));
+        assert_eq!(o.code, 3, "{}{}", o.stdout, o.stderr);
+        assert!(
+            o.stdout
+                .contains("rejected (the remote could not lock it) refs/handoffs/main")
+                && o.stderr.contains("could not lock")
+                && o.stderr
+                    .contains("remove refs/handoffs/<branch>.lock in the remote"),
+            "{}{}",
+            o.stdout,
+            o.stderr
+        );
+        assert!(!o.stderr.contains("moved"), "{}", o.stderr);
+        assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
+    }
+    std::fs::remove_file(&lock).expect("unlock");
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    assert!(remote_tip(&bare).contains("status: second "));
+}

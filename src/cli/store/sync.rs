@@ -231,6 +231,13 @@ fn push_failure(p: &Pushed) -> Option<String> {
             names(p.moved())
         ));
     }
+    if !p.locked().is_empty() {
+        return Some(format!(
+            "{} could not lock {}: another push was at work there, or a push killed earlier left the ref's .lock file on the remote. Run `handoff-store pull`, then push again; if the remote still cannot lock it, that lock is stale: remove refs/handoffs/<branch>.lock in the remote repository. Nothing was lost",
+            p.remote,
+            names(p.locked())
+        ));
+    }
     if !p.refused().is_empty() {
         return Some(format!(
             "{} refused the push ({}); nothing was lost",
@@ -296,6 +303,7 @@ fn push_text(p: &Pushed) -> String {
             PushStatus::UpToDate => "pushed   (up to date)",
             PushStatus::Moved => "rejected (the remote moved)",
             PushStatus::Refused => "refused ",
+            PushStatus::Locked => "rejected (the remote could not lock it)",
         };
         text.push_str(&format!(
             "{} {} → {} {}\n",
