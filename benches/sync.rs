@@ -439,8 +439,7 @@ fn prune_cases(w: &World, home: &Path) {
     };
     let mut n = 0;
     for (template_clone, label) in [(&loose, "loose"), (&packed, "packed")] {
-        let mut times = Vec::new();
-        for _ in 0..3 {
+        let times = interleaved(3, |program| {
             n += 1;
             let bare = remotes.join(format!("{n}.git"));
             copy(&template, &bare);
@@ -449,10 +448,10 @@ fn prune_cases(w: &World, home: &Path) {
             let url = format!("file://{}", bare.display());
             git(&repo, &["remote", "set-url", "origin", &url]);
             let store = w.root.join(format!("prune-run-{n}-store"));
-            times.push(timed(
-                store_cmd(&repo, &store, home, &["push", "--prune", "origin"]),
+            let took = timed(
+                program_cmd(program, &repo, &store, home, &["push", "--prune", "origin"]),
                 None,
-            ));
+            );
             let left =
                 |dir: &Path, prefix: &str| git(dir, &["for-each-ref", prefix]).lines().count();
             assert_eq!(left(&bare, "refs/handoffs"), 0, "every chain deleted");
@@ -461,11 +460,12 @@ fn prune_cases(w: &World, home: &Path) {
                 0,
                 "every tracking ref deleted"
             );
-        }
-        row(
+            took
+        });
+        rows(
             &format!("push --prune, 10,000 chains of gone branches, tracking refs {label}"),
             Some(5000.0),
-            median(times),
+            times,
         );
     }
     let mut times = Vec::new();
