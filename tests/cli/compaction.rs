@@ -1104,6 +1104,18 @@ fn bytes_under(dir: &Path) -> u64 {
         .sum()
 }
 
+/// The child and the `setsid` daemon a test writer recorded are gone.
+fn none_outlived(s: &Scene) {
+    for what in ["child", "daemon"] {
+        let pid = std::fs::read_to_string(s.fake.join(what)).expect("pid");
+        assert!(
+            !alive(&pid),
+            "the writer's {what} ({}) outlived the run",
+            pid.trim()
+        );
+    }
+}
+
 /// Issue 30.4: a writer that prints without end is ended once its output passes the answer's
 /// cap — its run folder holds at most 32 MiB — and nothing it started outlives the run: not a
 /// child in its group, not a `setsid` daemon.
@@ -1126,14 +1138,7 @@ fn an_endless_writer_is_bounded_on_disk_and_leaves_no_process_behind() {
     );
     let size = bytes_under(&run_dir);
     assert!(size <= 32 * 1024 * 1024, "{size} bytes in the run folder");
-    for what in ["child", "daemon"] {
-        let pid = std::fs::read_to_string(s.fake.join(what)).expect("pid");
-        assert!(
-            !alive(&pid),
-            "the writer's {what} ({}) outlived the run",
-            pid.trim()
-        );
-    }
+    none_outlived(&s);
 }
 
 /// Issue 30.4: a writer that answers and exits normally takes what it started with it — a
@@ -1158,14 +1163,7 @@ fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
     );
     s.writer_ended();
     assert!(s.log().contains(" rc=0 "), "{}", s.log());
-    for what in ["child", "daemon"] {
-        let pid = std::fs::read_to_string(s.fake.join(what)).expect("pid");
-        assert!(
-            !alive(&pid),
-            "the writer's {what} ({}) outlived the run",
-            pid.trim()
-        );
-    }
+    none_outlived(&s);
 }
 
 /// Issue 30.7: a writer that puts its handoff in a fence and says something after it — as
