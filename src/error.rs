@@ -452,6 +452,60 @@ pub enum Refusal {
     Malformed,
 }
 
+/// How a command ended: the only place an exit code is chosen (docs/store.md §0; the gate's
+/// 0 / 1 / 2 in docs/gate.md). Commands return one; `main` turns it into the process's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: done.
+    Ok,
+    /// 1: a negative answer — a citation failed, this target has no slot, nothing to change,
+    /// something installed would not run.
+    Negative,
+    /// 2: a usage error, or a document that violates the contract.
+    Malformed,
+    /// 3: cannot proceed (store, target, lock, I/O, a remote that did not take the push).
+    Failure,
+    /// 4: nothing to act on (no handoff, only a placeholder, no such version).
+    NothingToDo,
+    /// The exit of a program run on the caller's behalf, passed on as it was (the writer under
+    /// `hook __exec-writer`, whose supervisor reads it).
+    Relayed(u8),
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Negative => 1,
+            Exit::Malformed => 2,
+            Exit::Failure => 3,
+            Exit::NothingToDo => 4,
+            Exit::Relayed(code) => code,
+        }
+    }
+
+    /// The gate's verdict (0 clean, 1 a citation failed, 2 malformed) as an exit.
+    pub fn of_gate(verdict: i32) -> Exit {
+        match verdict {
+            0 => Exit::Ok,
+            1 => Exit::Negative,
+            _ => Exit::Malformed,
+        }
+    }
+
+    /// A code clap chose for its own exit (help, version: 0; a usage error: 2).
+    pub fn of_clap(code: i32) -> Exit {
+        if code == 0 { Exit::Ok } else { Exit::Malformed }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> std::process::ExitCode {
+        std::process::ExitCode::from(exit.code())
+    }
+}
+
 impl Error {
     /// An I/O error on `path`, with the OS text.
     pub fn io(path: &Path, err: std::io::Error) -> Error {
@@ -461,10 +515,12 @@ impl Error {
         }
     }
 
-    /// The process exit code for this error (docs/store.md §0).
-    pub fn exit_code(&self) -> i32 {
+    /// How a command that failed with this error ends (docs/store.md §0).
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Usage(_) | Error::Input(_) | Error::TooLarge(_) | Error::NotStored { .. } => 2,
+            Error::Usage(_) | Error::Input(_) | Error::TooLarge(_) | Error::NotStored { .. } => {
+                Exit::Malformed
+            }
             Error::Output(_)
             | Error::NoHome
             | Error::StoreNotDirectory(_)
@@ -474,9 +530,11 @@ impl Error {
             | Error::Collision { .. }
             | Error::NotOurs { .. }
             | Error::NotRegular(_)
-            | Error::External(_) => 3,
-            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToDo(_) => 4,
-            Error::NoSlot(_) => 1,
+            | Error::External(_) => Exit::Failure,
+            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToDo(_) => {
+                Exit::NothingToDo
+            }
+            Error::NoSlot(_) => Exit::Negative,
         }
     }
 }
@@ -585,7 +643,7 @@ mod tests {
         assert!(e.to_string().starts_with("/x/slot.md: "), "{e}");
         let cause = std::error::Error::source(&e).expect("a source");
         assert!(cause.downcast_ref::<std::io::Error>().is_some());
-        assert_eq!(e.exit_code(), 3);
+        assert_eq!(e.exit(), Exit::Failure);
     }
 
     #[test]

@@ -52,10 +52,10 @@ pub fn is_broken_pipe(e: &io::Error) -> bool {
 }
 
 /// Render a clap error (help and version included) to the right writer; its exit code.
-pub fn clap_exit(e: clap::Error, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn clap_exit(e: clap::Error, out: &mut dyn Write, err: &mut dyn Write) -> crate::error::Exit {
     let text = e.render().to_string();
     let w: &mut dyn Write = if e.use_stderr() { err } else { out };
     let _ = w.write_all(text.as_bytes());
     let _ = w.flush();
-    e.exit_code()
+    crate::error::Exit::of_clap(e.exit_code())
 }

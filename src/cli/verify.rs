@@ -8,6 +8,7 @@ use std::io::Write;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser};
 
+use crate::error::Exit;
 use crate::report::Report;
 use crate::report::run_gate::{citations, gate_file};
 
@@ -52,7 +53,7 @@ pub fn run(
     args: impl IntoIterator<Item = OsString>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> Exit {
     let parsed = match VerifyArgs::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => return super::clap_exit(e, out, err),
@@ -78,7 +79,7 @@ pub fn write_report(
     format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> Exit {
     let result = match format {
         Format::Text => super::emit(&report.text_lines(), out, err),
         Format::Json => serde_json::to_writer(&mut *out, &report.json())
@@ -89,8 +90,8 @@ pub fn write_report(
     match result {
         Err(e) if !super::is_broken_pipe(&e) => {
             let _ = writeln!(err, "verify-handoff: {}", crate::error::Error::Output(e));
-            2
+            Exit::Malformed
         }
-        _ => report.exit_code,
+        _ => Exit::of_gate(report.exit_code),
     }
 }

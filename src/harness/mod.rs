@@ -180,7 +180,7 @@ pub fn hook(
     event: crate::hooks::Event,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> crate::error::Exit {
     use crate::hooks::Event;
     match (h, event) {
         (Harness::ClaudeCode, event) => crate::hooks::run(event, out, err),
@@ -194,7 +194,7 @@ pub fn hook(
 
 /// `hook session-start --harness <h>`: read the harness's input, run the one SessionStart core,
 /// print the harness's output. Always exits 0, like every hook.
-pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
+pub fn session_start(h: Harness, out: &mut dyn Write) -> crate::error::Exit {
     crate::hooks::guard(|| {
         if crate::hooks::input::is_writer_child() {
             return;
@@ -234,7 +234,7 @@ pub fn session_start(h: Harness, out: &mut dyn Write) -> i32 {
 /// session's first prompt delivers the handoff when no SessionStart claimed the session — after
 /// Gemini's /clear, see [`session_start`]. BeforeAgent reads Claude Code's output shape. Always
 /// exits 0.
-pub fn user_prompt(h: Harness, out: &mut dyn Write) -> i32 {
+pub fn user_prompt(h: Harness, out: &mut dyn Write) -> crate::error::Exit {
     crate::hooks::guard(|| {
         if crate::hooks::input::is_writer_child() || h != Harness::Gemini {
             return;
@@ -263,7 +263,7 @@ pub fn program(var: &str, name: &str) -> Option<std::path::PathBuf> {
 /// before every model call, compression or not; it only looks for a compression since the
 /// previous call (`gemini.rs`). Copilot CLI: preCompact notes where its events file ends and
 /// starts the writer through Copilot's headless mode (`copilot.rs`). Always exits 0.
-pub fn pre_compact(h: Harness) -> i32 {
+pub fn pre_compact(h: Harness) -> crate::error::Exit {
     crate::hooks::guard(|| {
         if crate::hooks::input::is_writer_child() {
             return;
@@ -294,7 +294,7 @@ pub fn pre_compact(h: Harness) -> i32 {
 /// compression since the previous call like PreCompress does. Copilot CLI: agentStop and
 /// sessionEnd confirm the run once its events file records a compaction that succeeded.
 /// Always exits 0.
-pub fn post_compact(h: Harness) -> i32 {
+pub fn post_compact(h: Harness) -> crate::error::Exit {
     crate::hooks::guard(|| {
         if crate::hooks::input::is_writer_child() {
             return;

@@ -25,16 +25,20 @@ pub enum Event {
 
 /// Run a hook. Always 0: a panic is caught and silenced, because a hook must never fail a
 /// session or a checkout.
-pub fn run(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> i32 {
+pub fn run(
+    event: Event,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> crate::error::Exit {
     guard(|| dispatch(event, out, err))
 }
 
 /// Run a hook body with panics caught and silenced; always 0 (a hook never fails a session or
 /// a checkout). The harness adapters run through it too.
-pub fn guard(body: impl FnOnce()) -> i32 {
+pub fn guard(body: impl FnOnce()) -> crate::error::Exit {
     std::panic::set_hook(Box::new(|_| {}));
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
-    0
+    crate::error::Exit::Ok
 }
 
 fn dispatch(event: Event, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) {

@@ -284,9 +284,9 @@ fn run_writer(
 /// ends — or the supervisor dies (SIGKILL included: the writer's parent is then no longer the
 /// supervisor) — every process it started ends too, a `setsid` daemon included: this process
 /// is their subreaper.
-pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
+pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::error::Exit {
     let Some((program, args)) = argv.split_first() else {
-        return 127;
+        return crate::error::Exit::Relayed(127);
     };
     crate::process::adopt_orphans();
     crate::process::limit_file_size(WRITER_FILE_CAP);
@@ -296,7 +296,7 @@ pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
         .stderr(Stdio::piped())
         .spawn()
     else {
-        return 127;
+        return crate::error::Exit::Relayed(127);
     };
     let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Our own stdout and stderr by descriptor (the command's output handles stay locked by
@@ -309,7 +309,7 @@ pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
     ) else {
         let _ = child.kill();
         let _ = child.wait();
-        return 127;
+        return crate::error::Exit::Relayed(127);
     };
     let out = copy_capped(
         child.stdout.take(),
@@ -328,7 +328,7 @@ pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
             let _ = child.kill();
             let _ = child.wait();
             crate::process::end_descendants(Duration::ZERO);
-            return 137;
+            return crate::error::Exit::Relayed(137);
         }
         if over.load(std::sync::atomic::Ordering::Relaxed) {
             let _ = child.kill();
@@ -339,7 +339,7 @@ pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> i32 {
     };
     crate::process::end_descendants(Duration::from_millis(500));
     let _ = (out.join(), err.join());
-    code
+    crate::error::Exit::Relayed(code)
 }
 
 /// The largest file the writer's process tree may write (its answer file included).
@@ -397,15 +397,17 @@ fn parent_is(parent: &str) -> bool {
     }
 }
 
-fn exit_code(status: std::process::ExitStatus) -> i32 {
+fn exit_code(status: std::process::ExitStatus) -> u8 {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(sig) = status.signal() {
-            return 128 + sig;
+            return u8::try_from(128 + sig).unwrap_or(u8::MAX);
         }
     }
-    status.code().unwrap_or(127)
+    // A code past 255 is not one a process can exit with; taken as its low byte, as the shell
+    // would.
+    status.code().map_or(127, |c| (c & 0xff) as u8)
 }
 
 fn describe(status: std::process::ExitStatus) -> String {

@@ -131,11 +131,12 @@ impl GateVerdict {
     }
 
     /// The exit code a reader command returns for this verdict.
-    pub fn reader_exit(&self) -> i32 {
+    pub fn reader_exit(&self) -> crate::error::Exit {
+        use crate::error::Exit;
         match self.status {
-            GateStatus::Ok => 0,
-            GateStatus::Malformed => 2,
-            _ => 1,
+            GateStatus::Ok => Exit::Ok,
+            GateStatus::Malformed => Exit::Malformed,
+            _ => Exit::Negative,
         }
     }
 }

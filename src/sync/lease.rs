@@ -21,7 +21,7 @@ use std::ffi::OsStr;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{Error, Exit};
 
 /// The hook's file name, which is also how this binary knows it was called as the hook.
 const HOOK: &str = "pre-push";
@@ -184,15 +184,15 @@ pub fn hook_folder(argv0: &OsStr) -> Option<PathBuf> {
 }
 
 /// The hook: read git's `<local ref> <local id> <remote ref> <remote id>` lines from `input`
-/// and allow the push (0) only when every remote ref it changes holds the id leased on it. A
-/// refusal (1) writes the moved refs for the pusher and says so on `err` (git shows it).
-pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> i32 {
+/// and allow the push (`Exit::Ok`) only when every remote ref it changes holds the id leased on
+/// it. A refusal (`Exit::Negative`: git's hook exit 1) writes the moved refs for the pusher and says so on `err` (git shows it).
+pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> Exit {
     let Ok(text) = crate::fs::read_to_string(folder.join(LEASES)) else {
         let _ = writeln!(
             err,
             "handoff-store: the leases of this push are gone; refused"
         );
-        return 1;
+        return Exit::Negative;
     };
     let leased: HashMap<&str, &str> = text
         .lines()
@@ -212,7 +212,7 @@ pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> 
                     err,
                     "handoff-store: cannot read what git would push; refused"
                 );
-                return 1;
+                return Exit::Negative;
             }
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
@@ -229,7 +229,7 @@ pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> 
         }
     }
     if moved.is_empty() {
-        return 0;
+        return Exit::Ok;
     }
     let count = moved.lines().count();
     let _ = writeln!(
@@ -240,7 +240,7 @@ pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> 
     if crate::fs::write(&file, moved).is_err() {
         let _ = writeln!(err, "handoff-store: cannot write {}", file.display());
     }
-    1
+    Exit::Negative
 }
 
 #[cfg(test)]
@@ -269,14 +269,17 @@ mod tests {
         assert_eq!(hook_folder(folder.join("other").as_os_str()), None);
         let mut err = Vec::new();
         let fine = format!("(delete) {zero} refs/handoffs/gone {a}\n");
-        assert_eq!(run_hook(&folder, &mut fine.as_bytes(), &mut err), 0);
+        assert_eq!(run_hook(&folder, &mut fine.as_bytes(), &mut err), Exit::Ok);
         assert!(leases.moved().is_empty());
         let stale = format!(
             "(delete) {zero} refs/handoffs/gone {b}\n\
              (delete) {zero} refs/handoffs/unseen {a}\n\
              (delete) {zero} refs/handoffs/kept {b}\n"
         );
-        assert_eq!(run_hook(&folder, &mut stale.as_bytes(), &mut err), 1);
+        assert_eq!(
+            run_hook(&folder, &mut stale.as_bytes(), &mut err),
+            Exit::Negative
+        );
         assert_eq!(
             leases.moved(),
             vec![

@@ -707,12 +707,25 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     let copy = env.path("bin/handoff-store");
     std::fs::create_dir_all(copy.parent().expect("bin")).expect("bin");
     std::fs::copy(assert_cmd::cargo::cargo_bin("handoff-store"), &copy).expect("copy");
-    let installed = std::process::Command::new(&copy)
-        .args(["install", "claude"])
-        .current_dir(&repo)
-        .env("HOME", env.home())
-        .env("HANDOFF_STORE_DIR", env.store_dir())
-        .output()
+    // Another test thread's fork may hold the copy's write descriptor for the moment before
+    // its exec (ETXTBSY): that passes, so it is tried again.
+    let installed = (0..50)
+        .find_map(|_| {
+            match std::process::Command::new(&copy)
+                .args(["install", "claude"])
+                .current_dir(&repo)
+                .env("HOME", env.home())
+                .env("HANDOFF_STORE_DIR", env.store_dir())
+                .output()
+            {
+                Err(e) if e.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    None
+                }
+                other => Some(other),
+            }
+        })
+        .expect("the copy was busy throughout")
         .expect("the copy runs");
     assert!(installed.status.success());
     let settings = std::fs::read_to_string(env.home().join(".claude/settings.json")).expect("s");

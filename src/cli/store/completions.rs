@@ -1,7 +1,7 @@
 //! `completions <shell>`: the shell completion script for the whole command line.
 
 use super::Ui;
-use crate::error::Error;
+use crate::error::{Error, Exit};
 
 /// Print a shell completion script.
 #[derive(Debug, clap::Args)]
@@ -10,7 +10,7 @@ pub struct Args {
     shell: clap_complete::Shell,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     clap_complete::generate(args.shell, &mut super::command(), "handoff-store", ui.out);
-    Ok(0)
+    Ok(Exit::Ok)
 }

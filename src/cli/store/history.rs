@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::{HandoffInfo, Store, Target, epoch, iso, slot};
 
 pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
@@ -38,11 +38,11 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     history(args.dir.as_deref(), ui.format, ui.out)
 }
 
-fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
     let (target, store) = target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let current = crate::fs::symlink_metadata(&slot_path)
@@ -93,5 +93,5 @@ fn history(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32
             print(out, &text)?;
         }
     }
-    Ok(0)
+    Ok(Exit::Ok)
 }

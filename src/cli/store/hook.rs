@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::Ui;
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::harness::{self, Harness};
 use crate::hooks::Event;
 
@@ -60,7 +60,7 @@ enum HookEvent {
     },
 }
 
-pub fn run(args: Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: Args, ui: &mut Ui) -> Result<Exit, Error> {
     let claude = |h: Option<Harness>| h.unwrap_or(Harness::ClaudeCode);
     let (event, h) = match args.event {
         HookEvent::SessionStart { harness } => (Event::SessionStart, claude(harness)),

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Ui, print};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::harness::install::{self as harness_install, Scope};
 use crate::harness::{Harness, codex};
 use crate::hooks::git_hook::{self, Installed};
@@ -21,7 +21,7 @@ pub struct Args {
     pub scope: ScopeArgs,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     install(args.what, args.dir.as_deref(), args.scope, ui.out)
 }
 
@@ -133,7 +133,7 @@ fn install(
     dir: Option<&str>,
     scope: ScopeArgs,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let HarnessPlan {
         h,
         store,
@@ -170,7 +170,7 @@ fn install(
         ));
     }
     print(out, &text)?;
-    Ok(0)
+    Ok(Exit::Ok)
 }
 
 /// Integration `trust` can ask: only Codex gates hooks behind a trust it records.
@@ -200,7 +200,7 @@ fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &
     text
 }
 
-fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
+fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<Exit, Error> {
     let (path, done) = git_hook::install(dir, &self_command())?;
     let line = match done {
         Installed::Fresh => format!("installed {}\n", path.display()),
@@ -212,5 +212,5 @@ fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
         ),
     };
     print(out, &line)?;
-    Ok(0)
+    Ok(Exit::Ok)
 }

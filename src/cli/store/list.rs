@@ -5,7 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::{HandoffInfo, Store, iso};
 
 #[derive(Serialize)]
@@ -19,11 +19,11 @@ struct ListJson<'a> {
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-pub fn run(_args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(_args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     list(ui.format, ui.out, ui.err)
 }
 
-fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit, Error> {
     let store = Store::open()?;
     let (handoffs, skipped) = store.candidates()?;
     match format {
@@ -76,5 +76,5 @@ fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32,
     // The process ends next: its memory goes back whole, so 10,000 entries are not freed one
     // by one (a tenth of a large listing's time).
     std::mem::forget(handoffs);
-    Ok(0)
+    Ok(Exit::Ok)
 }

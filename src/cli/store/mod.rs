@@ -1,5 +1,5 @@
 //! `handoff-store`: clap definitions and dispatch, one file per command. Commands write
-//! through the given writers and return an exit code or an `Error`; the dispatcher prints the
+//! through the given writers and return an [`Exit`] or an `Error`; the dispatcher prints the
 //! error once, as `handoff-store: <message>`.
 
 mod completions;
@@ -26,7 +26,7 @@ use std::io::{self, Write};
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Error;
+use crate::error::{Error, Exit};
 
 pub use super::Format;
 
@@ -99,12 +99,12 @@ enum Command {
     Completions(completions::Args),
 }
 
-/// Run `handoff-store` with `args`; returns the exit code.
+/// Run `handoff-store` with `args`; how it ended.
 pub fn run(
     args: impl IntoIterator<Item = OsString>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> Exit {
     let mut args = args.into_iter().peekable();
     // Started by git as the lease check of a `push --prune` (see `sync::lease`).
     if let Some(folder) = args
@@ -143,11 +143,11 @@ pub fn run(
         Command::Completions(a) => completions::run(&a, ui),
     };
     match result {
-        Ok(code) => code,
-        Err(Error::Output(e)) if super::is_broken_pipe(&e) => 0,
+        Ok(exit) => exit,
+        Err(Error::Output(e)) if super::is_broken_pipe(&e) => Exit::Ok,
         Err(e) => {
             let _ = writeln!(ui.err, "handoff-store: {e}");
-            e.exit_code()
+            e.exit()
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
 
@@ -51,11 +51,11 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     orient(args.dir.as_deref(), ui.format, ui.out)
 }
 
-fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
     let (target, store) = locate(dir)?;
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
@@ -106,5 +106,5 @@ fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32,
             print(out, &text)?;
         }
     }
-    Ok(0)
+    Ok(Exit::Ok)
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::orient::locate;
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 
 /// Print the target's slot path.
 #[derive(Debug, clap::Args)]
@@ -15,7 +15,7 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     path(args.dir.as_deref(), ui.format, ui.out)
 }
 
@@ -24,12 +24,12 @@ struct PathJson {
     path: String,
 }
 
-fn path(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+fn path(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
     let (target, store) = locate(dir)?;
     let path = store.path_of(&target.name).to_string_lossy().into_owned();
     match format {
         Format::Json => print_json(out, &PathJson { path })?,
         Format::Text => print(out, &format!("{path}\n"))?,
     }
-    Ok(0)
+    Ok(Exit::Ok)
 }

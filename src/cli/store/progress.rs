@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::Store;
 use crate::store::change::{self, SlotChange, Wait};
 use crate::store::slot::{self, Flip};
@@ -57,7 +57,7 @@ pub enum ProgressArg {
     Consumed,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     set_progress(&args.file, args.value, ui.format, ui.out)
 }
 
@@ -66,7 +66,7 @@ fn set_progress(
     value: ProgressArg,
     format: Format,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let path = Path::new(file);
     let new = value.as_str();
     // The store matters only for the lock, but a store path that is not a directory is still
@@ -111,11 +111,11 @@ fn set_progress(
                     ),
                 )?;
             }
-            return Ok(1);
+            return Ok(Exit::Negative);
         }
-        Flip::Same => (current(), false, 0),
-        Flip::Changed { old } => (old, true, 0),
-        Flip::Replaced => (current(), false, 0),
+        Flip::Same => (current(), false, Exit::Ok),
+        Flip::Changed { old } => (old, true, Exit::Ok),
+        Flip::Replaced => (current(), false, Exit::Ok),
     };
     match format {
         Format::Json => print_json(

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
 use crate::document::envelope::Progress;
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::git;
 use crate::store::drift::checkout_path;
 use crate::store::{HandoffInfo, Store, slot};
@@ -274,11 +274,11 @@ pub struct Args {
     apply: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     prune(args.older_than, args.apply, ui.format, ui.out)
 }
 
-fn prune(older_than: u64, apply: bool, format: Format, out: &mut dyn Write) -> Result<i32, Error> {
+fn prune(older_than: u64, apply: bool, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
     let store = Store::open()?;
     let now = SystemTime::now();
     let mut items = collect(&store, older_than, now);
@@ -329,5 +329,5 @@ fn prune(older_than: u64, apply: bool, format: Format, out: &mut dyn Write) -> R
             print(out, &text)?;
         }
     }
-    Ok(if failed { 3 } else { 0 })
+    Ok(if failed { Exit::Failure } else { Exit::Ok })
 }

@@ -2,7 +2,7 @@
 
 use super::Ui;
 use super::sync::{Action, Options, execute};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 
 /// Fetch REMOTE's handoffs and merge them into the local chains and the store.
 #[derive(Debug, clap::Args)]
@@ -11,6 +11,6 @@ pub struct Args {
     opts: Options,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     execute(&args.opts, Action::Pull, false, ui.format, ui.out, ui.err)
 }

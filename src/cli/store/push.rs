@@ -3,7 +3,7 @@
 
 use super::Ui;
 use super::sync::{Action, Options, execute};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::sync::ops::Prune;
 
 /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
@@ -26,7 +26,7 @@ pub struct Args {
     background: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     let prune = match (args.prune, args.force) {
         (false, _) => Prune::No,
         (true, false) => Prune::Gone,

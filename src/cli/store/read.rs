@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::hooks::delivery::{self, Content};
 use crate::shell::self_command;
 use crate::store::deliver::Delivery;
@@ -55,7 +55,7 @@ fn background_answer(
     background: &RunState,
     note: Option<String>,
     line: &str,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     match format {
         Format::Json => print_json(
             out,
@@ -69,7 +69,7 @@ fn background_answer(
         )?,
         Format::Text => print(out, line)?,
     }
-    Ok(4)
+    Ok(Exit::NothingToDo)
 }
 
 /// `read`'s answer while a background write is under way, or after one failed with nothing to
@@ -96,7 +96,7 @@ pub struct Args {
     no_consume: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     read(
         args.dir.as_deref(),
         args.wait,
@@ -114,7 +114,7 @@ fn read(
     format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let (target, no_target_reason) = match Target::resolve(dir) {
         Ok(t) => (Some(t), None),
         Err(f) if f.source == TargetSource::Cwd => (None, Some(f.why.to_string())),
@@ -234,7 +234,7 @@ fn read(
                     print(out, &line)?;
                 }
             }
-            return Ok(4);
+            return Ok(Exit::NothingToDo);
         }
         Content::Handoff(d) => *d,
     };

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::history::target_and_store;
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::change::{SlotChange, Wait};
 use crate::store::{epoch, iso, slot};
 
@@ -20,7 +20,7 @@ pub struct Args {
     version: u64,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     restore(
         args.dir.as_deref(),
         args.version as usize,
@@ -42,7 +42,7 @@ fn restore(
     version: usize,
     format: Format,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let (target, store) = target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
@@ -110,5 +110,5 @@ fn restore(
             print(out, &text)?;
         }
     }
-    Ok(0)
+    Ok(Exit::Ok)
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use super::install::{dir_of, root_of};
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::harness::{Harness, status};
 
 /// Per agent harness and scope: is our hook installed, and would it run?
@@ -35,7 +35,7 @@ fn store_problem(store: &crate::store::Store) -> Option<String> {
     }
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     status(args.dir.as_deref(), ui.format, args.check, ui.out)
 }
 
@@ -44,7 +44,7 @@ fn status(
     format: Format,
     check: bool,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let dir = dir_of(dir)?;
     let rows = status::rows(root_of(&dir).as_deref(), &dir);
     // Installed but it would not run: each is a problem `--check` fails on.
@@ -207,5 +207,9 @@ fn status(
             print(out, &text)?;
         }
     }
-    Ok(if check && !problems.is_empty() { 1 } else { 0 })
+    Ok(if check && !problems.is_empty() {
+        Exit::Negative
+    } else {
+        Exit::Ok
+    })
 }

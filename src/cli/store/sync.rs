@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::store::{Store, Target};
 use crate::sync::Merge;
 use crate::sync::ops::{self, PullReport, Pushed};
@@ -37,7 +37,7 @@ pub struct Args {
     setup: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     let action = if args.setup {
         Action::Setup
     } else {
@@ -61,7 +61,7 @@ struct Json<'a> {
     setup: Option<bool>,
     pull: Option<&'a PullReport>,
     push: Option<&'a Pushed>,
-    exit: i32,
+    exit: u8,
 }
 
 pub fn execute(
@@ -71,7 +71,7 @@ pub fn execute(
     format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     if background {
         // Detached from the writer's session, so nothing waits for it or prompts through it.
         let _ = nix::unistd::setsid();
@@ -84,12 +84,12 @@ pub fn execute(
     if background && let Ok(store) = Store::open() {
         let (exit, message) = match &result {
             Ok((exit, Some(message))) => (*exit, message.clone()),
-            Ok((0, None)) => (0, "ok".to_string()),
-            Ok((exit, None)) => (*exit, format!("exit {exit}")),
-            Err(e) => (e.exit_code(), e.to_string()),
+            Ok((Exit::Ok, None)) => (Exit::Ok, "ok".to_string()),
+            Ok((exit, None)) => (*exit, format!("exit {}", exit.code())),
+            Err(e) => (e.exit(), e.to_string()),
         };
         let checkout = opts.checkout.as_deref().unwrap_or_default();
-        crate::sync::outcome::record(&store, checkout, exit, &message);
+        crate::sync::outcome::record(&store, checkout, i32::from(exit.code()), &message);
     }
     result.map(|(exit, _)| exit)
 }
@@ -102,7 +102,7 @@ fn act(
     background: bool,
     format: Format,
     out: &mut dyn Write,
-) -> Result<(i32, Option<String>), Error> {
+) -> Result<(Exit, Option<String>), Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race
@@ -114,7 +114,7 @@ fn act(
             Ok(lock) => Some(lock),
             Err(_) => {
                 crate::sync::outcome::ask_again(&store);
-                return Ok((0, None));
+                return Ok((Exit::Ok, None));
             }
         }
     } else {
@@ -142,7 +142,7 @@ fn act_once(
     target: &Target,
     store: &Store,
     out: &mut dyn Write,
-) -> Result<(i32, Option<String>), Error> {
+) -> Result<(Exit, Option<String>), Error> {
     let target = target.clone();
     let store = store.clone();
     let chains = ops::open(&target)?;
@@ -182,11 +182,11 @@ fn act_once(
             .any(|b| matches!(b.merge, Merge::Refused(_)))
     });
     let exit = if failure.is_some() {
-        3
+        Exit::Failure
     } else if refused_import {
-        1
+        Exit::Negative
     } else {
-        0
+        Exit::Ok
     };
     match format {
         Format::Json => print_json(
@@ -196,7 +196,7 @@ fn act_once(
                 setup,
                 pull: pulled.as_ref(),
                 push: pushed.as_ref(),
-                exit,
+                exit: exit.code(),
             },
         )?,
         Format::Text => {

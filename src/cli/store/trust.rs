@@ -5,7 +5,7 @@ use std::io::Write;
 
 use super::install::dir_of;
 use super::{Ui, print};
-use crate::error::{Error, External, NothingToDo};
+use crate::error::{Error, Exit, External, NothingToDo};
 use crate::harness::codex;
 
 /// Have Codex trust the handoff-store hooks it lists here.
@@ -16,7 +16,7 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     trust(args.what, args.dir.as_deref(), ui.out)
 }
 
@@ -28,7 +28,7 @@ pub enum TrustWhat {
 
 /// `trust codex`: trust the handoff-store hooks Codex lists for DIR (exit 3 when Codex cannot
 /// be asked, 4 when it lists none of ours).
-fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<i32, Error> {
+fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<Exit, Error> {
     let TrustWhat::Codex = what;
     let dir = dir_of(dir)?;
     let bin = codex::binary().ok_or_else(|| Error::External(External::NoCodex))?;
@@ -44,5 +44,5 @@ fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<i32,
         }
     };
     print(out, &text)?;
-    Ok(0)
+    Ok(Exit::Ok)
 }

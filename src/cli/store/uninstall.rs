@@ -6,12 +6,12 @@ use std::path::Path;
 
 use super::install::{Args, HarnessPlan, Integration, ScopeArgs, subject};
 use super::{Ui, print};
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::harness::codex;
 use crate::harness::install as harness_install;
 use crate::hooks::git_hook::{self, Removed};
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     uninstall(args.what, args.dir.as_deref(), args.scope, ui.out)
 }
 
@@ -20,7 +20,7 @@ fn uninstall(
     dir: Option<&str>,
     scope: ScopeArgs,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let HarnessPlan { h, store, plan, .. } = match subject(what, dir, scope)? {
         Ok(s) => s,
         Err(dir) => return uninstall_git_hook(&dir, out),
@@ -52,10 +52,10 @@ fn uninstall(
         text.push_str(&format!("removed   /handoff skill {}\n", path.display()));
     }
     print(out, &text)?;
-    Ok(0)
+    Ok(Exit::Ok)
 }
 
-fn uninstall_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
+fn uninstall_git_hook(dir: &Path, out: &mut dyn Write) -> Result<Exit, Error> {
     let (path, done) = git_hook::uninstall(dir)?;
     let line = match done {
         Removed::Removed => format!("removed   {}\n", path.display()),
@@ -69,5 +69,5 @@ fn uninstall_git_hook(dir: &Path, out: &mut dyn Write) -> Result<i32, Error> {
         ),
     };
     print(out, &line)?;
-    Ok(0)
+    Ok(Exit::Ok)
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Format, Ui, print, print_json};
 use crate::document::Document;
-use crate::error::{Draft, Error, Input, Refusal, Usage};
+use crate::error::{Draft, Error, Exit, Input, Refusal, Usage};
 use crate::gate;
 use crate::input;
 use crate::report::Stream;
@@ -45,7 +45,7 @@ pub struct Args {
     pub no_gate: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<i32, Error> {
+pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
     write(args, ui.format, ui.out, ui.err)
 }
 
@@ -144,7 +144,7 @@ fn write(
     format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let draft = if opts.placeholder {
         None
     } else {
@@ -160,7 +160,7 @@ fn write(
                    placeholder: bool,
                    out: &mut dyn Write,
                    err: &mut dyn Write|
-     -> Result<i32, Error> {
+     -> Result<Exit, Error> {
         let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
         let gate = GateJson {
             run: false,
@@ -325,7 +325,7 @@ fn write_candidate(
     code: i32,
     format: Format,
     out: &mut dyn Write,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
@@ -365,7 +365,7 @@ fn finish(
     format: Format,
     result: &WriteJson,
     note: &str,
-) -> Result<i32, Error> {
+) -> Result<Exit, Error> {
     match format {
         Format::Json => print_json(out, result)?,
         Format::Text => {
@@ -379,5 +379,5 @@ fn finish(
             print(out, &text)?;
         }
     }
-    Ok(result.exit)
+    Ok(Exit::of_gate(result.exit))
 }
