@@ -1,10 +1,10 @@
 //! The one delivery service: what a reader of a checkout's handoff is to be shown, found the
 //! same way for `read`, every harness's SessionStart and prompt fallback (docs/store.md §7–§8,
 //! docs/hooks.md §2). In order: the exact slot's latest background write (its state read once,
-//! and the note it deserves), the newest handoff the local refs hold brought into an empty slot,
-//! the pick, a placeholder's liveness, and for a handoff the read, the gate and the drift
-//! ([`Delivery`]). The callers only decide how to wait and how to render; the consume (and its
-//! record on the chain) is [`Delivery::consume`], once, after the caller delivered.
+//! and the note it deserves), the pick, a placeholder's liveness, and for a handoff the read, the gate and the drift
+//! ([`Delivery`]). Finding only reads; the two writes are named: [`bring_in_offer`] before it,
+//! and the consume (with its record on the chain), [`Delivery::consume`], once, after the caller
+//! delivered. The callers only decide how to wait and how to render.
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -54,7 +54,16 @@ impl Found {
     }
 }
 
-/// Find what to show for `target` (`None`: no checkout, the most recent handoff) at `now`.
+/// The one write a reader makes before it looks: an empty slot takes the newest unread handoff
+/// the local refs hold (after a pull, on a fresh clone, a teammate's branch: synced, never
+/// fetched here), gated as `pull` gates it; it is then found and read like any other. Whether
+/// one was brought in.
+pub fn bring_in_offer(store: &Store, target: Option<&Target>) -> bool {
+    target.is_some_and(|t| crate::sync::offer::materialise(store, t).is_some())
+}
+
+/// Find what to show for `target` (`None`: no checkout, the most recent handoff) at `now`. It
+/// only reads: the offer from the refs comes in first, by [`bring_in_offer`].
 /// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when
 /// a marker corroborates it); a pick it declines is [`Content::Nothing`] and is never read.
 pub fn find(
@@ -89,11 +98,6 @@ pub fn find(
             background,
             note,
         };
-    }
-    // An empty slot takes the newest handoff the local refs hold (after a pull, on a fresh
-    // clone, a teammate's branch: synced, never fetched here); it is then read like any other.
-    if let Some(t) = target {
-        crate::sync::offer::materialise(store, t);
     }
     let content = match store.pick(target.map(|t| t.name.as_str())).ok().flatten() {
         None => Content::Nothing,

@@ -116,6 +116,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
     };
     let found = store.as_ref().map(|s| {
+        delivery::bring_in_offer(s, Some(&target));
         delivery::find(s, Some(&target), now, |info, kind| {
             kind == PickKind::Exact || (!compact && corroborated(info))
         })

@@ -133,6 +133,7 @@ fn read(
     // is still being written, look again until `wait` runs out.
     let started = Instant::now();
     let found = loop {
+        delivery::bring_in_offer(&store, target.as_ref());
         let found = delivery::find(&store, target.as_ref(), now(), |_, _| true);
         if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
             break found;
