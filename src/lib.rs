@@ -17,6 +17,7 @@ pub mod git;
 pub mod harness;
 pub mod hooks;
 pub mod input;
+pub mod lifecycle;
 pub mod process;
 pub mod report;
 pub mod resolve;

@@ -160,7 +160,7 @@ pub fn after(raw: &Map<String, Value>) {
     };
     let by = "Copilot CLI's session.compaction_complete (success)";
     if let Some(run) = runs::confirm_session(&store, &safe_session_id(session_id), by) {
-        crate::sync::auto_push_promoted(&run);
+        crate::lifecycle::promoted(&run);
     }
 }
 

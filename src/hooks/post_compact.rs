@@ -16,6 +16,6 @@ pub fn run(input: &Map<String, Value>) {
     };
     let Some(store) = store() else { return };
     if let Some(run) = runs::confirm_session(&store, &safe_session_id(session), "PostCompact") {
-        crate::sync::auto_push_promoted(&run);
+        crate::lifecycle::promoted(&run);
     }
 }

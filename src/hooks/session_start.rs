@@ -103,7 +103,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
         if let Some(run) =
             runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)")
         {
-            crate::sync::auto_push_promoted(&run);
+            crate::lifecycle::promoted(&run);
         }
     }
     // Content to show, found as every reader finds it; a most recent handoff (not this slot's) is

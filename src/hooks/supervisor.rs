@@ -83,7 +83,7 @@ pub fn supervise(run_dir: &Path) {
     };
     let rc = attempts(&run, &store);
     if run.record_exit(&store, &rc) {
-        crate::sync::auto_push_promoted(&run);
+        crate::lifecycle::promoted(&run);
     }
     log(
         Path::new(&run.job.log),
@@ -175,7 +175,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
     let recorded = run.record_candidate(store, text.as_bytes(), code);
     if matches!(recorded, Ok(runs::RunState::Promoted)) {
         // In the slot now: it joins the chain and travels like any written version.
-        crate::sync::auto_push_promoted(run);
+        crate::lifecycle::promoted(run);
     }
     if recorded.is_err() {
         // The run is gone (pruned, removed by hand): its result is kept, never put in the slot.

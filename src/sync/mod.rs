@@ -70,6 +70,7 @@ pub fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
 
 /// After `write` stored `target`'s handoff: when the repository's git config sets
 /// `handoff.autoPush = true`, push it in the background. Returns whether a push was started.
+/// Called by `lifecycle` alone, which decides what follows a change.
 pub fn auto_push(target: &crate::store::Target) -> bool {
     if target.facts.detached {
         return false;

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &["store"],
     &["sync"],
+    &["lifecycle"],
     &["hooks"],
     &["harness"],
     &["cli"],
@@ -372,5 +373,39 @@ fn the_path_reader_resolves_super_self_crate_and_groups() {
             "hooks::texts::truncate",
             "hooks::texts",
         ]
+    );
+}
+
+/// Issue 34: one place decides what follows a change — `lifecycle` is the only caller of the
+/// background push outside `sync` itself.
+#[test]
+fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut callers = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).expect("under src").to_path_buf();
+        if rel.starts_with("sync") || rel == Path::new("lifecycle.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if [
+                "auto_push(",
+                "auto_push_promoted(",
+                "spawn_background_push(",
+            ]
+            .iter()
+            .any(|f| code.contains(f))
+            {
+                callers.push(format!("{}:{}", rel.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        callers.is_empty(),
+        "the push after a change started outside lifecycle: {callers:?}"
     );
 }

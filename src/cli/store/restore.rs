@@ -85,7 +85,7 @@ fn restore(
     // The restored version joins the branch's chain as the change ends, and travels like a
     // written one.
     drop(change);
-    let auto_push = crate::sync::auto_push(&target);
+    let auto_push = crate::lifecycle::changed(&target).push_started;
     match format {
         Format::Json => print_json(
             out,

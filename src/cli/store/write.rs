@@ -16,7 +16,6 @@ use crate::store::change::{SlotChange, Wait};
 use crate::store::placeholder;
 use crate::store::runs::{Run, RunState};
 use crate::store::{Store, Target, slot};
-use crate::sync;
 
 /// The background write this process belongs to: the supervisor gives the writer its run id in
 /// `HANDOFF_WRITE_SESSION`. Its document becomes the run's candidate, never the slot directly.
@@ -173,7 +172,7 @@ fn write(
             history,
             placeholder,
             gate,
-            auto_push: !placeholder && crate::sync::auto_push(&target),
+            auto_push: !placeholder && crate::lifecycle::changed(&target).push_started,
             exit: 0,
         };
         let note = if placeholder {
@@ -304,7 +303,7 @@ fn write(
         history,
         placeholder: false,
         gate: gate_json(&report),
-        auto_push: crate::sync::auto_push(&target),
+        auto_push: crate::lifecycle::changed(&target).push_started,
         exit: code,
     };
     let note = if code == 0 {
@@ -330,7 +329,7 @@ fn write_candidate(
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
     // In the slot now: it joins the chain and travels like any written version.
-    let auto_push = promoted && sync::auto_push_promoted(run);
+    let auto_push = promoted && crate::lifecycle::promoted(run).push_started;
     let result = WriteJson {
         stored: true,
         path: if promoted {
