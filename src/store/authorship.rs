@@ -123,6 +123,18 @@ pub fn label(name: &str) -> Option<&str> {
     safe.then_some(name)
 }
 
+/// What a version brought in from the local refs (not a remote's) says it came via.
+pub const LOCAL_REFS: &str = "this repository's refs";
+
+/// A `via` as shown: a remote's name checked by [`label`], or [`LOCAL_REFS`].
+fn via_label(via: &str) -> Option<&str> {
+    if via == LOCAL_REFS {
+        Some(LOCAL_REFS)
+    } else {
+        label(via)
+    }
+}
+
 /// Where a version written elsewhere came from, as its `from:` header says it:
 /// `<author> via <remote>, written <when>`, each part checked by [`label`] (an author or remote
 /// that is not shown reads `unknown`).
@@ -135,10 +147,9 @@ pub struct From {
 
 impl From {
     pub fn new(author: Option<&str>, via: &str, written: String) -> From {
-        let shown = |s: Option<&str>| s.and_then(label).unwrap_or("unknown").to_string();
         From {
-            author: shown(author),
-            via: shown(Some(via)),
+            author: author.and_then(label).unwrap_or("unknown").to_string(),
+            via: via_label(via).unwrap_or("unknown").to_string(),
             written,
         }
     }
@@ -157,7 +168,7 @@ impl From {
             && written
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | ':' | '+'));
-        (label(author) == Some(author) && label(via) == Some(via) && time).then(|| From {
+        (label(author) == Some(author) && via_label(via) == Some(via) && time).then(|| From {
             author: author.to_string(),
             via: via.to_string(),
             written: written.to_string(),
@@ -208,5 +219,7 @@ mod tests {
         assert_eq!(forged.author, "unknown");
         assert_eq!(From::parse("a b via origin, written t"), None);
         assert_eq!(From::parse("anything at all"), None);
+        let local = From::new(Some("alice"), LOCAL_REFS, "2025-12-03T22:13:20Z".into());
+        assert_eq!(From::parse(&local.render()), Some(local));
     }
 }

@@ -81,7 +81,7 @@ pub fn materialise(store: &Store, target: &Target) -> Option<String> {
             .reference
             .strip_prefix("refs/handoff-remotes/")
             .and_then(|r| r.split('/').next())
-            .unwrap_or("this repository's refs"),
+            .unwrap_or(crate::store::authorship::LOCAL_REFS),
         true,
     ) {
         Ok(()) => {
