@@ -2192,3 +2192,46 @@ fn a_stale_lock_in_the_remote_is_told_apart_from_a_moved_remote() {
     assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
     assert!(remote_tip(&bare).contains("status: second "));
 }
+
+/// Issue 30.7: our fetches never start `git maintenance` behind them (its lock outlives a
+/// killed fetch): every `git fetch` handoff-store runs carries `--no-auto-maintenance`. Seen
+/// through a `git` on PATH that logs its arguments and runs the real one.
+#[test]
+fn our_fetches_start_no_maintenance() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let real = String::from_utf8_lossy(
+        &std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .expect("which git")
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let log = env.path("git-argv.log");
+    let bin = env.path("logging-bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let wrapper = env.write(
+        "logging-bin/git",
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{real}' \"$@\"\n",
+            log.display()
+        ),
+    );
+    chmod_x(&wrapper);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    assert_eq!(a.write(&env, "mine").code, 0);
+    for args in [&["pull"][..], &["sync"]] {
+        let o = run(a.hs(&env, args).env("PATH", &path));
+        assert!(o.code <= 1, "{args:?}: {}{}", o.stdout, o.stderr);
+    }
+    let logged = std::fs::read_to_string(&log).expect("git ran");
+    let fetches: Vec<&str> = logged.lines().filter(|l| l.starts_with("fetch")).collect();
+    assert!(!fetches.is_empty(), "{logged}");
+    assert!(
+        fetches.iter().all(|l| l.contains("--no-auto-maintenance")),
+        "{logged}"
+    );
+}
