@@ -81,13 +81,16 @@ pub fn auto_push(target: &crate::store::Target) -> bool {
     if !enabled {
         return false;
     }
-    // One at work already: it pushes again when it is done (at most one alive).
+    // One at work already: it pushes again when it is done (at most one alive). The note goes
+    // first and the look after, so a push that ends right after this look still finds the
+    // note: it looks again once its lock is gone.
     if let Ok(store) = Store::locate()
         && store.dir.is_dir()
-        && outcome::in_flight(&store)
     {
         outcome::ask_again(&store);
-        return true;
+        if outcome::in_flight(&store) {
+            return true;
+        }
     }
     transport::spawn_background_push(&target.facts.checkout)
 }

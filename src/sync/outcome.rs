@@ -17,6 +17,11 @@ pub fn ask_again(store: &Store) {
     let _ = slot::replace(&store.dir.join(ASK), b"", None, None);
 }
 
+/// Whether a note left by [`ask_again`] is waiting.
+pub fn asked(store: &Store) -> bool {
+    crate::fs::symlink_metadata(store.dir.join(ASK)).is_ok()
+}
+
 /// Take the note left by [`ask_again`]; whether there was one.
 pub fn clear_ask(store: &Store) -> bool {
     slot::remove(&store.dir.join(ASK)).is_ok()

@@ -109,29 +109,33 @@ fn act(
     // on the remote's ref, and a hanging remote would pile them up. One that finds another at
     // work leaves a note and ends at once; the one at work pushes again when it sees the note,
     // so the newest version still goes out.
-    let _one_at_a_time = if background {
-        match crate::store::slot::lock(&store, crate::sync::outcome::RUNNING, Duration::ZERO) {
-            Ok(lock) => Some(lock),
-            Err(_) => {
-                crate::sync::outcome::ask_again(&store);
-                return Ok((Exit::Ok, None));
-            }
-        }
-    } else {
-        None
-    };
-    if background {
+    if !background {
+        return act_once(opts, action, background, format, &target, &store, out);
+    }
+    let mut rounds = 0;
+    loop {
+        let Ok(lock) =
+            crate::store::slot::lock(&store, crate::sync::outcome::RUNNING, Duration::ZERO)
+        else {
+            crate::sync::outcome::ask_again(&store);
+            return Ok((Exit::Ok, None));
+        };
         crate::sync::outcome::clear_ask(&store);
-    }
-    let mut result = act_once(opts, action, background, format, &target, &store, out);
-    // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
-    for _ in 0..3 {
-        if !(background && crate::sync::outcome::clear_ask(&store)) {
-            break;
+        let mut result = act_once(opts, action, background, format, &target, &store, out);
+        // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
+        while rounds < 3 && crate::sync::outcome::clear_ask(&store) {
+            rounds += 1;
+            result = act_once(opts, action, background, format, &target, &store, out);
         }
-        result = act_once(opts, action, background, format, &target, &store, out);
+        drop(lock);
+        // A write that asked after the last look, while the lock was still held, is not lost:
+        // once the lock is gone, a note still there means one more round (or, when another
+        // push took the lock meanwhile, that one's).
+        rounds += 1;
+        if rounds > 4 || !crate::sync::outcome::asked(&store) {
+            return result;
+        }
     }
-    result
 }
 
 fn act_once(
