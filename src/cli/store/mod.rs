@@ -14,6 +14,7 @@ mod prune;
 mod pull;
 mod push;
 mod read;
+mod render;
 mod restore;
 mod status;
 mod sync;

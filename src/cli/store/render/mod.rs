@@ -1,0 +1,7 @@
+//! The text renderers: a command computes its outcome as plain data (which is also its JSON),
+//! and its text for people is written here, one file per command, from that data alone.
+//! `status` is the first command in this shape; the others follow it (issue 34).
+
+mod status;
+
+pub use status::status;

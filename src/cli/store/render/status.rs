@@ -1,0 +1,118 @@
+//! `status` for people.
+
+use super::super::status::Status;
+
+/// `status` as text: a row per harness and scope, then the git hook, sync, the deliveries, the
+/// last background write and push, and with `check` a `problem` line per problem.
+pub fn status(s: &Status, check: bool) -> String {
+    let mut text = String::new();
+    for r in &s.harnesses {
+        text.push_str(&format!(
+            "{:<8} {:<8} installed={:<5} runs={:<7} {}{}\n",
+            r.harness,
+            r.scope,
+            yes_no(r.installed),
+            r.runs,
+            r.file.as_deref().unwrap_or("-"),
+            if r.why.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", r.why)
+            }
+        ));
+    }
+    if let Some(hook) = &s.git_hook {
+        text.push_str(&format!(
+            "git-hook {} installed={}{}\n",
+            hook.path.display(),
+            yes_no(hook.installed),
+            if hook.installed {
+                ""
+            } else {
+                " — handoff-store install git-hook names a checked-out branch's handoff"
+            }
+        ));
+    }
+    if let Some(sync) = &s.sync {
+        for r in &sync.remotes {
+            text.push_str(&format!(
+                "sync     {}: {}\n",
+                r.remote,
+                if r.fetch_refspec {
+                    "git fetch brings handoffs (sync --setup done)".to_string()
+                } else {
+                    format!(
+                        "git fetch does not bring handoffs: handoff-store sync --setup {}",
+                        r.remote
+                    )
+                }
+            ));
+        }
+        text.push_str(&format!(
+            "autoPush {}\n",
+            if sync.auto_push {
+                "on (handoff.autoPush): every stored handoff is pushed in the background"
+            } else {
+                "off: git config handoff.autoPush true to push every stored handoff"
+            }
+        ));
+    }
+    for d in &s.deliveries {
+        text.push_str(&format!(
+            "delivery {} {} session {} ({}, {}): {} characters{}{}\n",
+            d.harness,
+            d.at,
+            d.session.as_deref().unwrap_or("-"),
+            d.source,
+            d.event,
+            d.chars,
+            if d.cut { ", cut to fit" } else { "" },
+            match (&d.handoff, d.consumed) {
+                (Some(h), true) => format!(", {h} marked consumed"),
+                (Some(h), false) => format!(", {h} left unread"),
+                (None, _) => ", no handoff shown".to_string(),
+            }
+        ));
+    }
+    if let Some(w) = &s.last_background_write {
+        text.push_str(&format!(
+            "writer   last background write started {}: {}\n",
+            w.started,
+            serde_json::to_value(&w.state)
+                .ok()
+                .and_then(|v| v["state"].as_str().map(str::to_string))
+                .unwrap_or_default()
+        ));
+    }
+    if s.background_push_in_flight {
+        text.push_str("autoPush a background push is in flight\n");
+    }
+    if let Some(f) = &s.chain_record_failed {
+        text.push_str(&format!(
+            "chain    a handoff stored at {} for {} is not yet in git ({}); the next write records it\n",
+            f.at, f.checkout, f.message
+        ));
+    }
+    if check {
+        for p in &s.problems {
+            text.push_str(&format!("problem  {p}\n"));
+        }
+    }
+    if let Some(p) = &s.background_push {
+        text.push_str(&format!(
+            "autoPush last background push {} for {}: {}\n",
+            p.at,
+            p.checkout,
+            if p.exit == 0 {
+                "ok".to_string()
+            } else {
+                format!("FAILED (exit {}) — {}", p.exit, p.message)
+            }
+        ));
+    }
+    text
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
