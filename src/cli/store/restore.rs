@@ -1,12 +1,10 @@
 //! `restore`: swap a kept version back into the slot (run again to undo); the restored version
 //! joins the chain like a written one and travels with autoPush.
 
-use std::io::Write;
-
 use serde::Serialize;
 
 use super::history::target_and_store;
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
 use crate::store::change::{SlotChange, Wait};
 use crate::store::{epoch, iso, slot};
@@ -21,28 +19,28 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    restore(
-        args.dir.as_deref(),
-        args.version as usize,
-        ui.format,
-        ui.out,
-    )
+    let restored = restore(args.dir.as_deref(), args.version as usize)?;
+    match ui.format {
+        Format::Json => print_json(ui.out, &restored)?,
+        Format::Text => print(ui.out, &render::restored(&restored))?,
+    }
+    Ok(Exit::Ok)
 }
 
-#[derive(Serialize)]
-struct RestoreJson {
-    slot: String,
-    version: usize,
-    history: Option<String>,
-    auto_push: bool,
+/// What `restore` did.
+#[derive(Debug, Serialize)]
+pub struct Restored {
+    pub slot: String,
+    pub version: usize,
+    /// Where the slot's previous version went in history.
+    pub history: Option<String>,
+    pub auto_push: bool,
+    /// The restored version's own time (ISO), which the slot now has.
+    #[serde(skip)]
+    pub written: String,
 }
 
-fn restore(
-    dir: Option<&str>,
-    version: usize,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<Exit, Error> {
+fn restore(dir: Option<&str>, version: usize) -> Result<Restored, Error> {
     let (target, store) = target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
@@ -86,29 +84,11 @@ fn restore(
     // written one.
     drop(change);
     let auto_push = crate::lifecycle::changed(&target).push_started;
-    match format {
-        Format::Json => print_json(
-            out,
-            &RestoreJson {
-                slot: shown,
-                version,
-                history,
-                auto_push,
-            },
-        )?,
-        Format::Text => {
-            let mut text = format!(
-                "restored {shown} from version {version} ({})\n",
-                iso(epoch(mtime))
-            );
-            if let Some(h) = &history {
-                text.push_str(&format!("history  {h}\n"));
-            }
-            if auto_push {
-                text.push_str("pushing  in the background (handoff.autoPush)\n");
-            }
-            print(out, &text)?;
-        }
-    }
-    Ok(Exit::Ok)
+    Ok(Restored {
+        slot: shown,
+        version,
+        history,
+        auto_push,
+        written: iso(epoch(mtime)),
+    })
 }

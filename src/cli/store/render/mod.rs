@@ -2,6 +2,10 @@
 //! and its text for people is written here, one file per command, from that data alone.
 //! `status` is the first command in this shape; the others follow it (issue 34).
 
+mod history;
+mod restore;
 mod status;
 
+pub use history::history;
+pub use restore::restored;
 pub use status::status;

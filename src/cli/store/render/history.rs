@@ -1,0 +1,22 @@
+//! `history` for people: a line per version, the slot first (version 0).
+
+use super::super::history::History;
+use crate::store::iso;
+
+pub fn history(h: &History) -> String {
+    let mut text = String::new();
+    let mut line = |n: usize, mtime: Option<i64>, progress: Option<&str>, size: u64, path: &str| {
+        text.push_str(&format!(
+            "{n}\t{}\t{}\t{size} bytes\t{path}\n",
+            mtime.map(iso).unwrap_or_default(),
+            progress.unwrap_or("complete")
+        ));
+    };
+    if let Some(c) = &h.current {
+        line(0, c.mtime, c.progress.as_deref(), c.size, &c.path);
+    }
+    for v in &h.versions {
+        line(v.version, v.mtime, v.progress.as_deref(), v.size, &v.path);
+    }
+    text
+}
