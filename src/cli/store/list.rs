@@ -1,18 +1,17 @@
 //! `list` (docs/store.md §9.4): every candidate, newest first, five TAB-separated fields a line.
 
-use std::io::Write;
-
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
-use crate::store::{HandoffInfo, Store, iso};
+use crate::store::{HandoffInfo, Store};
 
-#[derive(Serialize)]
-struct ListJson<'a> {
-    store: String,
-    handoffs: &'a [HandoffInfo],
-    skipped: usize,
+/// What `list` found: every candidate, newest first, and how many files were skipped.
+#[derive(Debug, Serialize)]
+pub struct Listing {
+    pub store: String,
+    pub handoffs: Vec<HandoffInfo>,
+    pub skipped: usize,
 }
 
 /// List every handoff in the store, newest first.
@@ -20,61 +19,24 @@ struct ListJson<'a> {
 pub struct Args {}
 
 pub fn run(_args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    list(ui.format, ui.out, ui.err)
-}
-
-fn list(format: Format, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit, Error> {
     let store = Store::open()?;
     let (handoffs, skipped) = store.candidates()?;
-    match format {
-        Format::Json => print_json(
-            out,
-            &ListJson {
-                store: store.shown(),
-                handoffs: &handoffs,
-                skipped,
-            },
-        )?,
+    let listing = Listing {
+        store: store.shown(),
+        handoffs,
+        skipped,
+    };
+    match ui.format {
+        Format::Json => print_json(ui.out, &listing)?,
         Format::Text => {
-            let mut text = String::with_capacity(handoffs.len() * 128);
-            // Many entries share a second; its timestamp is formatted once.
-            let mut when: Option<(i64, String)> = None;
-            for h in &handoffs {
-                if let Some(t) = h.mtime
-                    && when.as_ref().is_none_or(|(at, _)| *at != t)
-                {
-                    when = Some((t, iso(t)));
-                }
-                if let (Some((_, iso)), Some(_)) = (&when, h.mtime) {
-                    text.push_str(iso);
-                }
-                for field in [
-                    h.progress_shown(),
-                    h.branch.as_deref().unwrap_or("?"),
-                    h.checkout.as_deref().unwrap_or("?"),
-                    &h.path,
-                ] {
-                    text.push('\t');
-                    text.push_str(field);
-                }
-                // A handoff from another machine says so, in a last column of its own.
-                if let Some(from) = &h.from {
-                    text.push_str("\tfrom: ");
-                    text.push_str(from);
-                }
-                text.push('\n');
-            }
-            print(out, &text)?;
-            if skipped > 0 {
-                let _ = writeln!(
-                    err,
-                    "handoff-store: note: {skipped} empty or unreadable file(s) skipped"
-                );
+            print(ui.out, &render::list(&listing))?;
+            if let Some(note) = render::list_note(&listing) {
+                let _ = writeln!(ui.err, "{note}");
             }
         }
     }
     // The process ends next: its memory goes back whole, so 10,000 entries are not freed one
     // by one (a tenth of a large listing's time).
-    std::mem::forget(handoffs);
+    std::mem::forget(listing);
     Ok(Exit::Ok)
 }

@@ -3,9 +3,11 @@
 //! `status` is the first command in this shape; the others follow it (issue 34).
 
 mod history;
+mod list;
 mod restore;
 mod status;
 
 pub use history::history;
+pub use list::{list, list_note};
 pub use restore::restored;
 pub use status::status;

@@ -1,0 +1,46 @@
+//! `list` for people: five TAB-separated fields a line (docs/store.md §9.4), and a sixth,
+//! `from: …`, for a handoff from another machine.
+
+use super::super::list::Listing;
+use crate::store::iso;
+
+pub fn list(l: &Listing) -> String {
+    let mut text = String::with_capacity(l.handoffs.len() * 128);
+    // Many entries share a second; its timestamp is formatted once.
+    let mut when: Option<(i64, String)> = None;
+    for h in &l.handoffs {
+        if let Some(t) = h.mtime
+            && when.as_ref().is_none_or(|(at, _)| *at != t)
+        {
+            when = Some((t, iso(t)));
+        }
+        if let (Some((_, iso)), Some(_)) = (&when, h.mtime) {
+            text.push_str(iso);
+        }
+        for field in [
+            h.progress_shown(),
+            h.branch.as_deref().unwrap_or("?"),
+            h.checkout.as_deref().unwrap_or("?"),
+            &h.path,
+        ] {
+            text.push('\t');
+            text.push_str(field);
+        }
+        if let Some(from) = &h.from {
+            text.push_str("\tfrom: ");
+            text.push_str(from);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The note for stderr when files were skipped.
+pub fn list_note(l: &Listing) -> Option<String> {
+    (l.skipped > 0).then(|| {
+        format!(
+            "handoff-store: note: {} empty or unreadable file(s) skipped",
+            l.skipped
+        )
+    })
+}
