@@ -1,12 +1,11 @@
 //! `orient` and `path` (docs/store.md §9.1–§9.2): what a caller needs to know about the target's
 //! slot. A target without a slot is exit 1 here (a negative answer), not 3.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
@@ -29,19 +28,20 @@ fn gate_path() -> Option<PathBuf> {
     crate::env::on_path(&name, Path::is_file)
 }
 
-#[derive(Serialize)]
-struct OrientJson {
-    main: String,
-    checkout: String,
-    branch: String,
-    detached: bool,
-    head: String,
-    handoff: String,
-    exists: bool,
-    mtime: Option<i64>,
-    progress: Option<String>,
-    gate: Option<String>,
-    drift: Vec<Drift>,
+/// What `orient` found about the target's slot.
+#[derive(Debug, Serialize)]
+pub struct Orientation {
+    pub main: String,
+    pub checkout: String,
+    pub branch: String,
+    pub detached: bool,
+    pub head: String,
+    pub handoff: String,
+    pub exists: bool,
+    pub mtime: Option<i64>,
+    pub progress: Option<String>,
+    pub gate: Option<String>,
+    pub drift: Vec<Drift>,
 }
 
 /// Print everything a caller needs about the target's slot (eight key=value lines).
@@ -52,10 +52,15 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    orient(args.dir.as_deref(), ui.format, ui.out)
+    let o = orient(args.dir.as_deref())?;
+    match ui.format {
+        Format::Json => print_json(ui.out, &o)?,
+        Format::Text => print(ui.out, &render::orientation(&o))?,
+    }
+    Ok(Exit::Ok)
 }
 
-fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
+fn orient(dir: Option<&str>) -> Result<Orientation, Error> {
     let (target, store) = locate(dir)?;
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
@@ -73,7 +78,7 @@ fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit
         .map(|i| drift::signals(i, Some(&target.facts), now()))
         .unwrap_or_default();
     let gate = gate_path().map(|p| p.to_string_lossy().into_owned());
-    let o = OrientJson {
+    Ok(Orientation {
         main: target.main(),
         checkout: target.checkout(),
         branch: target.facts.reference.clone(),
@@ -85,26 +90,5 @@ fn orient(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit
         progress: info.as_ref().and_then(|i| i.progress.clone()),
         gate,
         drift,
-    };
-    match format {
-        Format::Json => print_json(out, &o)?,
-        Format::Text => {
-            let mut text = format!(
-                "main={}\ncheckout={}\nbranch={}\nhandoff={}\nexists={}\nmtime={}\nprogress={}\ngate={}\n",
-                o.main,
-                o.checkout,
-                o.branch,
-                o.handoff,
-                u8::from(o.exists),
-                o.mtime.map(|m| m.to_string()).unwrap_or_default(),
-                o.progress.as_deref().unwrap_or(""),
-                o.gate.as_deref().unwrap_or("")
-            );
-            for d in &o.drift {
-                text.push_str(&format!("drift={}\n", d.text));
-            }
-            print(out, &text)?;
-        }
-    }
-    Ok(Exit::Ok)
+    })
 }

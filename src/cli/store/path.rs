@@ -1,11 +1,9 @@
 //! `path`: the target's slot path, nothing read.
 
-use std::io::Write;
-
 use serde::Serialize;
 
 use super::orient::locate;
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
 
 /// Print the target's slot path.
@@ -16,20 +14,19 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    path(args.dir.as_deref(), ui.format, ui.out)
-}
-
-#[derive(Serialize)]
-struct PathJson {
-    path: String,
-}
-
-fn path(dir: Option<&str>, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
-    let (target, store) = locate(dir)?;
-    let path = store.path_of(&target.name).to_string_lossy().into_owned();
-    match format {
-        Format::Json => print_json(out, &PathJson { path })?,
-        Format::Text => print(out, &format!("{path}\n"))?,
+    let (target, store) = locate(args.dir.as_deref())?;
+    let slot = SlotPath {
+        path: store.path_of(&target.name).to_string_lossy().into_owned(),
+    };
+    match ui.format {
+        Format::Json => print_json(ui.out, &slot)?,
+        Format::Text => print(ui.out, &render::slot_path(&slot))?,
     }
     Ok(Exit::Ok)
+}
+
+/// The target's slot path.
+#[derive(Debug, Serialize)]
+pub struct SlotPath {
+    pub path: String,
 }

@@ -4,10 +4,12 @@
 
 mod history;
 mod list;
+mod orient;
 mod restore;
 mod status;
 
 pub use history::history;
 pub use list::{list, list_note};
+pub use orient::{orientation, slot_path};
 pub use restore::restored;
 pub use status::status;
