@@ -1,12 +1,11 @@
 //! `set-progress FILE VALUE` (docs/store.md §9.6): one envelope line rewritten, every other byte and
 //! the mtime kept; under the slot lock when FILE lives in the store.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
 use crate::store::Store;
 use crate::store::change::{self, SlotChange, Wait};
@@ -22,12 +21,17 @@ impl ProgressArg {
     }
 }
 
-#[derive(Serialize)]
-struct ProgressJson<'a> {
-    path: &'a str,
-    old: Option<String>,
-    new: &'a str,
-    changed: bool,
+/// What `set-progress` did to FILE.
+#[derive(Debug, Serialize)]
+pub struct ProgressSet {
+    pub path: String,
+    pub old: Option<String>,
+    pub new: &'static str,
+    pub changed: bool,
+    /// FILE has no `progress:` (or `status:`) line in its first 20 lines: nothing was changed
+    /// (exit 1).
+    #[serde(skip)]
+    pub no_field: bool,
 }
 
 /// Whether `file` sits directly in the store directory.
@@ -58,15 +62,19 @@ pub enum ProgressArg {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    set_progress(&args.file, args.value, ui.format, ui.out)
+    let set = set_progress(&args.file, args.value)?;
+    match ui.format {
+        Format::Json => print_json(ui.out, &set)?,
+        Format::Text => print(ui.out, &render::progress_set(&set))?,
+    }
+    Ok(if set.no_field {
+        Exit::Negative
+    } else {
+        Exit::Ok
+    })
 }
 
-fn set_progress(
-    file: &str,
-    value: ProgressArg,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<Exit, Error> {
+fn set_progress(file: &str, value: ProgressArg) -> Result<ProgressSet, Error> {
     let path = Path::new(file);
     let new = value.as_str();
     // The store matters only for the lock, but a store path that is not a directory is still
@@ -91,49 +99,17 @@ fn set_progress(
         Some(change) => change.flip(new, None)?,
         None => change::flip_unstored(path, new)?,
     };
-    let (old, changed, code) = match flipped {
-        Flip::NoField => {
-            if format == Format::Json {
-                print_json(
-                    out,
-                    &ProgressJson {
-                        path: file,
-                        old: None,
-                        new,
-                        changed: false,
-                    },
-                )?;
-            } else {
-                print(
-                    out,
-                    &format!(
-                        "unchanged {file} (no progress: or status: line in the first 20 lines)\n"
-                    ),
-                )?;
-            }
-            return Ok(Exit::Negative);
-        }
-        Flip::Same => (current(), false, Exit::Ok),
-        Flip::Changed { old } => (old, true, Exit::Ok),
-        Flip::Replaced => (current(), false, Exit::Ok),
+    let no_field = matches!(flipped, Flip::NoField);
+    let (old, changed) = match flipped {
+        Flip::NoField => (None, false),
+        Flip::Same | Flip::Replaced => (current(), false),
+        Flip::Changed { old } => (old, true),
     };
-    match format {
-        Format::Json => print_json(
-            out,
-            &ProgressJson {
-                path: file,
-                old,
-                new,
-                changed,
-            },
-        )?,
-        Format::Text => print(
-            out,
-            &format!(
-                "progress {file}: {} -> {new}\n",
-                old.as_deref().unwrap_or("(absent)")
-            ),
-        )?,
-    }
-    Ok(code)
+    Ok(ProgressSet {
+        path: file.to_string(),
+        old,
+        new,
+        changed,
+        no_field,
+    })
 }

@@ -5,11 +5,13 @@
 mod history;
 mod list;
 mod orient;
+mod progress;
 mod restore;
 mod status;
 
 pub use history::history;
 pub use list::{list, list_note};
 pub use orient::{orientation, slot_path};
+pub use progress::progress_set;
 pub use restore::restored;
 pub use status::status;
