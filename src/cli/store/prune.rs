@@ -2,30 +2,31 @@
 //! abandoned, or whose checkout or branch is gone are deleted once old; an unread handoff on a
 //! live branch is kept however old it is. Lock files are never pruned.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::document::envelope::Progress;
 use crate::error::{Error, Exit};
 use crate::git;
 use crate::store::drift::checkout_path;
 use crate::store::{HandoffInfo, Store, slot};
 
+/// One thing `prune` would delete, or did.
 #[derive(Debug, Serialize)]
-struct Item {
-    path: String,
+pub struct Item {
+    pub path: String,
     kind: &'static str,
-    reason: &'static str,
-    age_seconds: u64,
-    deleted: bool,
+    pub reason: &'static str,
+    pub age_seconds: u64,
+    pub deleted: bool,
     #[serde(skip)]
     slot: Option<String>,
+    /// Its slot was locked: left alone.
     #[serde(skip)]
-    skipped: bool,
+    pub skipped: bool,
     #[serde(skip)]
     failed: bool,
     /// For a `ref` item: the repository and the id the ref must still hold to be deleted.
@@ -93,11 +94,26 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     names.sort();
-    let mut pruned_slots = Vec::new();
-    // The repositories the store knows (and the working directory's): their handoff chains
-    // of deleted branches are pruned locally.
+    let (handoffs, checkouts) = slots(store, &names, cutoff, now);
+    let pruned_slots: Vec<String> = handoffs.iter().filter_map(|i| i.slot.clone()).collect();
+    items.extend(handoffs);
+    items.extend(histories(store, &pruned_slots, cutoff, now));
+    items.extend(orphaned_chains(&checkouts, cutoff, now));
+    items.extend(old_runs(store, cutoff, now));
+    items
+}
+
+/// The slots (and stale temp files) among `names` that may go, and the checkouts the store
+/// knows (with the working directory), whose chains of deleted branches are pruned locally.
+fn slots(
+    store: &Store,
+    names: &[String],
+    cutoff: Duration,
+    now: SystemTime,
+) -> (Vec<Item>, Vec<PathBuf>) {
+    let mut items = Vec::new();
     let mut checkouts: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
-    for name in &names {
+    for name in names {
         let path = store.path_of(name);
         let Ok(meta) = crate::fs::symlink_metadata(&path) else {
             continue;
@@ -113,8 +129,7 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
             continue;
         }
         let info = if meta.len() == 0 {
-            let empty = HandoffInfo::from_parts(store, name, b"", &meta);
-            Some(empty)
+            Some(HandoffInfo::from_parts(store, name, b"", &meta))
         } else {
             HandoffInfo::read(store, name)
         };
@@ -126,58 +141,71 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
         }
         if let Some(reason) = info.as_ref().and_then(handoff_reason) {
             items.push(item(&path, "handoff", reason, age, Some(name)));
-            pruned_slots.push(name.clone());
         }
     }
+    (items, checkouts)
+}
+
+/// History folders that may go: a pruned slot's, an orphaned one (old), and stale temp files in
+/// the rest.
+fn histories(
+    store: &Store,
+    pruned_slots: &[String],
+    cutoff: Duration,
+    now: SystemTime,
+) -> Vec<Item> {
+    let mut items = Vec::new();
     let history_root = store.dir.join(".history");
-    if let Ok(entries) = crate::fs::read_dir(&history_root) {
-        let mut dirs: Vec<String> = entries
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        dirs.sort();
-        for name in dirs {
-            let dir = history_root.join(&name);
-            if !crate::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                continue;
-            }
-            let newest_age = slot::versions(store, &name)
-                .first()
-                .and_then(|v| age_of(&v.path, now));
-            let age = newest_age
-                .or_else(|| age_of(&dir, now))
-                .unwrap_or(Duration::ZERO);
-            if pruned_slots.contains(&name) {
-                items.push(item(
-                    &dir,
-                    "history",
-                    "history of a pruned slot",
-                    age,
-                    Some(&name),
-                ));
-                continue;
-            }
-            if crate::fs::symlink_metadata(store.path_of(&name)).is_err() && age > cutoff {
-                items.push(item(&dir, "history", "orphaned history", age, Some(&name)));
-                continue;
-            }
-            for temp in stale_temps_in(&dir, now) {
-                items.push(temp);
-            }
+    let Ok(entries) = crate::fs::read_dir(&history_root) else {
+        return items;
+    };
+    let mut dirs: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    dirs.sort();
+    for name in dirs {
+        let dir = history_root.join(&name);
+        if !crate::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            continue;
         }
-    }
-    items.extend(orphaned_chains(&checkouts, cutoff, now));
-    if let Ok(entries) = crate::fs::read_dir(store.dir.join(".runs")) {
-        let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        runs.sort();
-        for run in runs {
-            let age = age_of(&run, now).unwrap_or(Duration::ZERO);
-            if age > cutoff && !crate::store::runs::live(&run) {
-                items.push(item(&run, "run", "old writer run", age, None));
-            }
+        let newest_age = slot::versions(store, &name)
+            .first()
+            .and_then(|v| age_of(&v.path, now));
+        let age = newest_age
+            .or_else(|| age_of(&dir, now))
+            .unwrap_or(Duration::ZERO);
+        if pruned_slots.contains(&name) {
+            items.push(item(
+                &dir,
+                "history",
+                "history of a pruned slot",
+                age,
+                Some(&name),
+            ));
+        } else if crate::fs::symlink_metadata(store.path_of(&name)).is_err() && age > cutoff {
+            items.push(item(&dir, "history", "orphaned history", age, Some(&name)));
+        } else {
+            items.extend(stale_temps_in(&dir, now));
         }
     }
     items
+}
+
+/// Background-write runs older than the cutoff that nothing works in any more.
+fn old_runs(store: &Store, cutoff: Duration, now: SystemTime) -> Vec<Item> {
+    let Ok(entries) = crate::fs::read_dir(store.dir.join(".runs")) else {
+        return Vec::new();
+    };
+    let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    runs.sort();
+    runs.into_iter()
+        .filter_map(|run| {
+            let age = age_of(&run, now).unwrap_or(Duration::ZERO);
+            (age > cutoff && !crate::store::runs::live(&run))
+                .then(|| item(&run, "run", "old writer run", age, None))
+        })
+        .collect()
 }
 
 /// `ref` items: each repository's chains (`refs/handoffs/<branch>`) whose branch is gone and
@@ -257,11 +285,12 @@ fn delete(item: &mut Item, store: &Store) {
     }
 }
 
-#[derive(Serialize)]
-struct PruneJson<'a> {
-    apply: bool,
-    older_than_days: u64,
-    items: &'a [Item],
+/// What `prune` found, and with `--apply` did.
+#[derive(Debug, Serialize)]
+pub struct Pruned {
+    pub apply: bool,
+    pub older_than_days: u64,
+    pub items: Vec<Item>,
 }
 
 /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
@@ -275,59 +304,29 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    prune(args.older_than, args.apply, ui.format, ui.out)
+    let pruned = prune(args.older_than, args.apply)?;
+    match ui.format {
+        Format::Json => print_json(ui.out, &pruned)?,
+        Format::Text => print(ui.out, &render::pruned(&pruned))?,
+    }
+    Ok(if pruned.items.iter().any(|i| i.failed) {
+        Exit::Failure
+    } else {
+        Exit::Ok
+    })
 }
 
-fn prune(older_than: u64, apply: bool, format: Format, out: &mut dyn Write) -> Result<Exit, Error> {
+fn prune(older_than: u64, apply: bool) -> Result<Pruned, Error> {
     let store = Store::open()?;
-    let now = SystemTime::now();
-    let mut items = collect(&store, older_than, now);
+    let mut items = collect(&store, older_than, SystemTime::now());
     if apply {
         for it in &mut items {
             delete(it, &store);
         }
     }
-    let failed = items.iter().any(|i| i.failed);
-    match format {
-        Format::Json => print_json(
-            out,
-            &PruneJson {
-                apply,
-                older_than_days: older_than,
-                items: &items,
-            },
-        )?,
-        Format::Text => {
-            let mut text = String::new();
-            for it in &items {
-                let days = it.age_seconds / 86_400;
-                let line = if it.skipped {
-                    format!("skipped       {}  (locked)\n", it.path)
-                } else {
-                    let verb = if !apply {
-                        "would delete"
-                    } else if it.deleted {
-                        "deleted     "
-                    } else {
-                        "not deleted "
-                    };
-                    format!("{verb}  {}  ({}, {days} day(s) old)\n", it.path, it.reason)
-                };
-                text.push_str(&line);
-            }
-            let deleted = items.iter().filter(|i| i.deleted).count();
-            text.push_str(&if items.is_empty() {
-                "nothing to prune.\n".to_string()
-            } else if apply {
-                format!("{deleted} item(s) deleted.\n")
-            } else {
-                format!(
-                    "{} item(s) would be deleted; run with --apply to delete them.\n",
-                    items.len()
-                )
-            });
-            print(out, &text)?;
-        }
-    }
-    Ok(if failed { Exit::Failure } else { Exit::Ok })
+    Ok(Pruned {
+        apply,
+        older_than_days: older_than,
+        items,
+    })
 }

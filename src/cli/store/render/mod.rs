@@ -6,6 +6,7 @@ mod history;
 mod list;
 mod orient;
 mod progress;
+mod prune;
 mod restore;
 mod status;
 
@@ -13,5 +14,6 @@ pub use history::history;
 pub use list::{list, list_note};
 pub use orient::{orientation, slot_path};
 pub use progress::progress_set;
+pub use prune::pruned;
 pub use restore::restored;
 pub use status::status;
