@@ -7,12 +7,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::error::{Error, Exit};
 use crate::store::{Store, Target};
 use crate::sync::Merge;
 use crate::sync::ops::{self, PullReport, Pushed};
-use crate::sync::transport::PushStatus;
 
 /// The flags `push`, `pull` and `sync` share.
 #[derive(Debug, clap::Args)]
@@ -55,13 +54,19 @@ pub enum Action {
     Setup,
 }
 
-#[derive(Serialize)]
-struct Json<'a> {
-    remote: &'a str,
-    setup: Option<bool>,
-    pull: Option<&'a PullReport>,
-    push: Option<&'a Pushed>,
-    exit: u8,
+/// What one `push`, `pull` or `sync` did (its JSON), and how it ends.
+#[derive(Debug, Serialize)]
+pub struct Synced {
+    pub remote: String,
+    pub setup: Option<bool>,
+    pub pull: Option<PullReport>,
+    pub push: Option<Pushed>,
+    pub exit: u8,
+    /// What the remote did not take, said on stderr.
+    #[serde(skip)]
+    pub failure: Option<String>,
+    #[serde(skip)]
+    pub ended: Exit,
 }
 
 pub fn execute(
@@ -76,33 +81,39 @@ pub fn execute(
         // Detached from the writer's session, so nothing waits for it or prompts through it.
         let _ = nix::unistd::setsid();
     }
-    let result = act(opts, action, background, format, out);
-    if let Ok((_, Some(message))) = &result {
-        let _ = writeln!(err, "handoff-store: {message}");
+    let result = act(opts, action, background);
+    if let Ok(Some(synced)) = &result {
+        match format {
+            Format::Json => print_json(out, synced)?,
+            Format::Text => print(out, &render::synced(synced))?,
+        }
+        if let Some(message) = &synced.failure {
+            let _ = writeln!(err, "handoff-store: {message}");
+        }
     }
     // Nobody reads a background push's output: how it ended is recorded for `status`.
     if background && let Ok(store) = Store::open() {
         let (exit, message) = match &result {
-            Ok((exit, Some(message))) => (*exit, message.clone()),
-            Ok((Exit::Ok, None)) => (Exit::Ok, "ok".to_string()),
-            Ok((exit, None)) => (*exit, format!("exit {}", exit.code())),
+            Ok(Some(Synced {
+                ended,
+                failure: Some(message),
+                ..
+            })) => (*ended, message.clone()),
+            Ok(Some(Synced { ended, .. })) if *ended != Exit::Ok => {
+                (*ended, format!("exit {}", ended.code()))
+            }
+            Ok(_) => (Exit::Ok, "ok".to_string()),
             Err(e) => (e.exit(), e.to_string()),
         };
         let checkout = opts.checkout.as_deref().unwrap_or_default();
         crate::sync::outcome::record(&store, checkout, i32::from(exit.code()), &message);
     }
-    result.map(|(exit, _)| exit)
+    result.map(|synced| synced.map_or(Exit::Ok, |s| s.ended))
 }
 
-/// The command's work and its printed result: the exit code, and the failure to report on
-/// stderr, if any.
-fn act(
-    opts: &Options,
-    action: Action,
-    background: bool,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<(Exit, Option<String>), Error> {
+/// The command's work: what it did, or `None` when a background push handed its work to the
+/// one at work.
+fn act(opts: &Options, action: Action, background: bool) -> Result<Option<Synced>, Error> {
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race
@@ -110,7 +121,7 @@ fn act(
     // work leaves a note and ends at once; the one at work pushes again when it sees the note,
     // so the newest version still goes out.
     if !background {
-        return act_once(opts, action, background, format, &target, &store, out);
+        return act_once(opts, action, background, &target, &store).map(Some);
     }
     let mut rounds = 0;
     loop {
@@ -118,14 +129,14 @@ fn act(
             crate::store::slot::lock(&store, crate::sync::outcome::RUNNING, Duration::ZERO)
         else {
             crate::sync::outcome::ask_again(&store);
-            return Ok((Exit::Ok, None));
+            return Ok(None);
         };
         crate::sync::outcome::clear_ask(&store);
-        let mut result = act_once(opts, action, background, format, &target, &store, out);
+        let mut result = act_once(opts, action, background, &target, &store);
         // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
         while rounds < 3 && crate::sync::outcome::clear_ask(&store) {
             rounds += 1;
-            result = act_once(opts, action, background, format, &target, &store, out);
+            result = act_once(opts, action, background, &target, &store);
         }
         drop(lock);
         // A write that asked after the last look, while the lock was still held, is not lost:
@@ -133,7 +144,7 @@ fn act(
         // push took the lock meanwhile, that one's).
         rounds += 1;
         if rounds > 4 || !crate::sync::outcome::asked(&store) {
-            return result;
+            return result.map(Some);
         }
     }
 }
@@ -142,11 +153,9 @@ fn act_once(
     opts: &Options,
     action: Action,
     background: bool,
-    format: Format,
     target: &Target,
     store: &Store,
-    out: &mut dyn Write,
-) -> Result<(Exit, Option<String>), Error> {
+) -> Result<Synced, Error> {
     let target = target.clone();
     let store = store.clone();
     let chains = ops::open(&target)?;
@@ -185,39 +194,22 @@ fn act_once(
             .iter()
             .any(|b| matches!(b.merge, Merge::Refused(_)))
     });
-    let exit = if failure.is_some() {
+    let ended = if failure.is_some() {
         Exit::Failure
     } else if refused_import {
         Exit::Negative
     } else {
         Exit::Ok
     };
-    match format {
-        Format::Json => print_json(
-            out,
-            &Json {
-                remote: &remote,
-                setup,
-                pull: pulled.as_ref(),
-                push: pushed.as_ref(),
-                exit: exit.code(),
-            },
-        )?,
-        Format::Text => {
-            let mut text = String::new();
-            if let Some(changed) = setup {
-                text.push_str(&setup_text(&remote, changed));
-            }
-            if let Some(p) = &pulled {
-                text.push_str(&pull_text(p));
-            }
-            if let Some(p) = &pushed {
-                text.push_str(&push_text(p));
-            }
-            print(out, &text)?;
-        }
-    }
-    Ok((exit, failure))
+    Ok(Synced {
+        remote,
+        setup,
+        pull: pulled,
+        push: pushed,
+        exit: ended.code(),
+        failure,
+        ended,
+    })
 }
 
 /// The message for a push the remote did not take, if any.
@@ -250,82 +242,4 @@ fn push_failure(p: &Pushed) -> Option<String> {
         ));
     }
     None
-}
-
-fn setup_text(remote: &str, changed: bool) -> String {
-    let refspec = crate::sync::fetch_refspec(remote);
-    if changed {
-        format!(
-            "added    remote.{remote}.fetch = {refspec} (a plain `git fetch` now brings handoffs too)\n"
-        )
-    } else {
-        format!("set up   remote.{remote}.fetch already holds {refspec}\n")
-    }
-}
-
-fn pull_text(p: &PullReport) -> String {
-    let mut text = String::new();
-    if p.branches.is_empty() && p.available.is_empty() {
-        text.push_str(&format!(
-            "pulled   nothing: {} holds no handoff\n",
-            p.remote
-        ));
-    }
-    for b in &p.branches {
-        let what = match &b.merge {
-            Merge::UpToDate => "up to date".to_string(),
-            Merge::LocalAhead => "yours is ahead (push to share it)".to_string(),
-            Merge::FastForward => format!("updated from {} (now in the slot)", p.remote),
-            Merge::Merged { remote_won: true } => format!(
-                "merged: the version from {} is newer and in the slot; yours is in history",
-                p.remote
-            ),
-            Merge::Merged { remote_won: false } => format!(
-                "merged: yours is newer and stays in the slot; the version from {} is in history",
-                p.remote
-            ),
-            Merge::Refused(why) => format!("not imported: {why}"),
-        };
-        text.push_str(&format!("pulled   {}: {what}\n", b.branch));
-    }
-    if !p.available.is_empty() {
-        text.push_str(&format!(
-            "on {}   handoffs for branches not here: {} (offered when you check one out)\n",
-            p.remote,
-            p.available.join(", ")
-        ));
-    }
-    text
-}
-
-fn push_text(p: &Pushed) -> String {
-    let mut text = String::new();
-    for u in &p.updates {
-        let what = match u.status {
-            PushStatus::Pushed => "pushed  ",
-            PushStatus::Deleted => "deleted ",
-            PushStatus::UpToDate => "pushed   (up to date)",
-            PushStatus::Moved => "rejected (the remote moved)",
-            PushStatus::Refused => "refused ",
-            PushStatus::Locked => "rejected (the remote could not lock it)",
-        };
-        text.push_str(&format!(
-            "{} {} → {} {}\n",
-            what.trim_end(),
-            u.reference,
-            p.remote,
-            u.summary
-        ));
-    }
-    for k in &p.kept {
-        text.push_str(&format!(
-            "kept     {} on {}: written on {} at {}, within {} days — its branch may not be pushed yet (--force deletes it)\n",
-            k.reference,
-            p.remote,
-            k.host,
-            k.written_at,
-            ops::TEAMMATE_DAYS
-        ));
-    }
-    text
 }

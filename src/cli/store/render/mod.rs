@@ -9,6 +9,7 @@ mod progress;
 mod prune;
 mod restore;
 mod status;
+mod sync;
 
 pub use history::history;
 pub use list::{list, list_note};
@@ -17,3 +18,4 @@ pub use progress::progress_set;
 pub use prune::pruned;
 pub use restore::restored;
 pub use status::status;
+pub use sync::synced;
