@@ -1,10 +1,8 @@
 //! `trust codex`: have Codex trust the handoff-store hooks it lists, through `codex
 //! app-server` — what Codex's /hooks "Trust" does.
 
-use std::io::Write;
-
 use super::install::dir_of;
-use super::{Ui, print};
+use super::{Ui, print, render};
 use crate::error::{Error, Exit, External, NothingToDo};
 use crate::harness::codex;
 
@@ -17,7 +15,18 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    trust(args.what, args.dir.as_deref(), ui.out)
+    let trusted = trust(args.what, args.dir.as_deref())?;
+    print(ui.out, &render::trusted(&trusted))?;
+    Ok(Exit::Ok)
+}
+
+/// What `trust` recorded.
+#[derive(Debug)]
+pub enum Trusted {
+    /// Codex recorded its trust of these hooks.
+    Recorded(Vec<String>),
+    /// Every handoff-store hook Codex lists was trusted already.
+    Already,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,21 +37,15 @@ pub enum TrustWhat {
 
 /// `trust codex`: trust the handoff-store hooks Codex lists for DIR (exit 3 when Codex cannot
 /// be asked, 4 when it lists none of ours).
-fn trust(what: TrustWhat, dir: Option<&str>, out: &mut dyn Write) -> Result<Exit, Error> {
+fn trust(what: TrustWhat, dir: Option<&str>) -> Result<Trusted, Error> {
     let TrustWhat::Codex = what;
     let dir = dir_of(dir)?;
     let bin = codex::binary().ok_or_else(|| Error::External(External::NoCodex))?;
-    let text = match codex::trust_ours(&bin, &dir)
+    match codex::trust_ours(&bin, &dir)
         .map_err(|e| Error::External(External::Codex(Box::new(e))))?
     {
-        codex::Trust::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
-        codex::Trust::Already => {
-            "trusted   (already) every handoff-store hook Codex lists here\n".into()
-        }
-        codex::Trust::NotListed => {
-            return Err(Error::NothingToDo(NothingToDo::NoHookListed));
-        }
-    };
-    print(out, &text)?;
-    Ok(Exit::Ok)
+        codex::Trust::Recorded(keys) => Ok(Trusted::Recorded(keys)),
+        codex::Trust::Already => Ok(Trusted::Already),
+        codex::Trust::NotListed => Err(Error::NothingToDo(NothingToDo::NoHookListed)),
+    }
 }

@@ -10,6 +10,7 @@ mod prune;
 mod restore;
 mod status;
 mod sync;
+mod uninstall;
 
 pub use history::history;
 pub use list::{list, list_note};
@@ -19,3 +20,4 @@ pub use prune::pruned;
 pub use restore::restored;
 pub use status::status;
 pub use sync::synced;
+pub use uninstall::{trusted, uninstalled};
