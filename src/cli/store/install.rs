@@ -1,10 +1,9 @@
 //! `install` / `uninstall` / `status`: set up, take down and check the integrations that live
 //! outside the store — git's post-checkout hook and each agent harness's SessionStart hook.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{Ui, print};
+use super::{Ui, print, render};
 use crate::error::{Error, Exit};
 use crate::harness::install::{self as harness_install, Scope};
 use crate::harness::{Harness, codex};
@@ -22,7 +21,39 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    install(args.what, args.dir.as_deref(), args.scope, ui.out)
+    let done = install(args.what, args.dir.as_deref(), args.scope)?;
+    print(ui.out, &render::installed(&done))?;
+    Ok(Exit::Ok)
+}
+
+/// What `install` put in place.
+#[derive(Debug)]
+pub enum Done {
+    /// An agent's hooks.
+    Harness {
+        harness: Harness,
+        scope: Scope,
+        file: String,
+        /// False when our hook was there already.
+        changed: bool,
+        /// The `/handoff` skill installed with them.
+        skill: Option<PathBuf>,
+        /// Codex: how its hook trust went.
+        codex: Option<CodexTrust>,
+    },
+    /// git's post-checkout hook.
+    GitHook { path: PathBuf, done: Installed },
+}
+
+/// How recording Codex's trust of our hook went.
+#[derive(Debug)]
+pub enum CodexTrust {
+    NoCodex,
+    Already,
+    /// Codex does not list the hook in this file.
+    NotListed(PathBuf),
+    Recorded(Vec<String>),
+    Failed(String),
 }
 
 /// Integration to install.
@@ -128,12 +159,7 @@ pub(super) fn subject(
     }))
 }
 
-fn install(
-    what: Integration,
-    dir: Option<&str>,
-    scope: ScopeArgs,
-    out: &mut dyn Write,
-) -> Result<Exit, Error> {
+fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Done, Error> {
     let HarnessPlan {
         h,
         store,
@@ -141,76 +167,40 @@ fn install(
         dir,
     } = match subject(what, dir, scope)? {
         Ok(s) => s,
-        Err(dir) => return install_git_hook(&dir, out),
+        Err(dir) => {
+            let (path, done) = git_hook::install(&dir, &self_command())?;
+            return Ok(Done::GitHook { path, done });
+        }
     };
     let done = harness_install::install(&store, &plan)?;
     let skill = harness_install::install_skill(&plan)?;
-    let mut text = if done.changed {
-        format!("installed {} hook in {}\n", h.name(), done.file)
-    } else {
-        format!(
-            "installed {} hook in {} (it was already there)\n",
-            h.name(),
-            done.file
-        )
-    };
-    if let (true, Some(path)) = (skill, &plan.skill) {
-        text.push_str(&format!("installed /handoff skill in {}\n", path.display()));
-    }
-    if h == Harness::Codex {
-        text.push_str(&trust_codex(&store, &plan, &dir));
-    }
-    if h == Harness::Gemini {
-        text.push_str("note      headless runs (gemini -p) also need a trusted folder: GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust\n");
-    }
-    if h == Harness::Copilot && plan.scope == Scope::Project {
-        text.push_str(&format!(
-            "note      {}; handoff-store status says whether it is\n",
-            crate::harness::status::COPILOT_TRUST
-        ));
-    }
-    print(out, &text)?;
-    Ok(Exit::Ok)
+    Ok(Done::Harness {
+        harness: h,
+        scope: plan.scope,
+        file: done.file,
+        changed: done.changed,
+        skill: plan.skill.clone().filter(|_| skill),
+        codex: (h == Harness::Codex).then(|| trust_codex(&store, &plan, &dir)),
+    })
 }
 
-/// Integration `trust` can ask: only Codex gates hooks behind a trust it records.
-/// Trust our Codex hook through Codex, or say exactly what the user must do.
-fn trust_codex(store: &crate::store::Store, plan: &harness_install::Plan, dir: &Path) -> String {
-    let manual = "open codex, type /hooks, choose \"Review hook trust\" and trust handoff-store's SessionStart hook (until then Codex skips it without a word)";
+/// Trust our Codex hook through Codex (the renderer says what the user must do when it could
+/// not be recorded).
+fn trust_codex(
+    store: &crate::store::Store,
+    plan: &harness_install::Plan,
+    dir: &Path,
+) -> CodexTrust {
     let Some(bin) = codex::binary() else {
-        return format!(
-            "trust     codex is not on PATH, so the hook is not trusted yet: {manual}\n"
-        );
+        return CodexTrust::NoCodex;
     };
-    let mut text = match codex::trust_ours(&bin, dir) {
-        Ok(codex::Trust::Already) => "trust     Codex already trusts it\n".to_string(),
-        Ok(codex::Trust::NotListed) => format!(
-            "trust     Codex does not list the hook here, so it will not run (is {} valid JSON, without comments? for --project, is the project trusted?); see handoff-store status\n",
-            plan.file.display()
-        ),
+    match codex::trust_ours(&bin, dir) {
+        Ok(codex::Trust::Already) => CodexTrust::Already,
+        Ok(codex::Trust::NotListed) => CodexTrust::NotListed(plan.file.clone()),
         Ok(codex::Trust::Recorded(keys)) => {
             let _ = harness_install::remember_trust_keys(store, &plan.file, &keys);
-            format!("trusted   through codex app-server: {}\n", keys.join(", "))
+            CodexTrust::Recorded(keys)
         }
-        Err(e) => format!("trust     not recorded ({e}): {manual}\n"),
-    };
-    if plan.scope == Scope::Project {
-        text.push_str("note      Codex reads a project's .codex/ only once the project is trusted: run codex there and trust it, or codex exec --trust\n");
+        Err(e) => CodexTrust::Failed(e.to_string()),
     }
-    text
-}
-
-fn install_git_hook(dir: &Path, out: &mut dyn Write) -> Result<Exit, Error> {
-    let (path, done) = git_hook::install(dir, &self_command())?;
-    let line = match done {
-        Installed::Fresh => format!("installed {}\n", path.display()),
-        Installed::Updated => format!("updated   {} (it was already ours)\n", path.display()),
-        Installed::Chained(old) => format!(
-            "installed {} — the hook that was there now runs first, from {}\n",
-            path.display(),
-            old.display()
-        ),
-    };
-    print(out, &line)?;
-    Ok(Exit::Ok)
 }

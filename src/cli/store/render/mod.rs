@@ -3,6 +3,7 @@
 //! `status` is the first command in this shape; the others follow it (issue 34).
 
 mod history;
+mod install;
 mod list;
 mod orient;
 mod progress;
@@ -13,6 +14,7 @@ mod sync;
 mod uninstall;
 
 pub use history::history;
+pub use install::installed;
 pub use list::{list, list_note};
 pub use orient::{orientation, slot_path};
 pub use progress::progress_set;
