@@ -195,7 +195,8 @@ pub fn push(
         }
         let key = super::StoreKey::read(store);
         let recent = crate::store::now() - TEAMMATE_DAYS * 86_400;
-        let on_remote = remote_now.clone().unwrap_or_default();
+        let nothing = transport::RemoteRefs::default();
+        let on_remote = remote_now.as_ref().unwrap_or(&nothing);
         for (b, id) in gone {
             if on_remote.branches.contains(b) {
                 continue;
