@@ -2,11 +2,11 @@
 //! in-process, and store it atomically under the slot lock with the previous version kept.
 //! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json};
+use super::{Format, Ui, print, print_json, render};
 use crate::document::Document;
 use crate::error::{Draft, Error, Exit, Input, Refusal, Usage};
 use crate::gate;
@@ -45,7 +45,58 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    write(args, ui.format, ui.out, ui.err)
+    let w = write(args, ui.format)?;
+    if let Some(warning) = &w.warning {
+        let _ = writeln!(ui.err, "handoff-store: warning: {warning}");
+    }
+    for line in &w.errors {
+        let _ = writeln!(ui.err, "{line}");
+    }
+    match ui.format {
+        Format::Text => {
+            super::super::emit(&w.report, ui.out, ui.err).map_err(Error::Output)?;
+            if w.refused.is_none()
+                && let Some(written) = &w.written
+            {
+                print(ui.out, &render::written(written))?;
+            }
+        }
+        Format::Json => {
+            if let Some(written) = &w.written {
+                print_json(ui.out, written)?;
+            }
+        }
+    }
+    match (w.refused, &w.written) {
+        (Some(e), _) => Err(e),
+        (None, Some(written)) => Ok(Exit::of_gate(written.exit)),
+        (None, None) => Ok(Exit::Ok),
+    }
+}
+
+/// What `write` did: what it stored (its JSON), and what it has to say besides.
+pub struct WriteOutcome {
+    /// The gate's report as text lines (printed before the result, in text only).
+    report: Vec<(Stream, String)>,
+    /// Lines for stderr in every format (a credential `--no-gate` would have stored).
+    errors: Vec<String>,
+    /// Stored, but the record on the chain failed.
+    warning: Option<String>,
+    written: Option<Written>,
+    /// The draft was refused: the error, after `written` (stored: false) is shown.
+    refused: Option<Error>,
+}
+
+impl WriteOutcome {
+    fn done(written: Written, warning: Option<String>) -> WriteOutcome {
+        WriteOutcome {
+            report: Vec::new(),
+            errors: Vec::new(),
+            warning,
+            written: Some(written),
+            refused: None,
+        }
+    }
 }
 
 fn refuse(why: Draft) -> Error {
@@ -93,57 +144,54 @@ fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
     })
 }
 
-/// Store `bytes` in the target's slot under the CLI lock; returns the kept history file.
-/// Every stored version joins the branch's chain (local refs only): a record that fails does
-/// not fail the write — the version is stored — but is said on `err`, and the next record
-/// catches up from the slot's history.
+/// Store `bytes` in the target's slot under the CLI lock; returns the kept history file, and a
+/// warning when the version is stored but its record on the chain failed (the next record
+/// catches up from the slot's history).
 pub fn store_slot(
     store: &Store,
     target: &Target,
     bytes: &[u8],
     force: bool,
-    err: &mut dyn Write,
-) -> Result<Option<String>, Error> {
+) -> Result<(Option<String>, Option<String>), Error> {
     store.create()?;
     let change = SlotChange::begin(store, target, Wait::Cli)?;
     if !force {
         store.check_collision(target)?;
     }
     let kept = change.replace(bytes)?;
-    if let Err(e) = change.finish() {
-        let _ = writeln!(
-            err,
-            "handoff-store: warning: the handoff is stored, but not yet recorded in git ({e}); the next write records it"
-        );
-    }
-    Ok(kept.map(|p| p.to_string_lossy().into_owned()))
+    let warning = change.finish().err().map(|e| {
+        format!(
+            "the handoff is stored, but not yet recorded in git ({e}); the next write records it"
+        )
+    });
+    Ok((kept.map(|p| p.to_string_lossy().into_owned()), warning))
 }
 
-#[derive(Serialize)]
-struct GateJson {
-    run: bool,
-    exit: Option<i32>,
-    report: Option<serde_json::Value>,
+/// Whether the gate ran on the draft, and what it said.
+#[derive(Debug, Serialize)]
+pub struct GateRun {
+    pub run: bool,
+    pub exit: Option<i32>,
+    pub report: Option<serde_json::Value>,
 }
 
-#[derive(Serialize)]
-struct WriteJson {
-    stored: bool,
-    path: String,
-    history: Option<String>,
-    placeholder: bool,
-    gate: GateJson,
+/// What `write` stored, where (its JSON).
+#[derive(Debug, Serialize)]
+pub struct Written {
+    pub stored: bool,
+    pub path: String,
+    pub history: Option<String>,
+    pub placeholder: bool,
+    pub gate: GateRun,
     /// Whether a background push was started (`handoff.autoPush`).
-    auto_push: bool,
-    exit: i32,
+    pub auto_push: bool,
+    pub exit: i32,
+    /// What the text says after the path: `(gate: OK)`, `(placeholder, …)`, ….
+    #[serde(skip)]
+    pub note: String,
 }
 
-fn write(
-    opts: &Args,
-    format: Format,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Exit, Error> {
+fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
     let draft = if opts.placeholder {
         None
     } else {
@@ -155,32 +203,28 @@ fn write(
     let checkout = target.checkout();
 
     // Stored without the gate: the placeholder (which passes it by construction) and --no-gate.
-    let ungated = |text: &str,
-                   placeholder: bool,
-                   out: &mut dyn Write,
-                   err: &mut dyn Write|
-     -> Result<Exit, Error> {
-        let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
-        let gate = GateJson {
-            run: false,
-            exit: None,
-            report: None,
-        };
-        let result = WriteJson {
+    let ungated = |text: &str, placeholder: bool| -> Result<WriteOutcome, Error> {
+        let (history, warning) = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+        let written = Written {
             stored: true,
             path: slot_path.clone(),
             history,
             placeholder,
-            gate,
+            gate: GateRun {
+                run: false,
+                exit: None,
+                report: None,
+            },
             auto_push: !placeholder && crate::lifecycle::changed(&target).push_started,
             exit: 0,
+            note: if placeholder {
+                "(placeholder, progress: writing)"
+            } else {
+                "(gate: not run, --no-gate)"
+            }
+            .to_string(),
         };
-        let note = if placeholder {
-            "(placeholder, progress: writing)"
-        } else {
-            "(gate: not run, --no-gate)"
-        };
-        finish(out, format, &result, note)
+        Ok(WriteOutcome::done(written, warning))
     };
 
     let run = background_run(&store);
@@ -211,7 +255,7 @@ fn write(
             session.as_deref(),
             crate::env::settings().fork_timeout,
         );
-        return ungated(&text, true, out, err);
+        return ungated(&text, true);
     };
 
     let text = target.normalise(&draft)?;
@@ -220,17 +264,24 @@ fn write(
     if opts.no_gate {
         // Skipping the format check must never let a credential into the store.
         let findings = gate::contract::check(&doc, &gate::HeaderCheckout::Absent);
-        let secrets: Vec<_> = findings.iter().filter(|f| f.code == "secret").collect();
-        if !secrets.is_empty() {
-            for f in secrets {
-                let _ = writeln!(err, "ERROR    {}", f.message);
-            }
-            return Err(Error::NotStored {
-                slot: slot_path,
-                why: Refusal::Credential,
+        let errors: Vec<String> = findings
+            .iter()
+            .filter(|f| f.code == "secret")
+            .map(|f| format!("ERROR    {}", f.message))
+            .collect();
+        if !errors.is_empty() {
+            return Ok(WriteOutcome {
+                report: Vec::new(),
+                errors,
+                warning: None,
+                written: None,
+                refused: Some(Error::NotStored {
+                    slot: slot_path,
+                    why: Refusal::Credential,
+                }),
             });
         }
-        return ungated(&text, false, out, err);
+        return ungated(&text, false);
     }
 
     // The collision is refused before the gate runs (and again under the lock).
@@ -239,79 +290,100 @@ fn write(
     }
     let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
     let report = crate::report::run_gate::document(&doc, &input_name, Some(&checkout));
-    if format == Format::Text {
-        let lines: Vec<(Stream, String)> = report.text_lines();
-        super::super::emit(&lines, out, err).map_err(Error::Output)?;
-    }
+    let lines = if format == Format::Text {
+        report.text_lines()
+    } else {
+        Vec::new()
+    };
     let code = report.exit_code;
-    let gate_json = |r: &crate::report::Report| GateJson {
+    let gate = || GateRun {
         run: true,
         exit: Some(code),
-        report: Some(r.json()),
+        report: Some(report.json()),
     };
-    if code == 2 {
-        if format == Format::Json {
-            let result = WriteJson {
-                stored: false,
-                path: slot_path.clone(),
-                history: None,
-                placeholder: false,
-                gate: gate_json(&report),
-                auto_push: false,
-                exit: 2,
+    // What storing it did; a failure on the way (a lock, the disk) still shows the gate's
+    // report first, as the report is printed before anything is stored.
+    let stored = (|| -> Result<WriteOutcome, Error> {
+        Ok(if code == 2 {
+            WriteOutcome {
+                report: Vec::new(),
+                errors: Vec::new(),
+                warning: None,
+                written: Some(Written {
+                    stored: false,
+                    path: slot_path.clone(),
+                    history: None,
+                    placeholder: false,
+                    gate: gate(),
+                    auto_push: false,
+                    exit: 2,
+                    note: String::new(),
+                }),
+                refused: Some(Error::NotStored {
+                    slot: slot_path,
+                    why: Refusal::Malformed,
+                }),
+            }
+        } else if let Some(run) = run {
+            WriteOutcome::done(write_candidate(&store, &target, &run, &text, code)?, None)
+        } else if orphan {
+            let kept = {
+                let _lock = slot::lock_cli(&store, &target.name)?;
+                let kept = slot::keep_bytes(
+                    &store,
+                    &target.name,
+                    text.as_bytes(),
+                    std::time::SystemTime::now(),
+                )?;
+                slot::retain(&store, &target.name);
+                kept
             };
-            print_json(out, &result)?;
-        }
-        return Err(Error::NotStored {
-            slot: slot_path,
-            why: Refusal::Malformed,
-        });
-    }
-    if let Some(run) = run {
-        return write_candidate(&store, &target, &run, &text, code, format, out);
-    }
-    if orphan {
-        let kept = {
-            let _lock = slot::lock_cli(&store, &target.name)?;
-            let kept = slot::keep_bytes(
-                &store,
-                &target.name,
-                text.as_bytes(),
-                std::time::SystemTime::now(),
-            )?;
-            slot::retain(&store, &target.name);
-            kept
-        };
-        let result = WriteJson {
-            stored: true,
-            path: kept.to_string_lossy().into_owned(),
-            history: None,
-            placeholder: false,
-            gate: gate_json(&report),
-            auto_push: false,
-            exit: code,
-        };
-        let note = format!(
-            "(the background write it belongs to no longer exists: kept in history; {slot_path} is unchanged)"
-        );
-        return finish(out, format, &result, &note);
-    }
-    let history = store_slot(&store, &target, text.as_bytes(), opts.force, err)?;
-    let result = WriteJson {
-        stored: true,
-        path: slot_path,
-        history,
-        placeholder: false,
-        gate: gate_json(&report),
-        auto_push: crate::lifecycle::changed(&target).push_started,
-        exit: code,
-    };
-    let note = if code == 0 {
-        "(gate: OK)"
-    } else {
-        "(gate: FAILED, exit 1 — fix the citations and write again)"
-    };
-    finish(out, format, &result, note)
+            WriteOutcome::done(
+                Written {
+                    stored: true,
+                    path: kept.to_string_lossy().into_owned(),
+                    history: None,
+                    placeholder: false,
+                    gate: gate(),
+                    auto_push: false,
+                    exit: code,
+                    note: format!(
+                        "(the background write it belongs to no longer exists: kept in history; {slot_path} is unchanged)"
+                    ),
+                },
+                None,
+            )
+        } else {
+            let (history, warning) = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+            WriteOutcome::done(
+                Written {
+                    stored: true,
+                    path: slot_path,
+                    history,
+                    placeholder: false,
+                    gate: gate(),
+                    auto_push: crate::lifecycle::changed(&target).push_started,
+                    exit: code,
+                    note: if code == 0 {
+                        "(gate: OK)"
+                    } else {
+                        "(gate: FAILED, exit 1 — fix the citations and write again)"
+                    }
+                    .to_string(),
+                },
+                warning,
+            )
+        })
+    })();
+    let mut w = stored.unwrap_or_else(|e| WriteOutcome {
+        report: Vec::new(),
+        errors: Vec::new(),
+        warning: None,
+        written: None,
+        refused: Some(e),
+    });
+    w.report = lines;
+    Ok(w)
 }
 
 /// Store a background writer's gated document as its run's candidate; it reaches the slot
@@ -322,15 +394,13 @@ fn write_candidate(
     run: &Run,
     text: &str,
     code: i32,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<Exit, Error> {
+) -> Result<Written, Error> {
     let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
     let state = run.record_candidate(store, text.as_bytes(), code)?;
     let promoted = state == RunState::Promoted;
     // In the slot now: it joins the chain and travels like any written version.
     let auto_push = promoted && crate::lifecycle::promoted(run).push_started;
-    let result = WriteJson {
+    Ok(Written {
         stored: true,
         path: if promoted {
             slot_path.clone()
@@ -339,44 +409,23 @@ fn write_candidate(
         },
         history: None,
         placeholder: false,
-        gate: GateJson {
+        gate: GateRun {
             run: true,
             exit: Some(code),
             report: None,
         },
         auto_push,
         exit: code,
-    };
-    let note = match (code, promoted) {
-        (0, true) => "(gate: OK; the compaction is confirmed, so it is in the slot)".to_string(),
-        (0, false) => format!(
-            "(gate: OK; a candidate — it replaces {slot_path} once the client confirms the compaction)"
-        ),
-        _ => format!(
-            "(gate: FAILED, exit 1 — a candidate that will not replace {slot_path}; fix the citations and write again)"
-        ),
-    };
-    finish(out, format, &result, &note)
-}
-
-fn finish(
-    out: &mut dyn Write,
-    format: Format,
-    result: &WriteJson,
-    note: &str,
-) -> Result<Exit, Error> {
-    match format {
-        Format::Json => print_json(out, result)?,
-        Format::Text => {
-            let mut text = format!("\nstored   {} {note}\n", result.path);
-            if let Some(h) = &result.history {
-                text.push_str(&format!("history  {h}\n"));
+        note: match (code, promoted) {
+            (0, true) => {
+                "(gate: OK; the compaction is confirmed, so it is in the slot)".to_string()
             }
-            if result.auto_push {
-                text.push_str("pushing  in the background (handoff.autoPush)\n");
-            }
-            print(out, &text)?;
-        }
-    }
-    Ok(Exit::of_gate(result.exit))
+            (0, false) => format!(
+                "(gate: OK; a candidate — it replaces {slot_path} once the client confirms the compaction)"
+            ),
+            _ => format!(
+                "(gate: FAILED, exit 1 — a candidate that will not replace {slot_path}; fix the citations and write again)"
+            ),
+        },
+    })
 }

@@ -12,6 +12,7 @@ mod restore;
 mod status;
 mod sync;
 mod uninstall;
+mod write;
 
 pub use history::history;
 pub use install::installed;
@@ -23,3 +24,4 @@ pub use restore::restored;
 pub use status::status;
 pub use sync::synced;
 pub use uninstall::{trusted, uninstalled};
+pub use write::written;

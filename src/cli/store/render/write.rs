@@ -1,0 +1,14 @@
+//! `write` for people: where the handoff went, and what follows.
+
+use super::super::write::Written;
+
+pub fn written(w: &Written) -> String {
+    let mut text = format!("\nstored   {} {}\n", w.path, w.note);
+    if let Some(h) = &w.history {
+        text.push_str(&format!("history  {h}\n"));
+    }
+    if w.auto_push {
+        text.push_str("pushing  in the background (handoff.autoPush)\n");
+    }
+    text
+}
