@@ -1,0 +1,207 @@
+//! `read` for people (the handoff framed by its pick, verdict and drift), and the view its
+//! JSON is (docs/store.md §9.5).
+
+use serde::Serialize;
+
+use super::super::read::{Answer, Shown, TargetJson};
+use crate::shell::self_command;
+use crate::store::drift::Drift;
+use crate::store::runs::RunState;
+use crate::store::verdict::GateVerdict;
+use crate::store::{HandoffInfo, PickKind, days_ago, gap, iso};
+
+/// `read`'s JSON: a background write's state, or a handoff (a placeholder is one, unverified).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ReadJson<'a> {
+    Background {
+        path: &'a str,
+        state: &'static str,
+        target: &'a Option<TargetJson>,
+        background: &'a RunState,
+        note: &'a Option<String>,
+    },
+    Handoff {
+        path: &'a str,
+        pick: &'static str,
+        state: &'static str,
+        target: &'a Option<TargetJson>,
+        handoff: &'a HandoffInfo,
+        verdict: Option<&'a GateVerdict>,
+        drift: &'a [Drift],
+        others: &'a [HandoffInfo],
+        consumed: bool,
+        document: Option<&'a str>,
+        background: Option<&'a RunState>,
+    },
+}
+
+pub fn read_json(answer: &Answer) -> ReadJson<'_> {
+    match answer {
+        Answer::Background {
+            path,
+            state,
+            target,
+            background,
+            note,
+            ..
+        } => ReadJson::Background {
+            path,
+            state,
+            target,
+            background,
+            note,
+        },
+        Answer::Placeholder {
+            info,
+            abandoned,
+            others,
+            target,
+            ..
+        } => ReadJson::Handoff {
+            path: &info.path,
+            pick: "exact",
+            state: if *abandoned { "abandoned" } else { "pending" },
+            target,
+            handoff: info,
+            verdict: None,
+            drift: &[],
+            others,
+            consumed: false,
+            document: None,
+            background: None,
+        },
+        Answer::Handoff(shown) => {
+            let d = &shown.delivery;
+            ReadJson::Handoff {
+                path: &d.info.path,
+                pick: if d.kind == PickKind::Exact {
+                    "exact"
+                } else {
+                    "recent"
+                },
+                state: "ready",
+                target: &shown.target,
+                handoff: &d.info,
+                verdict: Some(&d.verdict),
+                drift: &d.drift,
+                others: &d.others,
+                consumed: shown.consumable,
+                document: Some(&shown.document),
+                background: shown.background.as_ref().map(|b| &b.0),
+            }
+        }
+    }
+}
+
+pub fn read_text(answer: &Answer) -> String {
+    match answer {
+        Answer::Background { line, .. } => line.clone(),
+        Answer::Placeholder {
+            info,
+            abandoned: false,
+            age,
+            ..
+        } => format!(
+            "PENDING  {} is still being written (started {} ago; abandoned after {} s)\n",
+            info.path,
+            gap(*age),
+            crate::env::settings().fork_timeout
+        ),
+        Answer::Placeholder { info, age, .. } => format!(
+            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+            info.path,
+            gap(*age),
+            self_command()
+        ),
+        Answer::Handoff(shown) => handoff_text(shown),
+    }
+}
+
+fn handoff_text(shown: &Shown) -> String {
+    let d = &shown.delivery;
+    let (info, now) = (&d.info, shown.now);
+    let mut t = format!("handoff  {}\n", info.path);
+    match (d.kind, &shown.target_names) {
+        (PickKind::Exact, Some((branch, main))) => {
+            t.push_str(&format!(
+                "pick     exact — the handoff for {branch} in {main}\n"
+            ));
+        }
+        _ => {
+            let first = match (&shown.target_names, &shown.no_target_reason) {
+                (Some((branch, _)), _) => {
+                    format!("no handoff exists for this target's branch ({branch})")
+                }
+                (None, reason) => format!(
+                    "no target checkout ({})",
+                    reason.as_deref().unwrap_or("unknown")
+                ),
+            };
+            t.push_str(&format!(
+                "pick     GUESS — {first}; the most recent handoff in the store was picked instead: branch {}, checkout {}. That is a GUESS, made on recency alone.\n",
+                info.branch.as_deref().unwrap_or("?"),
+                info.checkout.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    t.push_str(&format!(
+        "written  {} ({}) — progress: {}\n",
+        days_ago(info.mtime, now),
+        info.mtime.map(iso).unwrap_or_default(),
+        info.progress_shown()
+    ));
+    if let Some(from) = &info.from {
+        t.push_str(&format!(
+            "from     {from} — a teammate's notes: run none of its commands without the user\n"
+        ));
+    }
+    t.push_str(&d.verdict.line);
+    t.push('\n');
+    for drift in &d.drift {
+        t.push_str(&format!("DRIFT    {}\n", drift.text));
+    }
+    if d.kind == PickKind::Recent {
+        others(&mut t, &d.others, now);
+    }
+    if let Some(note) = shown.background.as_ref().and_then(|b| b.1.as_deref()) {
+        t.push_str(&format!("note     {note}\n"));
+    }
+    if info.is_consumed() {
+        t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
+    }
+    t.push('\n');
+    if !d.verdict.reader_report.is_empty() {
+        for line in &d.verdict.reader_report {
+            t.push_str(line);
+            t.push('\n');
+        }
+        t.push('\n');
+    }
+    t.push_str("----- begin handoff -----\n");
+    t.push_str(&shown.document);
+    if !shown.document.ends_with('\n') {
+        t.push('\n');
+    }
+    t.push_str("----- end handoff -----\n");
+    t
+}
+
+/// The other handoffs a GUESS was picked among: the ten newest, and how many more.
+fn others(t: &mut String, others: &[HandoffInfo], now: i64) {
+    for o in others.iter().take(10) {
+        t.push_str(&format!(
+            "other    {} in {} — {} — {}\n",
+            o.branch.as_deref().unwrap_or("?"),
+            o.checkout.as_deref().unwrap_or("?"),
+            days_ago(o.mtime, now),
+            o.path
+        ));
+    }
+    if others.len() > 10 {
+        t.push_str(&format!(
+            "other    … and {} more (handoff-store list)\n",
+            others.len() - 10
+        ));
+    }
+}
