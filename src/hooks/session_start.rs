@@ -81,20 +81,8 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
         Some("compact") => None,
         _ => marker_file.as_deref().and_then(|p| Marker::read(p, now)),
     };
-    let title_source = match source {
-        Some("startup") => {
-            if marker
-                .as_ref()
-                .and_then(|m| m.ended_at_epoch)
-                .is_none_or(|e| e < now - FRESH_SECONDS)
-            {
-                return;
-            }
-            "startup, handled as clear"
-        }
-        Some("compact") => "compact",
-        _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
-        _ => "clear",
+    let Some(title_source) = title_source(source, event, marker.as_ref(), now) else {
+        return;
     };
     let compact = title_source == "compact";
     let store = super::input::store();
@@ -106,41 +94,9 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             crate::lifecycle::promoted(&run);
         }
     }
-    // Content to show, found as every reader finds it; a most recent handoff (not this slot's) is
-    // shown after /clear only when the marker corroborates it, never after a compaction.
-    let corroborated = |info: &crate::store::HandoffInfo| {
-        marker
-            .as_ref()
-            .and_then(|m| m.ended_at_epoch)
-            .zip(info.mtime)
-            .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
-    };
-    let found = store.as_ref().map(|s| {
-        delivery::bring_in_offer(s, Some(&target));
-        delivery::find(s, Some(&target), now, |info, kind| {
-            kind == PickKind::Exact || (!compact && corroborated(info))
-        })
-    });
-    let (background_note, subject) = match found {
+    let (background_note, subject) = match &store {
+        Some(store) => subject(store, &target, now, compact, marker.as_ref()),
         None => (None, InjectionBody::Nothing),
-        Some(found) => {
-            let body = match found.content {
-                Content::Writing { run, path } => InjectionBody::Background { run, path },
-                Content::Placeholder {
-                    info,
-                    state,
-                    transcript,
-                    ..
-                } => InjectionBody::Placeholder {
-                    info,
-                    state,
-                    transcript,
-                },
-                Content::Handoff(d) => InjectionBody::Document(d),
-                Content::Nothing => InjectionBody::Nothing,
-            };
-            (found.note, body)
-        }
     };
     let lock_exists = string_field(input, "session_id")
         .and_then(|s| dedup_lock(&safe_session_id(s)))
@@ -154,8 +110,7 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
     }
 
     let reference = target.facts.reference.as_str();
-    let title = format!("# Context reset ({event}, source: {title_source})");
-    let mut head = vec![title.clone()];
+    let mut head = vec![format!("# Context reset ({event}, source: {title_source})")];
     if compact {
         head.push(compact_section(&subject, lock_exists, reference, now));
     } else if let Some(m) = &marker {
@@ -164,11 +119,114 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
     if let Some(note) = background_note {
         head.push(format!("**Background write:** {note}"));
     }
+    let (text, shown) = compose(head, &subject, &target, now);
+    if !emit(&text) {
+        return;
+    }
 
-    let (text, shown) = match &subject {
+    let consumed = shown.is_some_and(|delivery| {
+        delivery.consumes()
+            && !input.contains_key(KEEP_UNREAD)
+            && store.as_ref().is_some_and(|store| {
+                matches!(
+                    delivery.consume(store, Some(Duration::from_secs(2))),
+                    Ok(Flip::Changed { .. })
+                )
+            })
+    });
+    super::delivered::record(&super::delivered::Delivered {
+        at: crate::store::iso(now),
+        harness: string_field(input, HARNESS)
+            .unwrap_or("claude-code")
+            .to_string(),
+        session: string_field(input, "session_id").map(str::to_string),
+        source: title_source.to_string(),
+        event: event.to_string(),
+        chars: text.chars().count(),
+        cut: text.contains(super::texts::truncate::TRUNCATED),
+        consumed,
+        handoff: shown.map(|d| d.info.path.clone()),
+    });
+    if marker.is_some()
+        && let Some(p) = marker_file
+    {
+        let _ = crate::fs::remove_file(p);
+    }
+}
+
+/// How the injection's title names its source; `None` when nothing is delivered for it (a fresh
+/// start without a `/clear` just before it).
+fn title_source(
+    source: Option<&str>,
+    event: &str,
+    marker: Option<&Marker>,
+    now: i64,
+) -> Option<&'static str> {
+    Some(match source {
+        Some("startup") => {
+            if marker
+                .and_then(|m| m.ended_at_epoch)
+                .is_none_or(|e| e < now - FRESH_SECONDS)
+            {
+                return None;
+            }
+            "startup, handled as clear"
+        }
+        Some("compact") => "compact",
+        _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
+        _ => "clear",
+    })
+}
+
+/// What to show, found as every reader finds it, and the note on the slot's background write.
+/// A most recent handoff (not this slot's) is shown after `/clear` only when the marker
+/// corroborates it, never after a compaction.
+fn subject(
+    store: &crate::store::Store,
+    target: &crate::store::Target,
+    now: i64,
+    compact: bool,
+    marker: Option<&Marker>,
+) -> (Option<String>, InjectionBody) {
+    let corroborated = |info: &crate::store::HandoffInfo| {
+        marker
+            .and_then(|m| m.ended_at_epoch)
+            .zip(info.mtime)
+            .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
+    };
+    delivery::bring_in_offer(store, Some(target));
+    let found = delivery::find(store, Some(target), now, |info, kind| {
+        kind == PickKind::Exact || (!compact && corroborated(info))
+    });
+    let body = match found.content {
+        Content::Writing { run, path } => InjectionBody::Background { run, path },
+        Content::Placeholder {
+            info,
+            state,
+            transcript,
+            ..
+        } => InjectionBody::Placeholder {
+            info,
+            state,
+            transcript,
+        },
+        Content::Handoff(d) => InjectionBody::Document(d),
+        Content::Nothing => InjectionBody::Nothing,
+    };
+    (found.note, body)
+}
+
+/// The injection's text: `head`, then the subject's section; and the handoff it shows.
+fn compose<'a>(
+    mut head: Vec<String>,
+    subject: &'a InjectionBody,
+    target: &crate::store::Target,
+    now: i64,
+) -> (String, Option<&'a crate::store::deliver::Delivery>) {
+    match subject {
         InjectionBody::Nothing => (head.join("\n\n"), None),
         InjectionBody::Background { run, path } => {
-            head.push(background_section(run, path, &target, now));
+            head.push(background_section(run, path, target, now));
             (head.join("\n\n"), None)
         }
         InjectionBody::Placeholder {
@@ -176,8 +234,13 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
             state,
             transcript,
         } => {
-            let body = placeholder_section(info, *state, transcript.as_ref(), &target, now);
-            head.push(body);
+            head.push(placeholder_section(
+                info,
+                *state,
+                transcript.as_ref(),
+                target,
+                now,
+            ));
             (head.join("\n\n"), None)
         }
         InjectionBody::Document(delivery) => {
@@ -193,43 +256,10 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
                 &delivery.verdict,
                 &delivery.drift,
                 &document,
-                reference,
+                &target.facts.reference,
                 now,
             );
             (text, Some(delivery))
         }
-    };
-
-    if !emit(&text) {
-        return;
-    }
-
-    let handoff = shown.map(|d| d.info.path.clone());
-    let mut consumed = false;
-    if let Some(delivery) = shown
-        && delivery.consumes()
-        && !input.contains_key(KEEP_UNREAD)
-        && let Some(store) = &store
-        && let Ok(Flip::Changed { .. }) = delivery.consume(store, Some(Duration::from_secs(2)))
-    {
-        consumed = true;
-    }
-    super::delivered::record(&super::delivered::Delivered {
-        at: crate::store::iso(now),
-        harness: string_field(input, HARNESS)
-            .unwrap_or("claude-code")
-            .to_string(),
-        session: string_field(input, "session_id").map(str::to_string),
-        source: title_source.to_string(),
-        event: event.to_string(),
-        chars: text.chars().count(),
-        cut: text.contains(super::texts::truncate::TRUNCATED),
-        consumed,
-        handoff,
-    });
-    if marker.is_some()
-        && let Some(p) = marker_file
-    {
-        let _ = crate::fs::remove_file(p);
     }
 }
