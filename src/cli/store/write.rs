@@ -199,15 +199,73 @@ fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
     };
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
-    let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
-    let checkout = target.checkout();
+    let job = Job {
+        opts,
+        slot_path: store.path_of(&target.name).to_string_lossy().into_owned(),
+        target,
+        store,
+    };
+    let run = background_run(&job.store);
+    // A writer's result whose run no longer exists (pruned, removed) has no confirmed
+    // compaction behind it: it is kept in history, never put in the slot.
+    let orphan = run.is_none() && crate::env::settings().write_session.is_some();
+    job.check_run(run.as_ref(), orphan)?;
+    let Some(draft) = draft else {
+        let session = crate::env::settings().write_session.clone();
+        let text = placeholder::document(
+            &job.target.facts.reference,
+            &job.target.checkout(),
+            &job.target.facts.head,
+            session.as_deref(),
+            crate::env::settings().fork_timeout,
+        );
+        return job.ungated(&text, true);
+    };
+    let text = job.target.normalise(&draft)?;
+    let doc = Document::parse(&text.replace('\r', ""));
+    if opts.no_gate {
+        return job.no_gate(&doc, &text);
+    }
+    job.gated(&doc, &text, run, orphan, format)
+}
 
-    // Stored without the gate: the placeholder (which passes it by construction) and --no-gate.
-    let ungated = |text: &str, placeholder: bool| -> Result<WriteOutcome, Error> {
-        let (history, warning) = store_slot(&store, &target, text.as_bytes(), opts.force)?;
+/// One `write`: its flags, target, store and slot.
+struct Job<'a> {
+    opts: &'a Args,
+    target: Target,
+    store: Store,
+    slot_path: String,
+}
+
+impl Job<'_> {
+    /// What a background writer's process may not do: write for another slot, write a
+    /// placeholder, skip the gate.
+    fn check_run(&self, run: Option<&Run>, orphan: bool) -> Result<(), Error> {
+        if orphan && self.opts.no_gate {
+            return Err(Error::Usage(Usage::AlwaysGated));
+        }
+        if let Some(run) = run {
+            if self.opts.placeholder || self.opts.no_gate {
+                return Err(Error::Usage(Usage::GatedNoPlaceholder));
+            }
+            if run.job.slot != self.target.name {
+                return Err(refuse(Draft::OtherSlot {
+                    run: run.job.slot.clone(),
+                    target: self.target.name.clone(),
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Store without the gate: the placeholder (which passes it by construction) and
+    /// `--no-gate`.
+    fn ungated(&self, text: &str, placeholder: bool) -> Result<WriteOutcome, Error> {
+        let (history, warning) =
+            store_slot(&self.store, &self.target, text.as_bytes(), self.opts.force)?;
         let written = Written {
             stored: true,
-            path: slot_path.clone(),
+            path: self.slot_path.clone(),
             history,
             placeholder,
             gate: GateRun {
@@ -215,7 +273,7 @@ fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
                 exit: None,
                 report: None,
             },
-            auto_push: !placeholder && crate::lifecycle::changed(&target).push_started,
+            auto_push: !placeholder && crate::lifecycle::changed(&self.target).push_started,
             exit: 0,
             note: if placeholder {
                 "(placeholder, progress: writing)"
@@ -225,165 +283,153 @@ fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
             .to_string(),
         };
         Ok(WriteOutcome::done(written, warning))
-    };
-
-    let run = background_run(&store);
-    // A writer's result whose run no longer exists (pruned, removed) has no confirmed
-    // compaction behind it: it is kept in history, never put in the slot.
-    let orphan = run.is_none() && crate::env::settings().write_session.is_some();
-    if orphan && opts.no_gate {
-        return Err(Error::Usage(Usage::AlwaysGated));
-    }
-    if let Some(run) = &run {
-        if opts.placeholder || opts.no_gate {
-            return Err(Error::Usage(Usage::GatedNoPlaceholder));
-        }
-        if run.job.slot != target.name {
-            return Err(refuse(Draft::OtherSlot {
-                run: run.job.slot.clone(),
-                target: target.name.clone(),
-            }));
-        }
     }
 
-    let Some(draft) = draft else {
-        let session = crate::env::settings().write_session.clone();
-        let text = placeholder::document(
-            &target.facts.reference,
-            &checkout,
-            &target.facts.head,
-            session.as_deref(),
-            crate::env::settings().fork_timeout,
-        );
-        return ungated(&text, true);
-    };
-
-    let text = target.normalise(&draft)?;
-    let doc = Document::parse(&text.replace('\r', ""));
-
-    if opts.no_gate {
-        // Skipping the format check must never let a credential into the store.
-        let findings = gate::contract::check(&doc, &gate::HeaderCheckout::Absent);
+    /// `--no-gate`: skipping the format check never lets a credential into the store.
+    fn no_gate(&self, doc: &Document, text: &str) -> Result<WriteOutcome, Error> {
+        let findings = gate::contract::check(doc, &gate::HeaderCheckout::Absent);
         let errors: Vec<String> = findings
             .iter()
             .filter(|f| f.code == "secret")
             .map(|f| format!("ERROR    {}", f.message))
             .collect();
-        if !errors.is_empty() {
-            return Ok(WriteOutcome {
-                report: Vec::new(),
-                errors,
-                warning: None,
-                written: None,
-                refused: Some(Error::NotStored {
-                    slot: slot_path,
-                    why: Refusal::Credential,
-                }),
-            });
+        if errors.is_empty() {
+            return self.ungated(text, false);
         }
-        return ungated(&text, false);
+        Ok(WriteOutcome {
+            report: Vec::new(),
+            errors,
+            warning: None,
+            written: None,
+            refused: Some(Error::NotStored {
+                slot: self.slot_path.clone(),
+                why: Refusal::Credential,
+            }),
+        })
     }
 
-    // The collision is refused before the gate runs (and again under the lock).
-    if !opts.force {
-        store.check_collision(&target)?;
-    }
-    let input_name = opts.from.clone().unwrap_or_else(|| "-".into());
-    let report = crate::report::run_gate::document(&doc, &input_name, Some(&checkout));
-    let lines = if format == Format::Text {
-        report.text_lines()
-    } else {
-        Vec::new()
-    };
-    let code = report.exit_code;
-    let gate = || GateRun {
-        run: true,
-        exit: Some(code),
-        report: Some(report.json()),
-    };
-    // What storing it did; a failure on the way (a lock, the disk) still shows the gate's
-    // report first, as the report is printed before anything is stored.
-    let stored = (|| -> Result<WriteOutcome, Error> {
-        Ok(if code == 2 {
-            WriteOutcome {
+    /// Gate the draft, then store it: in the slot, as a background write's candidate, or —
+    /// for a run that is gone — in history. A malformed one is refused. A failure while storing
+    /// still shows the gate's report first, as the report is printed before anything is
+    /// stored.
+    fn gated(
+        &self,
+        doc: &Document,
+        text: &str,
+        run: Option<Run>,
+        orphan: bool,
+        format: Format,
+    ) -> Result<WriteOutcome, Error> {
+        // The collision is refused before the gate runs (and again under the lock).
+        if !self.opts.force {
+            self.store.check_collision(&self.target)?;
+        }
+        let input_name = self.opts.from.clone().unwrap_or_else(|| "-".into());
+        let report =
+            crate::report::run_gate::document(doc, &input_name, Some(&self.target.checkout()));
+        let code = report.exit_code;
+        let gate = GateRun {
+            run: true,
+            exit: Some(code),
+            report: Some(report.json()),
+        };
+        let stored = if code == 2 {
+            Ok(WriteOutcome {
                 report: Vec::new(),
                 errors: Vec::new(),
                 warning: None,
                 written: Some(Written {
                     stored: false,
-                    path: slot_path.clone(),
+                    path: self.slot_path.clone(),
                     history: None,
                     placeholder: false,
-                    gate: gate(),
+                    gate,
                     auto_push: false,
                     exit: 2,
                     note: String::new(),
                 }),
                 refused: Some(Error::NotStored {
-                    slot: slot_path,
+                    slot: self.slot_path.clone(),
                     why: Refusal::Malformed,
                 }),
-            }
+            })
         } else if let Some(run) = run {
-            WriteOutcome::done(write_candidate(&store, &target, &run, &text, code)?, None)
+            write_candidate(&self.store, &self.target, &run, text, code)
+                .map(|w| WriteOutcome::done(w, None))
         } else if orphan {
-            let kept = {
-                let _lock = slot::lock_cli(&store, &target.name)?;
-                let kept = slot::keep_bytes(
-                    &store,
-                    &target.name,
-                    text.as_bytes(),
-                    std::time::SystemTime::now(),
-                )?;
-                slot::retain(&store, &target.name);
-                kept
-            };
-            WriteOutcome::done(
-                Written {
-                    stored: true,
-                    path: kept.to_string_lossy().into_owned(),
-                    history: None,
-                    placeholder: false,
-                    gate: gate(),
-                    auto_push: false,
-                    exit: code,
-                    note: format!(
-                        "(the background write it belongs to no longer exists: kept in history; {slot_path} is unchanged)"
-                    ),
-                },
-                None,
-            )
+            self.keep_for_a_gone_run(text, gate, code)
         } else {
-            let (history, warning) = store_slot(&store, &target, text.as_bytes(), opts.force)?;
-            WriteOutcome::done(
-                Written {
-                    stored: true,
-                    path: slot_path,
-                    history,
-                    placeholder: false,
-                    gate: gate(),
-                    auto_push: crate::lifecycle::changed(&target).push_started,
-                    exit: code,
-                    note: if code == 0 {
-                        "(gate: OK)"
-                    } else {
-                        "(gate: FAILED, exit 1 — fix the citations and write again)"
-                    }
-                    .to_string(),
-                },
-                warning,
-            )
-        })
-    })();
-    let mut w = stored.unwrap_or_else(|e| WriteOutcome {
-        report: Vec::new(),
-        errors: Vec::new(),
-        warning: None,
-        written: None,
-        refused: Some(e),
-    });
-    w.report = lines;
-    Ok(w)
+            self.store_gated(text, gate, code)
+        };
+        let mut w = stored.unwrap_or_else(|e| WriteOutcome {
+            report: Vec::new(),
+            errors: Vec::new(),
+            warning: None,
+            written: None,
+            refused: Some(e),
+        });
+        if format == Format::Text {
+            w.report = report.text_lines();
+        }
+        Ok(w)
+    }
+
+    /// A background writer's answer whose run no longer exists: kept in history, never put in
+    /// the slot.
+    fn keep_for_a_gone_run(
+        &self,
+        text: &str,
+        gate: GateRun,
+        code: i32,
+    ) -> Result<WriteOutcome, Error> {
+        let kept = {
+            let _lock = slot::lock_cli(&self.store, &self.target.name)?;
+            let kept = slot::keep_bytes(
+                &self.store,
+                &self.target.name,
+                text.as_bytes(),
+                std::time::SystemTime::now(),
+            )?;
+            slot::retain(&self.store, &self.target.name);
+            kept
+        };
+        let written = Written {
+            stored: true,
+            path: kept.to_string_lossy().into_owned(),
+            history: None,
+            placeholder: false,
+            gate,
+            auto_push: false,
+            exit: code,
+            note: format!(
+                "(the background write it belongs to no longer exists: kept in history; {} is unchanged)",
+                self.slot_path
+            ),
+        };
+        Ok(WriteOutcome::done(written, None))
+    }
+
+    /// The draft passed the gate (or only its citations failed): into the slot.
+    fn store_gated(&self, text: &str, gate: GateRun, code: i32) -> Result<WriteOutcome, Error> {
+        let (history, warning) =
+            store_slot(&self.store, &self.target, text.as_bytes(), self.opts.force)?;
+        let written = Written {
+            stored: true,
+            path: self.slot_path.clone(),
+            history,
+            placeholder: false,
+            gate,
+            auto_push: crate::lifecycle::changed(&self.target).push_started,
+            exit: code,
+            note: if code == 0 {
+                "(gate: OK)"
+            } else {
+                "(gate: FAILED, exit 1 — fix the citations and write again)"
+            }
+            .to_string(),
+        };
+        Ok(WriteOutcome::done(written, warning))
+    }
 }
 
 /// Store a background writer's gated document as its run's candidate; it reaches the slot
