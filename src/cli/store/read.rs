@@ -113,20 +113,7 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
         })
     };
 
-    // Content to show, found as every reader finds it; while a background write or a placeholder
-    // is still being written, look again until `wait` runs out.
-    let started = Instant::now();
-    let found = loop {
-        delivery::bring_in_offer(&store, target.as_ref());
-        let found = delivery::find(&store, target.as_ref(), now(), |_, _| true);
-        if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
-            break found;
-        }
-        std::thread::sleep(match found.content {
-            Content::Writing { .. } => Duration::from_millis(250),
-            _ => Duration::from_secs(1),
-        });
-    };
+    let found = find_waiting(&store, target.as_ref(), wait);
     let note = found.note.clone();
     // A background write that ended with nothing to show, for a slot that holds nothing.
     if let (Some((_, state)), Some(t), Some(n)) = (&found.background, &target, &note)
@@ -200,6 +187,23 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
         delivery,
     };
     Ok((store, Answer::Handoff(Box::new(shown))))
+}
+
+/// Content to show, found as every reader finds it; while a background write or a placeholder
+/// is still being written, look again until `wait` seconds run out.
+fn find_waiting(store: &Store, target: Option<&Target>, wait: u64) -> delivery::Found {
+    let started = Instant::now();
+    loop {
+        delivery::bring_in_offer(store, target);
+        let found = delivery::find(store, target, now(), |_, _| true);
+        if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
+            return found;
+        }
+        std::thread::sleep(match found.content {
+            Content::Writing { .. } => Duration::from_millis(250),
+            _ => Duration::from_secs(1),
+        });
+    }
 }
 
 /// Mark the shown version consumed, keeping its mtime; a failure is a note, not an error.

@@ -1,6 +1,6 @@
 //! `status` for people.
 
-use super::super::status::Status;
+use super::super::status::{Status, Sync};
 
 /// `status` as text: a row per harness and scope, then the git hook, sync, the deliveries, the
 /// last background write and push, and with `check` a `problem` line per problem.
@@ -34,45 +34,10 @@ pub fn status(s: &Status, check: bool) -> String {
         ));
     }
     if let Some(sync) = &s.sync {
-        for r in &sync.remotes {
-            text.push_str(&format!(
-                "sync     {}: {}\n",
-                r.remote,
-                if r.fetch_refspec {
-                    "git fetch brings handoffs (sync --setup done)".to_string()
-                } else {
-                    format!(
-                        "git fetch does not bring handoffs: handoff-store sync --setup {}",
-                        r.remote
-                    )
-                }
-            ));
-        }
-        text.push_str(&format!(
-            "autoPush {}\n",
-            if sync.auto_push {
-                "on (handoff.autoPush): every stored handoff is pushed in the background"
-            } else {
-                "off: git config handoff.autoPush true to push every stored handoff"
-            }
-        ));
+        text.push_str(&sync_lines(sync));
     }
     for d in &s.deliveries {
-        text.push_str(&format!(
-            "delivery {} {} session {} ({}, {}): {} characters{}{}\n",
-            d.harness,
-            d.at,
-            d.session.as_deref().unwrap_or("-"),
-            d.source,
-            d.event,
-            d.chars,
-            if d.cut { ", cut to fit" } else { "" },
-            match (&d.handoff, d.consumed) {
-                (Some(h), true) => format!(", {h} marked consumed"),
-                (Some(h), false) => format!(", {h} left unread"),
-                (None, _) => ", no handoff shown".to_string(),
-            }
-        ));
+        text.push_str(&delivery_line(d));
     }
     if let Some(w) = &s.last_background_write {
         text.push_str(&format!(
@@ -111,6 +76,53 @@ pub fn status(s: &Status, check: bool) -> String {
         ));
     }
     text
+}
+
+/// A line per remote (does a plain `git fetch` bring handoffs?) and autoPush.
+fn sync_lines(sync: &Sync) -> String {
+    let mut text = String::new();
+    for r in &sync.remotes {
+        text.push_str(&format!(
+            "sync     {}: {}\n",
+            r.remote,
+            if r.fetch_refspec {
+                "git fetch brings handoffs (sync --setup done)".to_string()
+            } else {
+                format!(
+                    "git fetch does not bring handoffs: handoff-store sync --setup {}",
+                    r.remote
+                )
+            }
+        ));
+    }
+    text.push_str(&format!(
+        "autoPush {}\n",
+        if sync.auto_push {
+            "on (handoff.autoPush): every stored handoff is pushed in the background"
+        } else {
+            "off: git config handoff.autoPush true to push every stored handoff"
+        }
+    ));
+    text
+}
+
+/// The last delivery to one harness.
+fn delivery_line(d: &crate::hooks::delivered::Delivered) -> String {
+    format!(
+        "delivery {} {} session {} ({}, {}): {} characters{}{}\n",
+        d.harness,
+        d.at,
+        d.session.as_deref().unwrap_or("-"),
+        d.source,
+        d.event,
+        d.chars,
+        if d.cut { ", cut to fit" } else { "" },
+        match (&d.handoff, d.consumed) {
+            (Some(h), true) => format!(", {h} marked consumed"),
+            (Some(h), false) => format!(", {h} left unread"),
+            (None, _) => ", no handoff shown".to_string(),
+        }
+    )
 }
 
 fn yes_no(b: bool) -> &'static str {
