@@ -30,103 +30,111 @@ fn scope_name(s: Scope) -> &'static str {
 
 /// Every harness in both scopes, for the checkout at `root` (project scope) and `cwd`.
 pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
-    let mut out = Vec::new();
     // Codex lists hooks from plugins too: ours from the plugin in contrib/codex get a row.
     let codex: Codex = super::codex::binary().map(|bin| super::codex::list(&bin, cwd));
-    for hook in codex.iter().flatten().flat_map(|(hooks, _)| hooks) {
-        if !hook.ours || hook.plugin.is_none() || !hook.key.contains(":session_start:") {
-            continue;
-        }
-        let trusted = hook.trust == "trusted";
-        out.push(Row {
-            harness: Harness::Codex.name(),
-            scope: "plugin",
-            file: hook.source_path.clone(),
-            installed: true,
-            runs: if trusted { "yes" } else { "no" },
-            why: if trusted {
-                format!(
-                    "plugin {}, trusted by Codex",
-                    hook.plugin.as_deref().unwrap_or("?")
-                )
-            } else {
-                format!(
-                    "plugin {}: Codex reports it {}; run handoff-store trust codex",
-                    hook.plugin.as_deref().unwrap_or("?"),
-                    hook.trust
-                )
-            },
-        });
-    }
+    let mut out = codex_plugin_rows(&codex);
     let mut plugin = claude_plugin();
     if plugin.runs == "yes"
         && let Some(file) = claude_hooks_disabled(Harness::ClaudeCode, root)
     {
         plugin.runs = "no";
-        plugin.why = format!(
-            "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
-            file.display()
-        );
+        plugin.why = hooks_disabled(&file);
     }
     out.push(plugin);
     for h in Harness::ALL {
         for scope in [Scope::User, Scope::Project] {
-            let Ok(p) = plan(h, scope, root) else {
-                continue;
-            };
-            let broken = unusable(&p);
-            // In a file the client cannot use as it is, a hook of ours anywhere counts.
-            let installed = is_installed(&p)
-                || (broken.is_some()
-                    && crate::fs::read_to_string(&p.file)
-                        .is_ok_and(|t| t.contains(" hook session-start")));
-            let (runs, why) = if let Some(broken) = broken {
-                // Whatever we find in it, the client cannot use it as it is.
-                ("no", broken)
-            } else if !installed {
-                (
-                    "no",
-                    format!(
-                        "not installed: handoff-store install {} --{}",
-                        h.install_word(),
-                        scope_name(scope)
-                    ),
-                )
-            } else {
-                match installed_program(&p) {
-                    Some(program) if !crate::env::is_executable(&program) => (
-                        "no",
-                        format!(
-                            "the program it runs, {}, does not exist (moved or removed): run handoff-store install {} --{} again",
-                            program.display(),
-                            h.install_word(),
-                            scope_name(scope)
-                        ),
-                    ),
-                    _ => would_run(h, scope, &p.file, &codex),
-                }
-            };
-            let (runs, why) = match (runs, claude_hooks_disabled(h, root)) {
-                ("yes", Some(file)) => (
-                    "no",
-                    format!(
-                        "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
-                        file.display()
-                    ),
-                ),
-                other => (other.0, why),
-            };
-            out.push(Row {
-                harness: h.name(),
-                scope: scope_name(scope),
-                file: Some(p.file.to_string_lossy().into_owned()),
-                installed,
-                runs,
-                why,
-            });
+            if let Ok(p) = plan(h, scope, root) {
+                out.push(row(h, scope, &p, &codex, root));
+            }
         }
     }
     out
+}
+
+/// The rows of our hooks that come from the Codex plugin (contrib/codex), as Codex lists them.
+fn codex_plugin_rows(codex: &Codex) -> Vec<Row> {
+    codex
+        .iter()
+        .flatten()
+        .flat_map(|(hooks, _)| hooks)
+        .filter(|hook| hook.ours && hook.plugin.is_some() && hook.key.contains(":session_start:"))
+        .map(|hook| {
+            let trusted = hook.trust == "trusted";
+            let plugin = hook.plugin.as_deref().unwrap_or("?");
+            Row {
+                harness: Harness::Codex.name(),
+                scope: "plugin",
+                file: hook.source_path.clone(),
+                installed: true,
+                runs: if trusted { "yes" } else { "no" },
+                why: if trusted {
+                    format!("plugin {plugin}, trusted by Codex")
+                } else {
+                    format!(
+                        "plugin {plugin}: Codex reports it {}; run handoff-store trust codex",
+                        hook.trust
+                    )
+                },
+            }
+        })
+        .collect()
+}
+
+/// The row of harness `h`'s hook in `scope`: installed, and would it run (and why not).
+fn row(
+    h: Harness,
+    scope: Scope,
+    p: &super::install::Plan,
+    codex: &Codex,
+    root: Option<&Path>,
+) -> Row {
+    let broken = unusable(p);
+    // In a file the client cannot use as it is, a hook of ours anywhere counts.
+    let installed = is_installed(p)
+        || (broken.is_some()
+            && crate::fs::read_to_string(&p.file).is_ok_and(|t| t.contains(" hook session-start")));
+    let install = format!(
+        "handoff-store install {} --{}",
+        h.install_word(),
+        scope_name(scope)
+    );
+    let (runs, why) = if let Some(broken) = broken {
+        // Whatever we find in it, the client cannot use it as it is.
+        ("no", broken)
+    } else if !installed {
+        ("no", format!("not installed: {install}"))
+    } else {
+        match installed_program(p) {
+            Some(program) if !crate::env::is_executable(&program) => (
+                "no",
+                format!(
+                    "the program it runs, {}, does not exist (moved or removed): run {install} again",
+                    program.display()
+                ),
+            ),
+            _ => would_run(h, scope, &p.file, codex),
+        }
+    };
+    let (runs, why) = match (runs, claude_hooks_disabled(h, root)) {
+        ("yes", Some(file)) => ("no", hooks_disabled(&file)),
+        other => (other.0, why),
+    };
+    Row {
+        harness: h.name(),
+        scope: scope_name(scope),
+        file: Some(p.file.to_string_lossy().into_owned()),
+        installed,
+        runs,
+        why,
+    }
+}
+
+/// Why Claude Code runs none of our hooks.
+fn hooks_disabled(file: &Path) -> String {
+    format!(
+        "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
+        file.display()
+    )
 }
 
 /// Why a hooks file the client reads cannot work as it is: unreadable, not JSON with comments,
