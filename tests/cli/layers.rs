@@ -409,3 +409,26 @@ fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
         "the push after a change started outside lifecycle: {callers:?}"
     );
 }
+
+/// Issue 34: nothing prints with the std macros (they panic on a closed pipe and bypass the
+/// writers): no `println!`, `print!`, `eprintln!` or `eprint!` anywhere in the crate's code.
+#[test]
+fn nothing_prints_with_the_std_macros() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if ["println!", "print!(", "eprintln!", "eprint!("]
+                .iter()
+                .any(|m| code.contains(m))
+            {
+                found.push(format!("{}:{}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "printed with a std macro: {found:?}");
+}

@@ -1,6 +1,6 @@
 //! `completions <shell>`: the shell completion script for the whole command line.
 
-use super::Ui;
+use super::Reply;
 use crate::error::{Error, Exit};
 
 /// Print a shell completion script.
@@ -10,7 +10,13 @@ pub struct Args {
     shell: clap_complete::Shell,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    clap_complete::generate(args.shell, &mut super::command(), "handoff-store", ui.out);
-    Ok(Exit::Ok)
+pub fn run(args: &Args) -> Result<Reply, Error> {
+    let mut script = Vec::new();
+    clap_complete::generate(
+        args.shell,
+        &mut super::command(),
+        "handoff-store",
+        &mut script,
+    );
+    Ok(Reply::new(Exit::Ok).text(String::from_utf8_lossy(&script).into_owned()))
 }

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
-use crate::error::{Error, Exit};
+use super::{Format, Reply, render};
+use crate::error::Error;
 use crate::store::{HandoffInfo, Store, Target, epoch, slot};
 
 pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
@@ -38,13 +38,8 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    let history = compute(args.dir.as_deref())?;
-    match ui.format {
-        Format::Json => print_json(ui.out, &history)?,
-        Format::Text => print(ui.out, &render::history(&history))?,
-    }
-    Ok(Exit::Ok)
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    Reply::show(format, &compute(args.dir.as_deref())?, render::history)
 }
 
 fn compute(dir: Option<&str>) -> Result<History, Error> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Ui, print, render};
+use super::{Reply, render};
 use crate::error::{Error, Exit};
 use crate::harness::install::{self as harness_install, Scope};
 use crate::harness::{Harness, codex};
@@ -20,10 +20,9 @@ pub struct Args {
     pub scope: ScopeArgs,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args) -> Result<Reply, Error> {
     let done = install(args.what, args.dir.as_deref(), args.scope)?;
-    print(ui.out, &render::installed(&done))?;
-    Ok(Exit::Ok)
+    Ok(Reply::new(Exit::Ok).text(render::installed(&done)))
 }
 
 /// What `install` put in place.

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
-use crate::error::{Error, Exit};
+use super::{Format, Reply, render};
+use crate::error::Error;
 use crate::store::{HandoffInfo, Store};
 
 /// What `list` found: every candidate, newest first, and how many files were skipped.
@@ -18,7 +18,7 @@ pub struct Listing {
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-pub fn run(_args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(_args: &Args, format: Format) -> Result<Reply, Error> {
     let store = Store::open()?;
     let (handoffs, skipped) = store.candidates()?;
     let listing = Listing {
@@ -26,17 +26,14 @@ pub fn run(_args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
         handoffs,
         skipped,
     };
-    match ui.format {
-        Format::Json => print_json(ui.out, &listing)?,
-        Format::Text => {
-            print(ui.out, &render::list(&listing))?;
-            if let Some(note) = render::list_note(&listing) {
-                let _ = writeln!(ui.err, "{note}");
-            }
-        }
+    let mut reply = Reply::show(format, &listing, render::list)?;
+    if format == Format::Text
+        && let Some(note) = render::list_note(&listing)
+    {
+        reply = reply.note(note);
     }
     // The process ends next: its memory goes back whole, so 10,000 entries are not freed one
     // by one (a tenth of a large listing's time).
     std::mem::forget(listing);
-    Ok(Exit::Ok)
+    Ok(reply)
 }

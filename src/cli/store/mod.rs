@@ -15,6 +15,7 @@ mod pull;
 mod push;
 mod read;
 mod render;
+mod reply;
 mod restore;
 mod status;
 mod sync;
@@ -23,13 +24,14 @@ mod uninstall;
 mod write;
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
 use crate::error::{Error, Exit};
 
 pub use super::Format;
+use reply::Reply;
 
 /// Keep one handoff per repository and branch, and carry it across a context reset.
 #[derive(Debug, Parser)]
@@ -118,36 +120,42 @@ pub fn run(
         Ok(a) => a,
         Err(e) => return super::clap_exit(e, out, err),
     };
-    let ui = &mut Ui {
-        format: parsed.format,
-        out,
-        err,
+    let format = parsed.format;
+    let reply = match parsed.command {
+        // A hook streams to its client, and consumes only once its output got out.
+        Command::Hook(a) => {
+            let ui = &mut Ui { format, out, err };
+            return match hook::run(a, ui) {
+                Ok(exit) => exit,
+                Err(e) => {
+                    let _ = writeln!(ui.err, "handoff-store: {e}");
+                    e.exit()
+                }
+            };
+        }
+        Command::Orient(a) => orient::run(&a, format),
+        Command::Path(a) => path::run(&a, format),
+        Command::Write(a) => write::run(&a, format),
+        Command::List(a) => list::run(&a, format),
+        Command::Read(a) => read::run(&a, format),
+        Command::SetProgress(a) => progress::run(&a, format),
+        Command::History(a) => history::run(&a, format),
+        Command::Restore(a) => restore::run(&a, format),
+        Command::Prune(a) => prune::run(&a, format),
+        Command::Push(a) => push::run(&a, format),
+        Command::Pull(a) => pull::run(&a, format),
+        Command::Sync(a) => sync::run(&a, format),
+        Command::Install(a) => install::run(&a),
+        Command::Uninstall(a) => uninstall::run(&a),
+        Command::Trust(a) => trust::run(&a),
+        Command::Status(a) => status::run(&a, format),
+        Command::Completions(a) => completions::run(&a),
     };
-    let result = match parsed.command {
-        Command::Orient(a) => orient::run(&a, ui),
-        Command::Path(a) => path::run(&a, ui),
-        Command::Write(a) => write::run(&a, ui),
-        Command::List(a) => list::run(&a, ui),
-        Command::Read(a) => read::run(&a, ui),
-        Command::SetProgress(a) => progress::run(&a, ui),
-        Command::History(a) => history::run(&a, ui),
-        Command::Restore(a) => restore::run(&a, ui),
-        Command::Prune(a) => prune::run(&a, ui),
-        Command::Push(a) => push::run(&a, ui),
-        Command::Pull(a) => pull::run(&a, ui),
-        Command::Sync(a) => sync::run(&a, ui),
-        Command::Install(a) => install::run(&a, ui),
-        Command::Uninstall(a) => uninstall::run(&a, ui),
-        Command::Trust(a) => trust::run(&a, ui),
-        Command::Status(a) => status::run(&a, ui),
-        Command::Hook(a) => hook::run(a, ui),
-        Command::Completions(a) => completions::run(&a, ui),
-    };
-    match result {
-        Ok(exit) => exit,
+    match reply {
+        Ok(reply) => reply.deliver(out, err, "handoff-store"),
         Err(Error::Output(e)) if super::is_broken_pipe(&e) => Exit::Ok,
         Err(e) => {
-            let _ = writeln!(ui.err, "handoff-store: {e}");
+            let _ = writeln!(err, "handoff-store: {e}");
             e.exit()
         }
     }
@@ -156,17 +164,4 @@ pub fn run(
 /// The whole command line, for completions.
 fn command() -> clap::Command {
     <StoreArgs as clap::CommandFactory>::command()
-}
-
-/// Print one JSON object and a newline.
-fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), Error> {
-    serde_json::to_writer(&mut *out, value).map_err(|e| Error::Output(io::Error::from(e)))?;
-    writeln!(out).map_err(Error::Output)
-}
-
-/// Write text, mapping failures to `Error::Output`.
-fn print(out: &mut dyn Write, text: &str) -> Result<(), Error> {
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(Error::Output)
 }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
-use crate::error::{Error, Exit};
+use super::{Format, Reply, render};
+use crate::error::Error;
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
 
@@ -51,13 +51,8 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    let o = orient(args.dir.as_deref())?;
-    match ui.format {
-        Format::Json => print_json(ui.out, &o)?,
-        Format::Text => print(ui.out, &render::orientation(&o))?,
-    }
-    Ok(Exit::Ok)
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    Reply::show(format, &orient(args.dir.as_deref())?, render::orientation)
 }
 
 fn orient(dir: Option<&str>) -> Result<Orientation, Error> {

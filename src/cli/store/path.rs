@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::orient::locate;
-use super::{Format, Ui, print, print_json, render};
-use crate::error::{Error, Exit};
+use super::{Format, Reply, render};
+use crate::error::Error;
 
 /// Print the target's slot path.
 #[derive(Debug, clap::Args)]
@@ -13,16 +13,12 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (target, store) = locate(args.dir.as_deref())?;
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
     };
-    match ui.format {
-        Format::Json => print_json(ui.out, &slot)?,
-        Format::Text => print(ui.out, &render::slot_path(&slot))?,
-    }
-    Ok(Exit::Ok)
+    Reply::show(format, &slot, render::slot_path)
 }
 
 /// The target's slot path.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::error::{Error, Exit};
 use crate::store::Store;
 use crate::store::change::{self, SlotChange, Wait};
@@ -61,17 +61,14 @@ pub enum ProgressArg {
     Consumed,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let set = set_progress(&args.file, args.value)?;
-    match ui.format {
-        Format::Json => print_json(ui.out, &set)?,
-        Format::Text => print(ui.out, &render::progress_set(&set))?,
-    }
-    Ok(if set.no_field {
+    let exit = if set.no_field {
         Exit::Negative
     } else {
         Exit::Ok
-    })
+    };
+    Ok(Reply::show(format, &set, render::progress_set)?.exit(exit))
 }
 
 fn set_progress(file: &str, value: ProgressArg) -> Result<ProgressSet, Error> {

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::document::envelope::Progress;
 use crate::error::{Error, Exit};
 use crate::git;
@@ -303,17 +303,14 @@ pub struct Args {
     apply: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let pruned = prune(args.older_than, args.apply)?;
-    match ui.format {
-        Format::Json => print_json(ui.out, &pruned)?,
-        Format::Text => print(ui.out, &render::pruned(&pruned))?,
-    }
-    Ok(if pruned.items.iter().any(|i| i.failed) {
+    let exit = if pruned.items.iter().any(|i| i.failed) {
         Exit::Failure
     } else {
         Exit::Ok
-    })
+    };
+    Ok(Reply::show(format, &pruned, render::pruned)?.exit(exit))
 }
 
 fn prune(older_than: u64, apply: bool) -> Result<Pruned, Error> {

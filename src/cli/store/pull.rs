@@ -1,8 +1,8 @@
 //! `pull`: fetch the remote's handoffs and merge them into the local chains and the store.
 
-use super::Ui;
 use super::sync::{Action, Options, execute};
-use crate::error::{Error, Exit};
+use super::{Format, Reply};
+use crate::error::Error;
 
 /// Fetch REMOTE's handoffs and merge them into the local chains and the store.
 #[derive(Debug, clap::Args)]
@@ -11,6 +11,6 @@ pub struct Args {
     opts: Options,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    execute(&args.opts, Action::Pull, false, ui.format, ui.out, ui.err)
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    execute(&args.opts, Action::Pull, false, format)
 }

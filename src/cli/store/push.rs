@@ -1,9 +1,9 @@
 //! `push`: send this branch's handoff chain (or every branch's) to the remote, never forcing;
 //! with `--prune`, delete the remote's chains of branches gone everywhere.
 
-use super::Ui;
 use super::sync::{Action, Options, execute};
-use crate::error::{Error, Exit};
+use super::{Format, Reply};
+use crate::error::Error;
 use crate::sync::ops::Prune;
 
 /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
@@ -26,7 +26,7 @@ pub struct Args {
     background: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let prune = match (args.prune, args.force) {
         (false, _) => Prune::No,
         (true, false) => Prune::Gone,
@@ -36,12 +36,5 @@ pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
         all: args.all,
         prune,
     };
-    execute(
-        &args.opts,
-        action,
-        args.background,
-        ui.format,
-        ui.out,
-        ui.err,
-    )
+    execute(&args.opts, action, args.background, format)
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::error::{Error, Exit};
 use crate::hooks::delivery::{self, Content};
 use crate::store::deliver::Delivery;
@@ -75,27 +75,21 @@ pub struct Args {
     no_consume: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (store, answer) = read(args.dir.as_deref(), args.wait, args.no_consume)?;
-    let written = match ui.format {
-        Format::Json => print_json(ui.out, &render::read_json(&answer)),
-        Format::Text => print(ui.out, &render::read_text(&answer)),
+    let reply = match format {
+        Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,
+        Format::Text => Reply::new(Exit::Ok).text(render::read_text(&answer)),
     };
-    let Answer::Handoff(shown) = &answer else {
-        written?;
-        return Ok(Exit::NothingToDo);
+    let Answer::Handoff(shown) = answer else {
+        return Ok(reply.exit(Exit::NothingToDo));
     };
-    let code = shown.delivery.verdict.reader_exit();
-    match written {
-        Ok(()) => {}
-        // The reader went away: skip the consume flip, keep the exit code.
-        Err(Error::Output(e)) if super::super::is_broken_pipe(&e) => return Ok(code),
-        Err(e) => return Err(e),
+    let reply = reply.exit(shown.delivery.verdict.reader_exit());
+    if !shown.consumable {
+        return Ok(reply);
     }
-    if shown.consumable {
-        consume(&store, &shown.delivery, ui.err);
-    }
-    Ok(code)
+    // Once the whole output got out (a reader that went away skips it).
+    Ok(reply.then(Box::new(move |err| consume(&store, &shown.delivery, err))))
 }
 
 fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer), Error> {

@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::history::target_and_store;
-use super::{Format, Ui, print, print_json, render};
-use crate::error::{Error, Exit};
+use super::{Format, Reply, render};
+use crate::error::Error;
 use crate::store::change::{SlotChange, Wait};
 use crate::store::{epoch, iso, slot};
 
@@ -18,13 +18,9 @@ pub struct Args {
     version: u64,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let restored = restore(args.dir.as_deref(), args.version as usize)?;
-    match ui.format {
-        Format::Json => print_json(ui.out, &restored)?,
-        Format::Text => print(ui.out, &render::restored(&restored))?,
-    }
-    Ok(Exit::Ok)
+    Reply::show(format, &restored, render::restored)
 }
 
 /// What `restore` did.

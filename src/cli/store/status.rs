@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::install::{dir_of, root_of};
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::error::{Error, Exit};
 use crate::harness::{Harness, status};
 
@@ -35,18 +35,15 @@ fn store_problem(store: &crate::store::Store) -> Option<String> {
     }
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let dir = dir_of(args.dir.as_deref())?;
     let status = compute(&dir);
-    match ui.format {
-        Format::Json => print_json(ui.out, &status)?,
-        Format::Text => print(ui.out, &render::status(&status, args.check))?,
-    }
-    Ok(if args.check && !status.problems.is_empty() {
+    let exit = if args.check && !status.problems.is_empty() {
         Exit::Negative
     } else {
         Exit::Ok
-    })
+    };
+    Ok(Reply::show(format, &status, |s| render::status(s, args.check))?.exit(exit))
 }
 
 /// What `status` found: plain data, printed by [`render::status`] or as JSON.

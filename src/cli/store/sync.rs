@@ -2,12 +2,11 @@
 //! target and the remote, run `sync::ops`, render what it did. A push the remote rejected
 //! because its handoff moved, or refused, exits 3 after its result is printed.
 
-use std::io::Write;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::error::{Error, Exit};
 use crate::store::{Store, Target};
 use crate::sync::Merge;
@@ -36,13 +35,13 @@ pub struct Args {
     setup: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let action = if args.setup {
         Action::Setup
     } else {
         Action::Sync { all: args.all }
     };
-    execute(&args.opts, action, false, ui.format, ui.out, ui.err)
+    execute(&args.opts, action, false, format)
 }
 
 /// What to run.
@@ -74,23 +73,12 @@ pub fn execute(
     action: Action,
     background: bool,
     format: Format,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Exit, Error> {
+) -> Result<Reply, Error> {
     if background {
         // Detached from the writer's session, so nothing waits for it or prompts through it.
         let _ = nix::unistd::setsid();
     }
     let result = act(opts, action, background);
-    if let Ok(Some(synced)) = &result {
-        match format {
-            Format::Json => print_json(out, synced)?,
-            Format::Text => print(out, &render::synced(synced))?,
-        }
-        if let Some(message) = &synced.failure {
-            let _ = writeln!(err, "handoff-store: {message}");
-        }
-    }
     // Nobody reads a background push's output: how it ended is recorded for `status`.
     if background && let Ok(store) = Store::open() {
         let (exit, message) = match &result {
@@ -108,7 +96,14 @@ pub fn execute(
         let checkout = opts.checkout.as_deref().unwrap_or_default();
         crate::sync::outcome::record(&store, checkout, i32::from(exit.code()), &message);
     }
-    result.map(|synced| synced.map_or(Exit::Ok, |s| s.ended))
+    let Some(synced) = result? else {
+        return Ok(Reply::new(Exit::Ok));
+    };
+    let reply = Reply::show(format, &synced, render::synced)?.exit(synced.ended);
+    Ok(match &synced.failure {
+        Some(message) => reply.note(format!("handoff-store: {message}")),
+        None => reply,
+    })
 }
 
 /// The command's work: what it did, or `None` when a background push handed its work to the

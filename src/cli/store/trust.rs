@@ -2,7 +2,7 @@
 //! app-server` — what Codex's /hooks "Trust" does.
 
 use super::install::dir_of;
-use super::{Ui, print, render};
+use super::{Reply, render};
 use crate::error::{Error, Exit, External, NothingToDo};
 use crate::harness::codex;
 
@@ -14,10 +14,9 @@ pub struct Args {
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args) -> Result<Reply, Error> {
     let trusted = trust(args.what, args.dir.as_deref())?;
-    print(ui.out, &render::trusted(&trusted))?;
-    Ok(Exit::Ok)
+    Ok(Reply::new(Exit::Ok).text(render::trusted(&trusted)))
 }
 
 /// What `trust` recorded.

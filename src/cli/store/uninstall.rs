@@ -4,16 +4,15 @@
 use std::path::PathBuf;
 
 use super::install::{Args, HarnessPlan, Integration, ScopeArgs, subject};
-use super::{Ui, print, render};
+use super::{Reply, render};
 use crate::error::{Error, Exit};
 use crate::harness::codex;
 use crate::harness::install as harness_install;
 use crate::hooks::git_hook::{self, Removed};
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub fn run(args: &Args) -> Result<Reply, Error> {
     let done = uninstall(args.what, args.dir.as_deref(), args.scope)?;
-    print(ui.out, &render::uninstalled(&done))?;
-    Ok(Exit::Ok)
+    Ok(Reply::new(Exit::Ok).text(render::uninstalled(&done)))
 }
 
 /// What `uninstall` took out.

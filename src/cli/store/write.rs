@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 
 use serde::Serialize;
 
-use super::{Format, Ui, print, print_json, render};
+use super::{Format, Reply, render};
 use crate::document::Document;
 use crate::error::{Draft, Error, Exit, Input, Refusal, Usage};
 use crate::gate;
@@ -44,34 +44,26 @@ pub struct Args {
     pub no_gate: bool,
 }
 
-pub fn run(args: &Args, ui: &mut Ui) -> Result<Exit, Error> {
-    let w = write(args, ui.format)?;
+pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    let w = write(args, format)?;
+    let mut reply = Reply::new(Exit::Ok);
     if let Some(warning) = &w.warning {
-        let _ = writeln!(ui.err, "handoff-store: warning: {warning}");
+        reply = reply.note(format!("handoff-store: warning: {warning}"));
     }
-    for line in &w.errors {
-        let _ = writeln!(ui.err, "{line}");
-    }
-    match ui.format {
-        Format::Text => {
-            super::super::emit(&w.report, ui.out, ui.err).map_err(Error::Output)?;
-            if w.refused.is_none()
-                && let Some(written) = &w.written
-            {
-                print(ui.out, &render::written(written))?;
-            }
-        }
-        Format::Json => {
-            if let Some(written) = &w.written {
-                print_json(ui.out, written)?;
-            }
+    reply = reply.lines(w.errors.into_iter().map(|line| (Stream::Err, line)));
+    reply = reply.lines(w.report);
+    if let Some(written) = &w.written {
+        reply = reply.exit(Exit::of_gate(written.exit));
+        // A refused draft shows the result only as JSON (stored: false); the text is the
+        // gate's report and the error.
+        if format == Format::Json || w.refused.is_none() {
+            reply = reply.shown(format, written, render::written)?;
         }
     }
-    match (w.refused, &w.written) {
-        (Some(e), _) => Err(e),
-        (None, Some(written)) => Ok(Exit::of_gate(written.exit)),
-        (None, None) => Ok(Exit::Ok),
-    }
+    Ok(match w.refused {
+        Some(e) => reply.failed(e),
+        None => reply,
+    })
 }
 
 /// What `write` did: what it stored (its JSON), and what it has to say besides.

@@ -1,0 +1,141 @@
+//! What a command hands the dispatcher: its output, rendered, in the order it goes out, and how
+//! the command ends. Commands compute, render into a `Reply`, and never touch the output; the
+//! dispatcher alone writes (`hook` aside: a hook streams to its client, and consumes only once
+//! its output got out).
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::Format;
+use crate::error::{Error, Exit};
+use crate::report::Stream;
+
+/// Something done once the whole output got out (`read`'s consume); it may leave a note on
+/// stderr.
+pub type Then = Box<dyn FnOnce(&mut dyn Write)>;
+
+pub struct Reply {
+    pieces: Vec<(Stream, String)>,
+    exit: Exit,
+    /// The command failed after saying what it has to say (`write`'s refused draft): the
+    /// dispatcher prints it and ends with its exit.
+    error: Option<Error>,
+    then: Option<Then>,
+}
+
+impl Reply {
+    /// Nothing printed yet; ends with `exit`.
+    pub fn new(exit: Exit) -> Reply {
+        Reply {
+            pieces: Vec::new(),
+            exit,
+            error: None,
+            then: None,
+        }
+    }
+
+    /// `value` as one line of JSON, or as `text` renders it for people.
+    pub fn show<T: Serialize>(
+        format: Format,
+        value: &T,
+        text: impl FnOnce(&T) -> String,
+    ) -> Result<Reply, Error> {
+        Reply::new(Exit::Ok).shown(format, value, text)
+    }
+
+    /// [`Reply::show`], after what this reply already holds.
+    pub fn shown<T: Serialize>(
+        mut self,
+        format: Format,
+        value: &T,
+        text: impl FnOnce(&T) -> String,
+    ) -> Result<Reply, Error> {
+        let rendered = match format {
+            Format::Json => {
+                let mut json = serde_json::to_string(value)
+                    .map_err(|e| Error::Output(std::io::Error::from(e)))?;
+                json.push('\n');
+                json
+            }
+            Format::Text => text(value),
+        };
+        self.pieces.push((Stream::Out, rendered));
+        Ok(self)
+    }
+
+    /// Lines, each to its stream, after what this reply already holds.
+    pub fn lines(mut self, lines: impl IntoIterator<Item = (Stream, String)>) -> Reply {
+        self.pieces.extend(lines.into_iter().map(|(s, mut line)| {
+            line.push('\n');
+            (s, line)
+        }));
+        self
+    }
+
+    /// Text for stdout, as it is (its own newlines).
+    pub fn text(mut self, text: String) -> Reply {
+        self.pieces.push((Stream::Out, text));
+        self
+    }
+
+    /// One line for stderr.
+    pub fn note(self, line: String) -> Reply {
+        self.lines([(Stream::Err, line)])
+    }
+
+    pub fn exit(mut self, exit: Exit) -> Reply {
+        self.exit = exit;
+        self
+    }
+
+    pub fn failed(mut self, error: Error) -> Reply {
+        self.error = Some(error);
+        self
+    }
+
+    pub fn then(mut self, then: Then) -> Reply {
+        self.then = Some(then);
+        self
+    }
+
+    /// Write it out: each piece to its stream in order (runs for one stream in one write);
+    /// then the error, or what follows. A closed stdout ends the output quietly, skips what
+    /// follows and keeps the exit.
+    pub fn deliver(self, out: &mut dyn Write, err: &mut dyn Write, prefix: &str) -> Exit {
+        // Consecutive pieces for one stream go out in one write (a 1,000-citation report is a
+        // handful of writes, not 2,000).
+        let mut runs: Vec<(Stream, String)> = Vec::new();
+        for (stream, text) in self.pieces {
+            match runs.last_mut() {
+                Some((last, run)) if *last == stream => run.push_str(&text),
+                _ => runs.push((stream, text)),
+            }
+        }
+        for (stream, text) in &runs {
+            let w: &mut dyn Write = match stream {
+                Stream::Out => &mut *out,
+                Stream::Err => &mut *err,
+            };
+            let written = w.write_all(text.as_bytes()).and_then(|()| w.flush());
+            match written {
+                Ok(()) => {}
+                Err(e) if super::super::is_broken_pipe(&e) => return self.exit,
+                Err(e) if *stream == Stream::Out => {
+                    let e = Error::Output(e);
+                    let _ = writeln!(err, "{prefix}: {e}");
+                    return e.exit();
+                }
+                Err(_) => {}
+            }
+        }
+        if let Some(e) = self.error {
+            let _ = writeln!(err, "{prefix}: {e}");
+            return e.exit();
+        }
+        if let Some(then) = self.then {
+            then(err);
+        }
+        self.exit
+    }
+}
