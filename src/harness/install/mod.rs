@@ -1,0 +1,230 @@
+//! `install <harness>` / `uninstall <harness>`: where each harness reads its hooks, and putting
+//! our SessionStart hook there without disturbing anything else. JSON files are edited through
+//! the CST (`jsonc.rs`); the bytes before and after are kept under `<store>/.installs/`, so an
+//! uninstall of a file nobody touched since restores it byte for byte, and one edited since loses
+//! only our hook group. Codex's hook trust is established through Codex itself (`codex.rs`).
+
+mod file;
+mod ours;
+mod plan;
+mod skill;
+
+pub use ours::{installed_program, is_installed, is_ours};
+pub use plan::{Plan, Scope, Shape, hook_command, plan};
+pub use skill::{install_skill, uninstall_skill};
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::jsonc;
+use crate::error::{ConfigStep, Error, Input};
+use crate::store::{Store, slot};
+use file::{read_text, remove_ours, write_text};
+use ours::commands_of;
+
+/// What `install` and `uninstall` remember of a file (`<store>/.installs/<md5 of path>.json`).
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    path: String,
+    before: Option<String>,
+    after: String,
+    /// Codex's trust keys for our hooks, when they were written.
+    #[serde(default)]
+    trust_keys: Vec<String>,
+}
+
+fn record_path(store: &Store, file: &Path) -> PathBuf {
+    let key = crate::text::hex_md5(file.to_string_lossy().as_bytes());
+    store.dir.join(".installs").join(format!("{key}.json"))
+}
+
+/// A config file `plan` edits could not be parsed or changed at `step`.
+fn config_error(plan: &Plan, step: ConfigStep, e: jsonc::JsoncError) -> Error {
+    Error::Input(Input::Config {
+        path: plan.file.clone(),
+        step,
+        source: Box::new(e),
+    })
+}
+
+/// The result of `install`.
+#[derive(Debug, Serialize)]
+pub struct Installed {
+    pub harness: &'static str,
+    pub file: String,
+    /// False when our hook was already there.
+    pub changed: bool,
+}
+
+/// Put our hook into the plan's file (idempotent).
+pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
+    let before = read_text(&plan.file)?;
+    let installed = |changed| Installed {
+        harness: plan.harness.name(),
+        file: plan.file.to_string_lossy().into_owned(),
+        changed,
+    };
+    let after = match &plan.shape {
+        Shape::Json { groups, new_file } => {
+            let mut text = before.clone().unwrap_or_else(|| new_file.to_string());
+            let mut added = false;
+            for (path, entry) in groups {
+                let present = jsonc::elements(&text, path);
+                let wanted = commands_of(entry);
+                if present
+                    .iter()
+                    .any(|g| commands_of(g).iter().any(|c| wanted.contains(c)))
+                {
+                    continue;
+                }
+                if present.iter().any(|g| is_ours(plan.harness, g)) {
+                    // Ours, but naming another program (an older install, a moved binary):
+                    // replaced by this one's.
+                    text = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), |_| true)
+                        .map(|(t, _)| t)
+                        .map_err(|e| config_error(plan, ConfigStep::Read, e))?;
+                }
+                text = jsonc::append(&text, path, entry)
+                    .map_err(|e| config_error(plan, ConfigStep::Add, e))?;
+                added = true;
+            }
+            if !added {
+                return Ok(installed(false));
+            }
+            text
+        }
+        Shape::Script(script) => match &before {
+            Some(text) if text == script => return Ok(installed(false)),
+            Some(_) => {
+                return Err(Error::NotOurs {
+                    path: plan.file.clone(),
+                    beside: None,
+                    advice: "move it away (Cline runs one script per event) and install again",
+                });
+            }
+            None => script.clone(),
+        },
+    };
+    write_text(&plan.file, &after, matches!(plan.shape, Shape::Script(_)))?;
+    // Installing again over our own earlier install (a newer release adds hooks) keeps what the
+    // file was before the first one, so uninstall still gives the user's file back.
+    let earlier: Option<Record> = read_text(&record_path(store, &plan.file))?
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|r: &Record| before.as_deref() == Some(r.after.as_str()));
+    let record = Record {
+        path: plan.file.to_string_lossy().into_owned(),
+        after,
+        trust_keys: earlier
+            .as_ref()
+            .map(|r| r.trust_keys.clone())
+            .unwrap_or_default(),
+        before: earlier.map_or(before, |r| r.before),
+    };
+    save_record(store, &plan.file, &record)?;
+    Ok(installed(true))
+}
+
+fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error> {
+    let path = record_path(store, file);
+    if let Some(dir) = path.parent() {
+        slot::create_private_dir(dir)?;
+    }
+    let text = serde_json::to_string(record).map_err(|e| Error::Output(e.into()))?;
+    slot::replace(&path, text.as_bytes(), None, None)
+}
+
+/// Remember Codex's trust keys for the hooks installed in `file`.
+pub fn remember_trust_keys(store: &Store, file: &Path, keys: &[String]) -> Result<(), Error> {
+    let path = record_path(store, file);
+    let Some(text) = read_text(&path)? else {
+        return Ok(());
+    };
+    let Ok(mut record) = serde_json::from_str::<Record>(&text) else {
+        return Ok(());
+    };
+    for key in keys {
+        if !record.trust_keys.contains(key) {
+            record.trust_keys.push(key.clone());
+        }
+    }
+    save_record(store, file, &record)
+}
+
+/// The result of `uninstall`.
+#[derive(Debug, Serialize)]
+pub struct Removed {
+    pub harness: &'static str,
+    pub file: String,
+    /// Whether anything of ours was there.
+    pub removed: bool,
+    /// True when the file was restored byte for byte (nobody had changed it since install).
+    pub exact: bool,
+    /// Codex's trust keys of the removed hooks, for the caller to drop.
+    #[serde(skip)]
+    pub trust_keys: Vec<String>,
+}
+
+/// Take our hook out of the plan's file.
+pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
+    let current = read_text(&plan.file)?;
+    let record_file = record_path(store, &plan.file);
+    let record: Option<Record> =
+        read_text(&record_file)?.and_then(|t| serde_json::from_str(&t).ok());
+    let mut removed = Removed {
+        harness: plan.harness.name(),
+        file: plan.file.to_string_lossy().into_owned(),
+        removed: false,
+        exact: false,
+        trust_keys: record
+            .as_ref()
+            .map(|r| r.trust_keys.clone())
+            .unwrap_or_default(),
+    };
+    let Some(current) = current else {
+        let _ = crate::fs::remove_file(&record_file);
+        return Ok(removed);
+    };
+    if let Some(r) = &record
+        && r.after == current
+    {
+        match &r.before {
+            Some(before) => write_text(&plan.file, before, false)?,
+            None => remove_ours(&plan.file)?,
+        }
+        removed.removed = true;
+        removed.exact = true;
+    } else {
+        match &plan.shape {
+            Shape::Json { groups, .. } => {
+                let mut text = current.clone();
+                let mut total = 0;
+                // A container the file had before our install stays, even when left empty;
+                // without a record of that, every container stays.
+                let had = |p: &[&str]| {
+                    record
+                        .as_ref()
+                        .is_none_or(|r| r.before.as_deref().is_some_and(|b| jsonc::has(b, p)))
+                };
+                for (path, _) in groups {
+                    let (next, n) = jsonc::remove(&text, path, |g| is_ours(plan.harness, g), had)
+                        .map_err(|e| config_error(plan, ConfigStep::ReadToRemove, e))?;
+                    text = next;
+                    total += n;
+                }
+                if total > 0 {
+                    write_text(&plan.file, &text, false)?;
+                    removed.removed = true;
+                }
+            }
+            Shape::Script(script) => {
+                if &current == script {
+                    remove_ours(&plan.file)?;
+                    removed.removed = true;
+                }
+            }
+        }
+    }
+    let _ = crate::fs::remove_file(&record_file);
+    Ok(removed)
+}
