@@ -50,10 +50,12 @@ pub fn line_of_offset(bytes: &[u8], at: usize) -> usize {
 /// Lowercase hex MD5 of `bytes` (slot names, safe session ids, marker names).
 pub fn hex_md5(bytes: &[u8]) -> String {
     use md5::Digest;
-    md5::Md5::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&md5::Md5::digest(bytes))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

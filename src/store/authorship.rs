@@ -42,7 +42,8 @@ impl StoreKey {
 
     /// The store's key, made now when it has none: written to a private file first and linked
     /// into place, so two processes making it at once agree on one and a crash leaves none
-    /// half-written.
+    /// half-written. The private file is named as the store's temp files are, so one a kill left
+    /// is cleaned with them (`slot::clean_temps`).
     pub fn get_or_create(store: &Store) -> Result<StoreKey, Error> {
         if let Some(key) = StoreKey::read(store) {
             return Ok(key);
@@ -57,8 +58,13 @@ impl StoreKey {
         })?;
         let staged = store
             .dir
-            .join(format!("{KEY_FILE}.{}.new", std::process::id()));
-        super::slot::replace(&staged, hex(&bytes).as_bytes(), None, Some(0o600))?;
+            .join(format!(".tmp{KEY_FILE}.{}.0", std::process::id()));
+        super::slot::replace(
+            &staged,
+            crate::text::hex(&bytes).as_bytes(),
+            None,
+            Some(0o600),
+        )?;
         let linked = crate::fs::hard_link(&staged, key_path(store));
         let _ = crate::fs::remove_file(&staged);
         match linked {
@@ -72,7 +78,7 @@ impl StoreKey {
 
     /// The mark of a version holding `document` and a meta whose other lines are `meta`.
     pub fn mark(&self, document: &[u8], meta: &str) -> String {
-        hex(&self.mac(document, meta).finalize().into_bytes())
+        crate::text::hex(&self.mac(document, meta).finalize().into_bytes())
     }
 
     /// Whether `mark` is this store's mark of `document` and `meta` (compared in constant time).
@@ -93,10 +99,6 @@ impl StoreKey {
 
 fn key_path(store: &Store) -> PathBuf {
     store.dir.join(KEY_FILE)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn parse_hex<const N: usize>(text: &str) -> Option<[u8; N]> {

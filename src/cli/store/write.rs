@@ -253,28 +253,17 @@ impl Job<'_> {
     /// Store without the gate: the placeholder (which passes it by construction) and
     /// `--no-gate`.
     fn ungated(&self, text: &str, placeholder: bool) -> Result<WriteOutcome, Error> {
-        let (history, warning) =
-            store_slot(&self.store, &self.target, text.as_bytes(), self.opts.force)?;
-        let written = Written {
-            stored: true,
-            path: self.slot_path.clone(),
-            history,
-            placeholder,
-            gate: GateRun {
-                run: false,
-                exit: None,
-                report: None,
-            },
-            auto_push: !placeholder && crate::lifecycle::changed(&self.target).push_started,
-            exit: 0,
-            note: if placeholder {
-                "(placeholder, progress: writing)"
-            } else {
-                "(gate: not run, --no-gate)"
-            }
-            .to_string(),
+        let gate = GateRun {
+            run: false,
+            exit: None,
+            report: None,
         };
-        Ok(WriteOutcome::done(written, warning))
+        let note = if placeholder {
+            "(placeholder, progress: writing)"
+        } else {
+            "(gate: not run, --no-gate)"
+        };
+        self.store_in_slot(text, placeholder, gate, 0, note)
     }
 
     /// `--no-gate`: skipping the format check never lets a credential into the store.
@@ -403,22 +392,34 @@ impl Job<'_> {
 
     /// The draft passed the gate (or only its citations failed): into the slot.
     fn store_gated(&self, text: &str, gate: GateRun, code: i32) -> Result<WriteOutcome, Error> {
+        let note = if code == 0 {
+            "(gate: OK)"
+        } else {
+            "(gate: FAILED, exit 1 — fix the citations and write again)"
+        };
+        self.store_in_slot(text, false, gate, code, note)
+    }
+
+    /// Replace the slot with `text` (the chain records it; a placeholder never goes out).
+    fn store_in_slot(
+        &self,
+        text: &str,
+        placeholder: bool,
+        gate: GateRun,
+        exit: i32,
+        note: &str,
+    ) -> Result<WriteOutcome, Error> {
         let (history, warning) =
             store_slot(&self.store, &self.target, text.as_bytes(), self.opts.force)?;
         let written = Written {
             stored: true,
             path: self.slot_path.clone(),
             history,
-            placeholder: false,
+            placeholder,
             gate,
-            auto_push: crate::lifecycle::changed(&self.target).push_started,
-            exit: code,
-            note: if code == 0 {
-                "(gate: OK)"
-            } else {
-                "(gate: FAILED, exit 1 — fix the citations and write again)"
-            }
-            .to_string(),
+            auto_push: !placeholder && crate::lifecycle::changed(&self.target).push_started,
+            exit,
+            note: note.to_string(),
         };
         Ok(WriteOutcome::done(written, warning))
     }
