@@ -60,7 +60,7 @@ pub enum Error {
     /// `write` refused the document; the slot is unchanged.
     NotStored { slot: String, why: Refusal },
     /// A program we drive could not do its part (git for sync: failed, the remote refused or
-    /// moved; codex for hook trust); nothing was lost.
+    /// moved; a client for its hooks' trust); nothing was lost.
     External(External),
     /// Nothing to act on (sync: no handoff to push; trust: no hook of ours listed).
     NothingToDo(NothingToDo),
@@ -188,10 +188,14 @@ pub enum External {
     },
     /// This binary cannot be run as the lease check of `push --prune`.
     LeaseHook(PathBuf),
-    /// Codex is not installed (to record the hooks' trust).
-    NoCodex,
-    /// Codex could not record the trust.
-    Codex(Box<dyn std::error::Error>),
+    /// A client's program is not installed (to record its hooks' trust): its name, and the
+    /// variable that names it.
+    NoClient {
+        program: &'static str,
+        var: &'static str,
+    },
+    /// A client could not record the trust.
+    Client(Box<dyn std::error::Error>),
 }
 
 /// Which git command failed.
@@ -233,8 +237,12 @@ pub enum NothingToDo {
     NoBranchToPush,
     /// `push`: this branch has none (its slot is empty or still being written).
     NoHandoffToPush(String),
-    /// `trust codex`: Codex lists no hook of ours.
-    NoHookListed,
+    /// `trust <client>`: the client (its name, and its word on the command line) lists no hook
+    /// of ours.
+    NoHookListed {
+        client: &'static str,
+        word: &'static str,
+    },
 }
 
 /// `(a, b, c)` as `configured: a, b, c`, or that there is none.
@@ -416,11 +424,10 @@ impl fmt::Display for External {
                 "cannot run {} as the lease check of push --prune (was it removed or replaced?)",
                 exe.display()
             ),
-            External::NoCodex => write!(
-                f,
-                "codex is not on PATH (or HANDOFF_CODEX_BIN) to record the trust"
-            ),
-            External::Codex(e) => write!(f, "{e}"),
+            External::NoClient { program, var } => {
+                write!(f, "{program} is not on PATH (or {var}) to record the trust")
+            }
+            External::Client(e) => write!(f, "{e}"),
         }
     }
 }
@@ -435,9 +442,9 @@ impl fmt::Display for NothingToDo {
                 f,
                 "{branch} has no handoff to push (its slot is empty or still being written)"
             ),
-            NothingToDo::NoHookListed => write!(
+            NothingToDo::NoHookListed { client, word } => write!(
                 f,
-                "Codex lists no handoff-store hook here: install codex, or add the plugin (contrib/codex)"
+                "{client} lists no handoff-store hook here: install {word}, or add the plugin (contrib/{word})"
             ),
         }
     }
@@ -621,7 +628,7 @@ impl std::error::Error for Error {
             | Error::Input(Input::ReadFile { source, .. })
             | Error::External(External::NoGit(source)) => Some(source),
             Error::Input(Input::Config { source, .. })
-            | Error::External(External::Git { source, .. } | External::Codex(source)) => {
+            | Error::External(External::Git { source, .. } | External::Client(source)) => {
                 Some(source.as_ref())
             }
             Error::Input(Input::Encode(e)) => Some(e),
@@ -666,10 +673,10 @@ mod tests {
             ),
             (
                 Error::Input(Input::NotAFile {
-                    path: "/h/.codex/hooks.json".into(),
+                    path: "/h/.agent/hooks.json".into(),
                     leads_to: Some("/h/dotfiles".into()),
                 }),
-                "/h/.codex/hooks.json is not a regular file (it leads to /h/dotfiles); nothing was changed",
+                "/h/.agent/hooks.json is not a regular file (it leads to /h/dotfiles); nothing was changed",
             ),
             (
                 Error::Target(NoTarget::Resolve {

@@ -1,4 +1,11 @@
-//! Codex CLI's hook trust. Codex runs a configured hook only when `config.toml` records a
+//! OpenAI Codex CLI (measured on 0.169.0). Its input has Claude Code's field names and it reads
+//! Claude Code's output shape. Its hooks live in `hooks.json` (`$CODEX_HOME`, else `~/.codex`,
+//! or the project's `.codex/`, which Codex reads only once the project is trusted); ours are
+//! SessionStart and the compaction pair: PreCompact starts the background writer (`codex exec`,
+//! read-only), PostCompact confirms the compaction. Its plugin (contrib/codex) brings the same
+//! hooks.
+//!
+//! Its hook trust. Codex runs a configured hook only when `config.toml` records a
 //! `trusted_hash` matching the hook as it is now, and skips any other silently. The supported
 //! path to record it is Codex's own: `codex app-server` over stdio JSON-RPC, `hooks/list` (each
 //! hook's key, current hash and trust status) then `config/batchWrite` — what its TUI's "Trust"
@@ -10,10 +17,259 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use serde_json::{Value, json};
 
-use super::Harness;
-use super::install::is_ours;
+use super::install::{Plan, Scope, Shape, group, is_ours, project};
+use super::status::{Row, Verdict};
+use super::{Client, Harness, Located, Note, Trusted};
+use crate::error::{Error, External, NothingToDo};
+use crate::hooks::input::HookInput;
+use crate::hooks::pre_compact::WriterSpec;
+use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::runs::Answer;
+
+pub struct Codex;
+
+/// The file the writer writes its last message to (`codex exec -o`), inside the run directory.
+const ANSWER: &str = "answer.md";
+
+/// The writer: `codex exec` with `--sandbox read-only` and approvals `never` (its shell cannot
+/// write or reach the network, and nothing is escalated), no MCP server, no web search; its
+/// answer is the last message, written to a file of the run.
+const WRITER: Profile = Profile {
+    name: "Codex",
+    explore: "read-only shell commands (wc -l, grep, sed -n, tail; the sandbox refuses writes and the network)",
+    invocation,
+    files: &[],
+};
+
+fn invocation(c: &Call) -> Invocation {
+    let answer = format!("{}/{ANSWER}", c.run_dir);
+    Invocation {
+        argv: argv(
+            &c.program,
+            &[
+                "exec",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "read-only",
+                "-c",
+                "approval_policy=\"never\"",
+                "-c",
+                "mcp_servers={}",
+                "-c",
+                "web_search=\"disabled\"",
+                "--json",
+                "-o",
+                &answer,
+                "-",
+            ],
+        ),
+        resume: None,
+        answer: Answer::File(ANSWER.into()),
+        cwd: None,
+    }
+}
+
+fn codex_home() -> Option<PathBuf> {
+    crate::env::non_empty("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
+}
+
+/// What Codex said about its hooks here: `None` when there is no codex to ask.
+type Listing = Option<Result<(Vec<Hook>, Vec<String>), CodexError>>;
+
+/// Codex's listing for `cwd`, asked once per process (`status` reads it for its plugin rows and
+/// for each scope's row).
+fn listing(cwd: &Path) -> Rc<Listing> {
+    thread_local! {
+        static ASKED: RefCell<Option<(PathBuf, Rc<Listing>)>> = const { RefCell::new(None) };
+    }
+    ASKED.with_borrow_mut(|asked| {
+        if let Some((at, listing)) = asked.as_ref()
+            && at == cwd
+        {
+            return listing.clone();
+        }
+        let listing = Rc::new(binary().map(|bin| list(&bin, cwd)));
+        *asked = Some((cwd.to_path_buf(), listing.clone()));
+        listing
+    })
+}
+
+/// The manual way to trust the hook, when it could not be recorded.
+const MANUAL: &str = "open codex, type /hooks, choose \"Review hook trust\" and trust handoff-store's SessionStart hook (until then Codex skips it without a word)";
+
+impl Client for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn install_help(&self) -> &'static str {
+        "Codex CLI's hooks (hooks.json), trusted through Codex itself"
+    }
+
+    fn pre_compact(&self, input: &HookInput) -> Option<String> {
+        let spec = WriterSpec {
+            profile: WRITER,
+            program: binary(),
+            instructions: false,
+            compacted: None,
+        };
+        crate::hooks::pre_compact::run(input, &spec);
+        None
+    }
+
+    fn post_compact(&self, input: &HookInput) {
+        crate::hooks::post_compact::run(input, "PostCompact");
+    }
+
+    fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
+        let file = match scope {
+            Scope::User => codex_home().ok_or(Error::NoHome)?.join("hooks.json"),
+            Scope::Project => project(Harness::Codex, root, ".codex/hooks.json")?,
+        };
+        let group = |event: &str| group(Harness::Codex, event, 10);
+        Ok(Located {
+            file,
+            shape: Shape::Json {
+                groups: vec![
+                    (&["hooks", "SessionStart"][..], group("session-start")),
+                    (&["hooks", "PreCompact"][..], group("pre-compact")),
+                    (&["hooks", "PostCompact"][..], group("post-compact")),
+                ],
+                new_file: "{}\n",
+            },
+            skill: None,
+        })
+    }
+
+    /// Codex is asked itself: it runs a hook only once it trusts it.
+    fn would_run(&self, scope: Scope, file: &Path, cwd: &Path) -> Verdict {
+        let listing = listing(cwd);
+        let Some(listing) = listing.as_ref() else {
+            return Verdict::unknown(
+                "codex is not on PATH (or HANDOFF_CODEX_BIN) to ask whether it trusts the hook",
+            );
+        };
+        let (hooks, errors) = match listing {
+            Ok(found) => found,
+            Err(e) => return Verdict::unknown(e.to_string()),
+        };
+        match hooks
+            .iter()
+            .find(|k| k.ours && k.source_path.as_deref().map(Path::new) == Some(file))
+        {
+            Some(k) if k.trust == "trusted" => Verdict::yes("trusted by Codex"),
+            Some(k) => Verdict::no(format!(
+                "Codex reports it {}: run handoff-store install codex again, or trust it under /hooks in codex",
+                k.trust
+            )),
+            None if !errors.is_empty() => Verdict::no(format!(
+                "Codex cannot read its hook files: {}",
+                errors.join("; ")
+            )),
+            None if scope == Scope::Project => Verdict::no(
+                "Codex does not load this project's .codex/ (the project is not trusted): run codex in it and trust it, or codex exec --trust",
+            ),
+            None => Verdict::no("Codex does not list it"),
+        }
+    }
+
+    /// Our hooks from the plugin in contrib/codex, as Codex lists them.
+    fn plugin_rows(&self, _root: Option<&Path>, cwd: &Path) -> Vec<Row> {
+        let listing = listing(cwd);
+        let Some(Ok((hooks, _))) = listing.as_ref() else {
+            return Vec::new();
+        };
+        hooks
+            .iter()
+            .filter(|hook| {
+                hook.ours && hook.plugin.is_some() && hook.key.contains(":session_start:")
+            })
+            .map(|hook| {
+                let plugin = hook.plugin.as_deref().unwrap_or("?");
+                let verdict = if hook.trust == "trusted" {
+                    Verdict::yes(format!("plugin {plugin}, trusted by Codex"))
+                } else {
+                    Verdict::no(format!(
+                        "plugin {plugin}: Codex reports it {}; run handoff-store trust codex",
+                        hook.trust
+                    ))
+                };
+                Row {
+                    harness: self.name(),
+                    scope: "plugin",
+                    file: hook.source_path.clone(),
+                    installed: true,
+                    runs: verdict.runs,
+                    why: verdict.why,
+                }
+            })
+            .collect()
+    }
+
+    /// Trust our hook through Codex, or say what the user must do.
+    fn after_install(&self, store: &crate::store::Store, plan: &Plan, dir: &Path) -> Vec<Note> {
+        let trust = |text: String| Note { tag: "trust", text };
+        let mut notes = vec![match binary().map(|bin| trust_ours(&bin, dir)) {
+            None => {
+                return vec![trust(format!(
+                    "codex is not on PATH, so the hook is not trusted yet: {MANUAL}"
+                ))];
+            }
+            Some(Ok(Trust::Already)) => trust("Codex already trusts it".into()),
+            Some(Ok(Trust::NotListed)) => trust(format!(
+                "Codex does not list the hook here, so it will not run (is {} valid JSON, without comments? for --project, is the project trusted?); see handoff-store status",
+                plan.file.display()
+            )),
+            Some(Ok(Trust::Recorded(keys))) => {
+                let _ = super::install::remember_trust_keys(store, &plan.file, &keys);
+                Note {
+                    tag: "trusted",
+                    text: format!("through codex app-server: {}", keys.join(", ")),
+                }
+            }
+            Some(Err(e)) => trust(format!("not recorded ({e}): {MANUAL}")),
+        }];
+        if plan.scope == Scope::Project {
+            notes.push(Note {
+                tag: "note",
+                text: "Codex reads a project's .codex/ only once the project is trusted: run codex there and trust it, or codex exec --trust".into(),
+            });
+        }
+        notes
+    }
+
+    fn forget(&self, key: &str) {
+        let _ = forget(key);
+    }
+
+    /// Through `codex app-server` — what Codex's /hooks "Trust" does (exit 3 when Codex cannot
+    /// be asked, 4 when it lists none of ours).
+    fn trust(&self, dir: &Path) -> Option<Result<Trusted, Error>> {
+        let bin = binary().ok_or(Error::External(External::NoClient {
+            program: "codex",
+            var: "HANDOFF_CODEX_BIN",
+        }));
+        Some(bin.and_then(|bin| {
+            match trust_ours(&bin, dir)
+                .map_err(|e| Error::External(External::Client(Box::new(e))))?
+            {
+                Trust::Recorded(keys) => Ok(Trusted::Recorded(keys)),
+                Trust::Already => Ok(Trusted::Already("Codex")),
+                Trust::NotListed => Err(Error::NothingToDo(NothingToDo::NoHookListed {
+                    client: "Codex",
+                    word: "codex",
+                })),
+            }
+        }))
+    }
+}
 
 /// How long one app-server answer may take.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -230,10 +486,12 @@ pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
     if pending.is_empty() {
         return Ok(Trust::Already);
     }
-    let state: serde_json::Map<String, Value> = pending
-        .iter()
-        .map(|h| (h.key.clone(), json!({"trusted_hash": h.current_hash})))
-        .collect();
+    let state = Value::Object(
+        pending
+            .iter()
+            .map(|h| (h.key.clone(), json!({"trusted_hash": h.current_hash})))
+            .collect(),
+    );
     // The key holds dots (a path), so the whole table is upserted rather than a dotted path.
     server.call(
         "config/batchWrite",
@@ -247,10 +505,7 @@ pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
 /// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook
 /// was uninstalled.
 pub fn forget(key: &str) -> Result<(), CodexError> {
-    let Some(home) = crate::env::non_empty("CODEX_HOME")
-        .map(PathBuf::from)
-        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
-    else {
+    let Some(home) = codex_home() else {
         return Ok(());
     };
     let file = home.join("config.toml");

@@ -1,4 +1,12 @@
-//! Copilot CLI's compaction. Its preCompact hook runs before a compaction and no hook runs after
+//! GitHub Copilot CLI (measured on 1.0.102). Its hooks live in the repository only
+//! (`.github/hooks/handoff-store.json`, loaded once the folder is trusted), spelled in camelCase
+//! (`sessionId`, `transcriptPath`), each running `bash`. `sessionStart`'s `source: new` is a
+//! fresh session: in a running CLI that is its /clear, but `copilot -p` sends `new` with the
+//! `initialPrompt` for every headless session — a plain start, quiet unless this process ended a
+//! session just before (its /clear). It adds `additionalContext` to the session (measured: it is
+//! in the model request).
+//!
+//! Its compaction. Its preCompact hook runs before a compaction and no hook runs after
 //! one, but Copilot records how it ended in the session's own append-only events file (the
 //! `transcriptPath` of every hook input): `session.compaction_complete` with `success` (measured
 //! on 1.0.102: `true` with `outcome: applied`, `false` when the summary call failed). So
@@ -7,48 +15,200 @@
 //! that point, and a completion that succeeded confirms the run, whose handoff may then replace
 //! the slot. A failed compaction confirms nothing: the slot stays as it was.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
-use super::Harness;
-use super::watch::{self, Watch};
-use crate::hooks::input::safe_session_id;
-use crate::hooks::input::string_field;
-use crate::hooks::pre_compact::{WriterSpec, run_with};
-use crate::hooks::texts;
-use crate::store::runs;
+use super::install::{Plan, Scope, Shape, project};
+use super::status::Verdict;
+use super::watch;
+use super::{Client, Harness, Located, Note};
+use crate::error::{Error, Usage};
+use crate::hooks::Event;
+use crate::hooks::input::{HookInput, RawInput, SessionId, Source};
+use crate::hooks::pre_compact::WriterSpec;
+use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::runs::{self, Answer};
+
+pub struct Copilot;
 
 /// The `copilot` program: `HANDOFF_COPILOT_BIN`, else `copilot` on PATH.
-pub fn binary() -> Option<PathBuf> {
+fn binary() -> Option<PathBuf> {
     super::program("HANDOFF_COPILOT_BIN", "copilot")
 }
 
-/// A hook input in the Claude Code shape, its events file opened, and that file's watch now.
-fn session(raw: &Map<String, Value>) -> Option<(Map<String, Value>, Watch, crate::fs::File)> {
-    let input = Harness::Copilot.input(raw);
-    let (file, now) = watch::open(string_field(&input, "transcript_path")?)?;
-    Some((input, now, file))
+/// Its reading tools.
+const TOOLS: [&str; 3] = ["view", "grep", "glob"];
+
+/// The writer: `copilot -s` with only `view`, `grep` and `glob` available, shell and write
+/// denied, no built-in MCP server, no question tool, the transcript's folder added for reading;
+/// its stdout is the answer.
+const WRITER: Profile = Profile {
+    name: "Copilot CLI",
+    explore: "the view, grep and glob tools (with line ranges)",
+    invocation,
+    files: &[],
+};
+
+fn invocation(c: &Call) -> Invocation {
+    let mut args = vec!["-s", "--no-ask-user", "--available-tools"];
+    args.extend(TOOLS);
+    args.push("--allow-tool");
+    args.extend(TOOLS);
+    args.extend([
+        "--deny-tool",
+        "shell",
+        "--deny-tool",
+        "write",
+        "--disable-builtin-mcps",
+        "--add-dir",
+        &c.folder,
+    ]);
+    Invocation {
+        argv: argv(&c.program, &args),
+        resume: None,
+        answer: Answer::Stdout,
+        cwd: None,
+    }
 }
 
-/// preCompact: note where the events file ends, then start the writer.
-pub fn pre_compact(raw: &Map<String, Value>) {
-    let Some((input, now, _)) = session(raw) else {
-        return;
-    };
-    let Some(watch_file) =
-        string_field(&input, "session_id").and_then(|s| watch::path("copilot", s))
+/// What to do when Copilot does not trust the repository (`install` and `status` say it).
+const TRUST: &str = "Copilot CLI loads a repository's hooks only in a folder you trust: start copilot in the repository once and trust the folder (it is then listed under trustedFolders in ~/.copilot/config.json); for copilot -p alone, GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true also loads them";
+
+impl Client for Copilot {
+    fn name(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn install_help(&self) -> &'static str {
+        "GitHub Copilot CLI's hooks (.github/hooks/handoff-store.json)"
+    }
+
+    fn input(&self, raw: &RawInput, event: &Event) -> HookInput {
+        let source = raw.text("source").map(|s| match s {
+            // Only the Copilot process that ended a session just before tells its /clear from
+            // a fresh start; the note is used up at sessionStart.
+            "new" => {
+                let cleared = matches!(event, Event::SessionStart) && cleared_here();
+                if cleared || !raw.has("initialPrompt") {
+                    Source::Clear
+                } else {
+                    Source::Startup
+                }
+            }
+            other => Source::parse(other),
+        });
+        HookInput {
+            client: self.name(),
+            session: raw.text("sessionId").map(SessionId::new),
+            cwd: raw.text("cwd").map(str::to_string),
+            source,
+            transcript: raw.text("transcriptPath").map(str::to_string),
+            // sessionEnd is told apart by having a `reason` at all.
+            reason: raw
+                .has("reason")
+                .then(|| raw.text("reason").unwrap_or_default().to_string()),
+            consume: true,
+        }
+    }
+
+    fn render(&self, _event: &Event, context: Option<&str>) -> Option<String> {
+        context.and_then(|c| serde_json::to_string(&json!({"additionalContext": c})).ok())
+    }
+
+    /// preCompact: note where the events file ends, then start the writer.
+    fn pre_compact(&self, input: &HookInput) -> Option<String> {
+        let (_, now) = watch::open(input.transcript.as_deref()?)?;
+        let watch_file = watch::path("copilot", input.session.as_ref()?.raw())?;
+        watch::save(&watch_file, now);
+        let spec = WriterSpec {
+            profile: WRITER,
+            program: binary(),
+            instructions: false,
+            compacted: None,
+        };
+        crate::hooks::pre_compact::run(input, &spec);
+        None
+    }
+
+    fn post_compact(&self, input: &HookInput) {
+        after(input);
+    }
+
+    /// preCompact (the writer) and agentStop / sessionEnd (which confirm the compaction from
+    /// its events file) besides sessionStart.
+    fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
+        if scope == Scope::User {
+            return Err(Error::Usage(Usage::ProjectOnly {
+                harness: self.name(),
+            }));
+        }
+        let hook = |event: &str| json!({"type": "command", "bash": super::hook_command(Harness::Copilot, event), "timeoutSec": 10});
+        Ok(Located {
+            file: project(Harness::Copilot, root, ".github/hooks/handoff-store.json")?,
+            shape: Shape::Json {
+                groups: vec![
+                    (&["hooks", "sessionStart"][..], hook("session-start")),
+                    (&["hooks", "preCompact"][..], hook("pre-compact")),
+                    (&["hooks", "agentStop"][..], hook("post-compact")),
+                    (&["hooks", "sessionEnd"][..], hook("post-compact")),
+                ],
+                new_file: "{\n  \"version\": 1\n}\n",
+            },
+            skill: None,
+        })
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn would_run(&self, scope: Scope, file: &Path, _cwd: &Path) -> Verdict {
+        if scope != Scope::Project {
+            return Verdict::yes("");
+        }
+        let repo = file.ancestors().nth(3).unwrap_or(file);
+        if trusts(repo) {
+            Verdict::yes("the folder is trusted by Copilot")
+        } else {
+            Verdict::no(TRUST)
+        }
+    }
+
+    fn after_install(&self, _: &crate::store::Store, plan: &Plan, _: &Path) -> Vec<Note> {
+        if plan.scope != Scope::Project {
+            return Vec::new();
+        }
+        vec![Note {
+            tag: "note",
+            text: format!("{TRUST}; handoff-store status says whether it is"),
+        }]
+    }
+}
+
+/// Whether Copilot CLI trusts `repo`: it is listed under `trustedFolders` in Copilot's
+/// `config.json` (`$COPILOT_HOME`, else `~/.copilot`), where its folder-trust prompt records it
+/// (1.0.102, measured: repository hooks load in prompt mode once it is listed).
+fn trusts(repo: &Path) -> bool {
+    let Some(dir) = crate::env::non_empty("COPILOT_HOME")
+        .map(PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".copilot")))
     else {
-        return;
+        return false;
     };
-    watch::save(&watch_file, now);
-    let spec = WriterSpec {
-        agent: texts::Agent::Copilot,
-        program: binary(),
-        instructions: false,
-        compacted: None,
+    let Ok(text) = crate::fs::read_to_string(dir.join("config.json")) else {
+        return false;
     };
-    run_with(&input, &mut std::io::sink(), &spec);
+    let same = |listed: &str| {
+        let listed = Path::new(listed);
+        listed == repo
+            || crate::fs::canonicalize(listed)
+                .is_ok_and(|l| crate::fs::canonicalize(repo).is_ok_and(|r| l == r))
+    };
+    super::jsonc::elements(&text, &["trustedFolders"])
+        .iter()
+        .filter_map(|v| v.as_str())
+        .any(same)
 }
 
 /// Whether an events line records a compaction that succeeded.
@@ -113,7 +273,7 @@ fn note_ended() {
 
 /// Whether the process running this sessionStart ended a session of its own within the last
 /// ten minutes: then this `new` session is its /clear, not a start. The note is used up.
-pub fn cleared_here() -> bool {
+fn cleared_here() -> bool {
     let Some(note) = client().and_then(|c| ended_note(&c)) else {
         return false;
     };
@@ -129,14 +289,14 @@ pub fn cleared_here() -> bool {
 /// agentStop / sessionEnd: if a compaction completed since preCompact, confirm the session's
 /// run when it succeeded; either way the watch is done. sessionEnd (it has a `reason`) also
 /// notes that this process ended a session.
-pub fn after(raw: &Map<String, Value>) {
-    if raw.contains_key("reason") {
+fn after(input: &HookInput) {
+    if input.reason.is_some() {
         note_ended();
     }
-    let Some((input, now, file)) = session(raw) else {
+    let Some((file, now)) = input.transcript.as_deref().and_then(watch::open) else {
         return;
     };
-    let Some(session_id) = string_field(&input, "session_id") else {
+    let Some(session_id) = input.session.as_ref().map(|s| s.raw()) else {
         return;
     };
     let Some(watch_file) = watch::path("copilot", session_id) else {
@@ -159,7 +319,11 @@ pub fn after(raw: &Map<String, Value>) {
         return;
     };
     let by = "Copilot CLI's session.compaction_complete (success)";
-    if let Some(run) = runs::confirm_session(&store, &safe_session_id(session_id), by) {
+    if let Some(run) = runs::confirm_session(
+        &store,
+        &crate::hooks::input::safe_session_id(session_id),
+        by,
+    ) {
         crate::lifecycle::promoted(&run);
     }
 }

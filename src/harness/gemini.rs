@@ -1,6 +1,14 @@
-//! Gemini CLI's compaction. Gemini CLI (0.61.0) fires PreCompress before every model call —
+//! Google Gemini CLI (measured on 0.61.0). Its input has Claude Code's field names and it reads
+//! Claude Code's output shape; its hooks live in `settings.json` (the user's `~/.gemini`, or the
+//! project's), with timeouts in milliseconds. Its `/clear` fires SessionStart(clear) but drops
+//! that hook's additionalContext (read in its clear command): delivering there would mark the
+//! handoff read with nothing shown, so nothing is claimed, and the new session's first prompt
+//! (BeforeAgent, the user-prompt-submit fallback) delivers it instead. Headless runs need a
+//! trusted folder.
+//!
+//! Its compaction. Gemini CLI (0.61.0) fires PreCompress before every model call —
 //! before it even checks whether a compression is due — and has no event after one, so the
-//! writer cannot start at PreCompress the way Claude Code's and Codex's do: it would run on every
+//! writer cannot start at PreCompress the way other clients' do: it would run on every
 //! call, with nothing to say whether a compression followed. What Gemini does have: its session
 //! file is append-only JSONL, and a compression restarts the chat on the same file, appending
 //! `{"$set":{"sessionId":…}}` and then the new history as `{"$set":{"messages":[…]}}`, which
@@ -18,20 +26,179 @@
 //! writer runs and the slot is untouched.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::install::{Plan, Scope, Shape, group, home, project};
+use super::status::Verdict;
 use super::watch::{self, Watch};
-use crate::hooks::input::string_field;
-use crate::hooks::pre_compact::{Compacted, WriterSpec, run_with};
-use crate::hooks::texts;
+use super::{Client, Harness, Located, Note};
+use crate::error::Error;
+use crate::hooks::Event;
+use crate::hooks::input::{HookInput, Source};
+use crate::hooks::pre_compact::{Compacted, WriterSpec};
+use crate::hooks::session_start::Injection;
+use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::runs::Answer;
+
+pub struct Gemini;
+
+/// What headless runs need, said by `install` and `status`.
+const TRUST: &str =
+    "headless runs also need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)";
+
+/// The writer's policy file, in the run directory.
+const POLICY: &str = "gemini-policy.toml";
+
+/// The writer's policy: every tool denied (MCP tools and sub-agents included), then the reading
+/// ones allowed, at priorities above any rule a user's settings add.
+const POLICY_TEXT: &str = r#"# handoff-store's background writer reads; it never runs, writes or fetches anything.
+[[rule]]
+toolName = "*"
+decision = "deny"
+priority = 900
+
+[[rule]]
+toolName = ["read_file", "read_many_files", "grep_search", "glob", "list_directory"]
+decision = "allow"
+priority = 999
+"#;
+
+/// The writer: `gemini -p` under a policy file of the run (`--policy`, the user's tier: Gemini
+/// checks no owner for it, unlike a system settings file, which it skips unless root owns it
+/// and every folder above it) that denies every tool but the reading ones — it holds even in
+/// yolo mode — with approval mode `default` and no MCP server; its answer is the `response` of
+/// its JSON output.
+const WRITER: Profile = Profile {
+    name: "Gemini CLI",
+    explore: "grep_search and read_file with line ranges",
+    invocation,
+    files: &[(POLICY, POLICY_TEXT)],
+};
+
+/// Headless (`-p`: the prompt on stdin comes first, this line after it), in a workspace of its
+/// own: the store's run folder (trusted for this run only; it holds nothing but our files), the
+/// checkout included for reading. Gemini CLI cleans its current project's chats at every start
+/// and takes a session file holding no conversation yet for garbage, deleting every file of
+/// that session; run in the checkout, the writer deleted the user's live session file (0.61.0,
+/// measured: about one run in five).
+fn invocation(c: &Call) -> Invocation {
+    let policy = format!("{}/{POLICY}", c.run_dir);
+    let workspace = Path::new(c.run_dir)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| c.run_dir.to_string());
+    Invocation {
+        argv: argv(
+            &c.program,
+            &[
+                "--skip-trust",
+                "--include-directories",
+                c.here,
+                "--policy",
+                &policy,
+                "--approval-mode",
+                "default",
+                "--allowed-mcp-server-names",
+                "handoff-store-none",
+                "--output-format",
+                "json",
+                "-p",
+                "Write the handoff as the text above says.",
+            ],
+        ),
+        resume: None,
+        answer: Answer::JsonField("response".into()),
+        cwd: Some(workspace),
+    }
+}
+
+impl Client for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn install_help(&self) -> &'static str {
+        "Gemini CLI's hooks (settings.json)"
+    }
+
+    /// BeforeAgent reads Claude Code's output shape under its own event name.
+    fn render(&self, event: &Event, context: Option<&str>) -> Option<String> {
+        let name = match event {
+            Event::UserPromptSubmit => "BeforeAgent",
+            _ => "SessionStart",
+        };
+        context.and_then(|c| super::claude_json(name, c))
+    }
+
+    fn session_start(&self, input: &HookInput) -> Option<Injection> {
+        if input.source == Some(Source::Clear) {
+            return None;
+        }
+        crate::hooks::session_start::run(input)
+    }
+
+    fn user_prompt(&self, input: &HookInput) -> Option<Injection> {
+        crate::hooks::user_prompt::run(input, "UserPromptSubmit")
+    }
+
+    /// PreCompress comes before every model call, compression or not.
+    fn pre_compact(&self, input: &HookInput) -> Option<String> {
+        observe(input);
+        None
+    }
+
+    /// AfterAgent, the end of every turn.
+    fn post_compact(&self, input: &HookInput) {
+        observe(input);
+    }
+
+    fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
+        let file = match scope {
+            Scope::User => home()?.join(".gemini/settings.json"),
+            Scope::Project => project(Harness::Gemini, root, ".gemini/settings.json")?,
+        };
+        // SessionStart; BeforeAgent, which delivers after its /clear; PreCompress and
+        // AfterAgent, which both look for a compression since the previous call.
+        let group = |event: &str| group(Harness::Gemini, event, 10_000);
+        Ok(Located {
+            file,
+            shape: Shape::Json {
+                groups: vec![
+                    (&["hooks", "SessionStart"][..], group("session-start")),
+                    (&["hooks", "BeforeAgent"][..], group("user-prompt-submit")),
+                    (&["hooks", "PreCompress"][..], group("pre-compact")),
+                    (&["hooks", "AfterAgent"][..], group("post-compact")),
+                ],
+                new_file: "{}\n",
+            },
+            skill: None,
+        })
+    }
+
+    fn would_run(&self, _scope: Scope, _file: &Path, _cwd: &Path) -> Verdict {
+        match binary() {
+            Some(_) => Verdict::yes(TRUST),
+            None => Verdict::yes(format!(
+                "{TRUST}; the writer after a compression needs gemini on PATH or HANDOFF_GEMINI_BIN"
+            )),
+        }
+    }
+
+    fn after_install(&self, _: &crate::store::Store, _: &Plan, _: &Path) -> Vec<Note> {
+        vec![Note {
+            tag: "note",
+            text: "headless runs (gemini -p) also need a trusted folder: GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust".into(),
+        }]
+    }
+}
 
 /// The record a compression's chat restart appends first (`updateMetadata({sessionId})`).
 const RESTART: &[u8] = br#"{"$set":{"sessionId":"#;
 
 /// The `gemini` program: `HANDOFF_GEMINI_BIN`, else `gemini` on PATH.
-pub fn binary() -> Option<PathBuf> {
+fn binary() -> Option<PathBuf> {
     super::program("HANDOFF_GEMINI_BIN", "gemini")
 }
 
@@ -105,10 +272,10 @@ fn compacts(file: &mut crate::fs::File, end: u64, opening: &str) -> bool {
 
 /// PreCompress and AfterAgent: start the writer if a compression happened since the previous
 /// call, then move the watch to the file's end. Silent; never fails the session.
-pub fn observe(input: &Map<String, Value>) {
+fn observe(input: &HookInput) {
     let (Some(session), Some(transcript)) = (
-        string_field(input, "session_id"),
-        string_field(input, "transcript_path"),
+        input.session.as_ref().map(|s| s.raw()),
+        input.transcript.as_deref(),
     ) else {
         return;
     };
@@ -124,7 +291,7 @@ pub fn observe(input: &Map<String, Value>) {
     }
     if let Some(cut) = before.and_then(|w| restart_since(&mut file, w, now)) {
         let spec = WriterSpec {
-            agent: texts::Agent::Gemini,
+            profile: WRITER,
             program: binary(),
             instructions: false,
             compacted: Some(Compacted {
@@ -132,7 +299,7 @@ pub fn observe(input: &Map<String, Value>) {
                 by: "Gemini CLI's compression (its session file restarted)",
             }),
         };
-        run_with(input, &mut std::io::sink(), &spec);
+        crate::hooks::pre_compact::run(input, &spec);
     }
     watch::save(&watch_file, now);
 }

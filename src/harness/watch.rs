@@ -1,7 +1,7 @@
 //! Where a harness's append-only session file ended at our previous hook call (the watch), and
-//! the lines appended since. Gemini CLI and Copilot CLI say that a compaction happened only in
-//! that file (Gemini: a chat restart; Copilot: `session.compaction_complete`), so their hooks
-//! look past the watch and then move it. A watch is a hint kept in `<state>/<harness>/<sid>.watch`:
+//! the lines appended since. Some clients say that a compaction happened only in that file (a
+//! chat restart, a `session.compaction_complete` event), so their hooks look past the watch and
+//! then move it. A watch is a hint kept in `<state>/<harness>/<sid>.watch`:
 //! the file's inode and length; a torn or foreign one reads as none.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};

@@ -1,6 +1,8 @@
-//! What every hook reads first: its JSON object from stdin (bounded, never from a terminal),
-//! its string fields, the session id made safe for a file name, the checkout it is about, and
-//! the store. Strings from stdin are data: never a shell word, never a path unchecked.
+//! The hook door: stdin read once (bounded, never from a terminal) into [`RawInput`], which each
+//! client maps to the one typed [`HookInput`] the hooks read — the session id made safe for a
+//! file name, the checkout it is about, the source, the transcript, whether a delivery may
+//! consume. Strings from stdin are data: never a shell word, never a path unchecked. No other
+//! file sees the client's JSON.
 
 use std::io::{IsTerminal, Read};
 use std::path::Path;
@@ -14,26 +16,174 @@ use crate::text::hex_md5;
 /// The most stdin a hook reads.
 const STDIN_CAP: u64 = 1024 * 1024;
 
-/// The hook's JSON object from stdin, or `None` when stdin is a terminal, too large, or not a
-/// JSON object.
-pub fn read_input(stdin: impl Read + IsTerminal) -> Option<Map<String, Value>> {
-    if stdin.is_terminal() {
-        return None;
+/// A client's hook input as it arrived: one JSON object, read through the accessors below.
+#[derive(Debug, Clone, Default)]
+pub struct RawInput(Map<String, Value>);
+
+impl RawInput {
+    /// The hook's JSON object from stdin, or `None` when stdin is a terminal, too large, or not
+    /// a JSON object.
+    pub fn read(stdin: impl Read + IsTerminal) -> Option<RawInput> {
+        if stdin.is_terminal() {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        stdin.take(STDIN_CAP + 1).read_to_end(&mut bytes).ok()?;
+        if bytes.len() as u64 > STDIN_CAP {
+            return None;
+        }
+        RawInput::parse(&bytes)
     }
-    let mut bytes = Vec::new();
-    stdin.take(STDIN_CAP + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > STDIN_CAP {
-        return None;
+
+    /// `bytes` as a hook input: a JSON object, else `None`.
+    pub fn parse(bytes: &[u8]) -> Option<RawInput> {
+        match serde_json::from_slice(bytes).ok()? {
+            Value::Object(map) => Some(RawInput(map)),
+            _ => None,
+        }
     }
-    match serde_json::from_slice(&bytes).ok()? {
-        Value::Object(map) => Some(map),
-        _ => None,
+
+    /// A string field; a missing field or one of another type is `None`; empty counts as
+    /// missing.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.0.get(key)?.as_str().filter(|s| !s.is_empty())
+    }
+
+    /// The first string of an array field (a workspace's roots).
+    pub fn first(&self, key: &str) -> Option<&str> {
+        self.0
+            .get(key)?
+            .as_array()?
+            .first()?
+            .as_str()
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Whether the field is present at all, whatever its value.
+    pub fn has(&self, key: &str) -> bool {
+        self.0.contains_key(key)
     }
 }
 
-/// A string field; a missing field or one of another type is `None`; empty counts as missing.
-pub fn string_field<'a>(input: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    input.get(key)?.as_str().filter(|s| !s.is_empty())
+/// Why a session started, as the hooks tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A fresh start of the client.
+    Startup,
+    /// A conversation taken up again (`--continue`, `/resume`).
+    Resume,
+    /// A cleared context (`/clear`, a new task).
+    Clear,
+    /// After a compaction.
+    Compact,
+    /// Any other word.
+    Other,
+}
+
+impl Source {
+    /// Every source, in the order their claims are looked up.
+    pub const ALL: [Source; 5] = [
+        Source::Startup,
+        Source::Resume,
+        Source::Clear,
+        Source::Compact,
+        Source::Other,
+    ];
+
+    pub fn parse(word: &str) -> Source {
+        match word {
+            "startup" => Source::Startup,
+            "resume" => Source::Resume,
+            "clear" => Source::Clear,
+            "compact" => Source::Compact,
+            _ => Source::Other,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Source::Startup => "startup",
+            Source::Resume => "resume",
+            Source::Clear => "clear",
+            Source::Compact => "compact",
+            Source::Other => "other",
+        }
+    }
+}
+
+/// A session id as the client sent it, and its safe form for file names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionId {
+    raw: String,
+    safe: String,
+}
+
+impl SessionId {
+    pub fn new(raw: &str) -> SessionId {
+        SessionId {
+            raw: raw.to_string(),
+            safe: safe_session_id(raw),
+        }
+    }
+
+    /// As the client sent it (shown in `status`, never a file name).
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Itself when safe, else `x-<md5 hex>`: what names files.
+    pub fn safe(&self) -> &str {
+        &self.safe
+    }
+}
+
+/// What every hook reads, whichever client sent it.
+#[derive(Debug, Clone)]
+pub struct HookInput {
+    /// The client's name (`claude-code`, …), for the delivery record.
+    pub client: &'static str,
+    pub session: Option<SessionId>,
+    pub cwd: Option<String>,
+    pub source: Option<Source>,
+    pub transcript: Option<String>,
+    /// Why a session ended (SessionEnd's `reason`).
+    pub reason: Option<String>,
+    /// Whether a delivery may mark the handoff consumed: not for a client known to run the
+    /// hook without passing its output to the model every time.
+    pub consume: bool,
+}
+
+impl HookInput {
+    /// The input in Claude Code's spelling (`session_id`, `cwd`, `source`, `transcript_path`,
+    /// `reason`), which several clients share.
+    pub fn claude_shape(raw: &RawInput, client: &'static str) -> HookInput {
+        HookInput {
+            client,
+            session: raw.text("session_id").map(SessionId::new),
+            cwd: raw.text("cwd").map(str::to_string),
+            source: raw.text("source").map(Source::parse),
+            transcript: raw.text("transcript_path").map(str::to_string),
+            reason: raw.text("reason").map(str::to_string),
+            consume: true,
+        }
+    }
+
+    /// The safe session id, when there is one.
+    pub fn sid(&self) -> Option<&str> {
+        self.session.as_ref().map(SessionId::safe)
+    }
+
+    /// The hook's target (docs/hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else the input's
+    /// `cwd`, else the process cwd. An unusable choice never falls through to the next source.
+    pub fn target(&self) -> Option<Target> {
+        if crate::env::settings().checkout.is_some() {
+            return Target::resolve(None).ok();
+        }
+        match &self.cwd {
+            Some(cwd) => Target::at(Path::new(cwd)),
+            None => Target::at(&std::env::current_dir().ok()?),
+        }
+    }
 }
 
 /// The safe form of a session id: itself when safe, else `x-<md5 hex>`.
@@ -48,18 +198,6 @@ pub fn safe_session_id(id: &str) -> String {
 /// Whether the recursion guard is on (the background writer's own hooks stay inert).
 pub fn is_writer_child() -> bool {
     crate::env::settings().writer_child
-}
-
-/// The hook's target (docs/hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else stdin `cwd`, else the
-/// process cwd. An unusable choice never falls through to the next source.
-pub fn target(input: &Map<String, Value>) -> Option<Target> {
-    if crate::env::settings().checkout.is_some() {
-        return Target::resolve(None).ok();
-    }
-    match string_field(input, "cwd") {
-        Some(cwd) => Target::at(Path::new(cwd)),
-        None => Target::at(&std::env::current_dir().ok()?),
-    }
 }
 
 /// The store, if one can be located (hooks never fail on it).
@@ -78,5 +216,18 @@ mod tests {
         assert!(hashed.starts_with("x-") && hashed.len() == 34);
         assert_ne!(safe_session_id("a;b"), safe_session_id("a;c"));
         assert!(safe_session_id("$(id)").starts_with("x-"));
+    }
+
+    #[test]
+    fn fields_of_another_type_are_missing() {
+        let raw = RawInput::parse(
+            br#"{"session_id": 5, "cwd": "", "roots": ["/w", "/v"], "source": "clear"}"#,
+        )
+        .expect("object");
+        let input = HookInput::claude_shape(&raw, "claude-code");
+        assert_eq!((input.session, input.cwd), (None, None));
+        assert_eq!(input.source, Some(Source::Clear));
+        assert_eq!(raw.first("roots"), Some("/w"));
+        assert!(RawInput::parse(b"[1]").is_none());
     }
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::env::home;
 use crate::store::{Target, path_bytes, slot, slugify};
@@ -50,7 +50,7 @@ pub fn marker_path(target: &Target) -> Option<PathBuf> {
     Some(dir.join(format!("{hash}-{slug}.json")))
 }
 
-fn string(m: &Map<String, Value>, key: &str) -> Option<String> {
+fn string(m: &Value, key: &str) -> Option<String> {
     m.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
@@ -63,7 +63,7 @@ impl Marker {
             .then(|| crate::fs::read(path).ok())
             .flatten()
             .and_then(|b| match serde_json::from_slice(&b) {
-                Ok(Value::Object(m)) => Some(m),
+                Ok(m @ Value::Object(_)) => Some(m),
                 _ => None,
             });
         let Some(m) = parsed else {

@@ -1,7 +1,8 @@
-//! The hooks (hooks.md, issue 9): Claude Code SessionStart / UserPromptSubmit / PreCompact /
-//! PostCompact / SessionEnd and git post-checkout. Every hook exits 0 on every input, never prints except where its contract
-//! says, treats stdin strings as data (never a shell word, never a path without the safe-id
-//! rule), and changes the store only through `store::slot`.
+//! The hooks (docs/hooks.md): SessionStart / UserPromptSubmit / PreCompact / PostCompact /
+//! SessionEnd, whichever client fires them, and git post-checkout. Every hook exits 0 on every
+//! input, reads its input typed (`input.rs`), computes what to print and returns it to the
+//! client's renderer (`harness`), treats stdin strings as data (never a shell word, never a path
+//! without the safe-id rule), and changes the store only through `store`'s changes.
 
 pub mod claims;
 pub mod claude;
@@ -21,4 +22,4 @@ pub mod texts;
 pub mod user_prompt;
 pub mod writer;
 
-pub use dispatch::{Event, guard, run};
+pub use dispatch::{Event, guard};

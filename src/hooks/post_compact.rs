@@ -1,21 +1,17 @@
-//! `hook post-compact` (issue 9): Claude Code fires PostCompact only when a compaction really
-//! happened. It confirms this session's background write, whose candidate may then replace the
-//! slot; a compaction the client refused never gets here, so its handoff stays untouched.
+//! `hook post-compact`: a client's word that a compaction really happened (Claude Code fires
+//! PostCompact only then). It confirms this session's background write, whose candidate may then
+//! replace the slot; a compaction the client refused never gets here, so its handoff stays
+//! untouched.
 
-use serde_json::{Map, Value};
-
-use super::input::safe_session_id;
-use super::input::store;
-use super::input::string_field;
+use super::input::{HookInput, store};
 use crate::store::runs;
 
-/// Confirm the session's newest unconfirmed run. Prints nothing.
-pub fn run(input: &Map<String, Value>) {
-    let Some(session) = string_field(input, "session_id") else {
-        return;
-    };
+/// Confirm the session's newest unconfirmed run, `by` naming the client's signal. Prints
+/// nothing.
+pub fn run(input: &HookInput, by: &str) {
+    let Some(sid) = input.sid() else { return };
     let Some(store) = store() else { return };
-    if let Some(run) = runs::confirm_session(&store, &safe_session_id(session), "PostCompact") {
+    if let Some(run) = runs::confirm_session(&store, sid, by) {
         crate::lifecycle::promoted(&run);
     }
 }

@@ -5,33 +5,31 @@
 //! transcript path travels only inside `prompt.txt`. The supervisor that runs it is
 //! `supervisor.rs`.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Map, Value};
-
 use super::claims::state_dir;
-use super::input::safe_session_id;
-use super::input::string_field;
-use super::input::target;
+use super::input::HookInput;
 use super::supervisor::{log, spawn_supervisor};
 use super::texts;
+use super::writer::Profile;
+use crate::store::Target;
 use crate::store::runs::{self, Job, Run};
 use crate::store::slot::{self, create_private_dir};
 use crate::store::{Store, now};
 
-/// How the background writer runs: which agent's headless mode, and whether the compaction
-/// instructions are printed (Claude Code turns PreCompact's stdout into the summary's custom
-/// instructions; Codex does not read it).
+/// How the background writer runs: which client's headless mode ([`Profile`]), and whether the
+/// compaction instructions are printed (a client that turns PreCompact's stdout into the
+/// summary's custom instructions).
 #[derive(Debug, Clone)]
 pub struct WriterSpec {
-    pub agent: texts::Agent,
+    pub profile: Profile,
     /// The program; `None`: `HANDOFF_WRITER`, else `claude` on PATH.
     pub program: Option<PathBuf>,
     pub instructions: bool,
-    /// Set when the client has already compacted (Gemini CLI): the writer reads a copy of the
-    /// transcript cut where the compaction began, and the run is confirmed from the start.
+    /// Set when the client has already compacted: the writer reads a copy of the transcript
+    /// cut where the compaction began, and the run is confirmed from the start.
     pub compacted: Option<Compacted>,
 }
 
@@ -42,18 +40,6 @@ pub struct Compacted {
     pub cut: u64,
     /// Who confirmed it, for the run record.
     pub by: &'static str,
-}
-
-impl WriterSpec {
-    /// Claude Code's: `claude -p` with the prompt on stdin.
-    pub fn claude() -> WriterSpec {
-        WriterSpec {
-            agent: texts::Agent::ClaudeCode,
-            program: None,
-            instructions: true,
-            compacted: None,
-        }
-    }
 }
 
 /// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
@@ -97,41 +83,26 @@ fn uuid_v4() -> String {
     )
 }
 
-/// Run the hook on parsed stdin, writing the compaction instructions to `out`. Declines are
-/// silent (logged once past the dedup step); the slot is never changed here.
-pub fn run(input: &Map<String, Value>, out: &mut dyn Write) {
-    run_with(input, out, &WriterSpec::claude());
-}
-
-/// [`run`] with the writer of another agent (the harness adapters). The summary is steered
-/// whether or not a writer starts (what it must keep is the same), but it is told of a handoff
-/// being written in the background only when a writer for this session is really at work:
-/// started now, or by an earlier firing within the dedup window whose run is still writing.
-pub fn run_with(input: &Map<String, Value>, out: &mut dyn Write, spec: &WriterSpec) {
-    let slot_path = target(input).and_then(|target| {
+/// Run the hook: start the background writer of `spec`, and return the compaction
+/// instructions when the client reads them. The summary is steered whether or not a writer
+/// starts (what it must keep is the same), but it is told of a handoff being written in the
+/// background only when a writer for this session is really at work: started now, or by an
+/// earlier firing within the dedup window whose run is still writing. Declines are silent
+/// (logged once past the dedup step); the slot is never changed here.
+pub fn run(input: &HookInput, spec: &WriterSpec) -> Option<String> {
+    let slot_path = input.target().and_then(|target| {
         let store = Store::locate().ok()?;
         let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
         start_writer(input, spec, &store, &target).then_some(slot_path)
     });
-    if spec.instructions {
-        let background = slot_path.as_deref();
-        let _ = writeln!(out, "{}", texts::compaction_instructions(background))
-            .and_then(|()| out.flush());
-    }
+    spec.instructions
+        .then(|| texts::compaction_instructions(slot_path.as_deref()))
 }
 
 /// Steps 2–11 of the hook: record a run and start its supervisor. Whether a writer for this
 /// session is at work when it returns.
-fn start_writer(
-    input: &Map<String, Value>,
-    spec: &WriterSpec,
-    store: &Store,
-    target: &crate::store::target::Target,
-) -> bool {
-    let Some(session) = string_field(input, "session_id") else {
-        return false;
-    };
-    let Some(transcript) = string_field(input, "transcript_path") else {
+fn start_writer(input: &HookInput, spec: &WriterSpec, store: &Store, target: &Target) -> bool {
+    let (Some(sid), Some(transcript)) = (input.sid(), input.transcript.as_deref()) else {
         return false;
     };
     let transcript_file = crate::env::expand_home(transcript);
@@ -149,19 +120,17 @@ fn start_writer(
     if store.create().is_err() || create_private_dir(&state).is_err() {
         return false;
     }
-    let sid = safe_session_id(session);
     super::claims::clean_old(&state, ".lock");
     super::claims::clean_old(&state.join("claims"), "");
-    let Some(_dedup) = dedup(&state, &sid) else {
+    let Some(_dedup) = dedup(&state, sid) else {
         // An earlier firing within the window: its writer, if it started, is still the one.
-        return writer_at_work(store, &sid);
+        return writer_at_work(store, sid);
     };
     let log_path = state.join("log.txt");
     let decline = |why: &str| {
         log(&log_path, &format!("session={sid} declined: {why}"));
         false
     };
-
     {
         let Ok(_slot_lock) = slot::lock(store, &target.name, Duration::from_secs(2)) else {
             return decline("slot locked");
@@ -170,43 +139,18 @@ fn start_writer(
             return decline("collision");
         }
     }
-    let id = uuid_v4();
-    let here = target.checkout();
-    let timeout = crate::env::settings().fork_timeout;
-    let dir = runs::run_dir(store, &id);
-    let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
-    let read = if spec.compacted.is_some() {
-        copy.clone()
-    } else {
-        transcript_file.to_string_lossy().into_owned()
+    let (id, run) = match record_run(
+        spec,
+        store,
+        target,
+        &writer,
+        sid,
+        &log_path,
+        &transcript_file,
+    ) {
+        Ok(recorded) => recorded,
+        Err(why) => return decline(why),
     };
-    let mut job = job(
-        spec.agent, &writer, store, &here, &id, &sid, &log_path, timeout, &read,
-    );
-    job.slot = target.name.clone();
-    job.started = now();
-    let text = texts::writer_prompt(spec.agent, &read, &here, &target.facts.reference);
-    let Ok(run) = Run::create(store, job, &text) else {
-        return decline("store not writable");
-    };
-    for (name, text) in super::writer::files(spec.agent) {
-        if slot::replace(&dir.join(name), text.as_bytes(), None, None).is_err() {
-            let _ = run.record_exit(store, "spawn-failed");
-            return decline("store not writable");
-        }
-    }
-    if let Some(compacted) = &spec.compacted {
-        let copied = crate::fs::File::open(&transcript_file).map(|f| f.take(compacted.cut));
-        let Ok(mut before) = copied else {
-            let _ = run.record_exit(store, "spawn-failed");
-            return decline("transcript unreadable");
-        };
-        if slot::replace_from(Path::new(&copy), &mut before, None, None).is_err() {
-            let _ = run.record_exit(store, "spawn-failed");
-            return decline("store not writable");
-        }
-        run.confirm(store, compacted.by);
-    }
     match spawn_supervisor(&run.dir) {
         Some(pid) => {
             log(
@@ -225,6 +169,67 @@ fn start_writer(
     }
 }
 
+/// Record the run of `spec`'s writer for session `sid`: its job and prompt, the files its
+/// client needs, and (for a client that already compacted) the transcript as it was. The
+/// writer's id and the run; else why not.
+fn record_run(
+    spec: &WriterSpec,
+    store: &Store,
+    target: &Target,
+    writer: &Path,
+    sid: &str,
+    log_path: &Path,
+    transcript_file: &Path,
+) -> Result<(String, Run), &'static str> {
+    let id = uuid_v4();
+    let here = target.checkout();
+    let timeout = crate::env::settings().fork_timeout;
+    let dir = runs::run_dir(store, &id);
+    let copy = dir.join(runs::TRANSCRIPT).to_string_lossy().into_owned();
+    let read = if spec.compacted.is_some() {
+        copy.clone()
+    } else {
+        transcript_file.to_string_lossy().into_owned()
+    };
+    let mut job = job(
+        &spec.profile,
+        writer,
+        store,
+        &here,
+        &id,
+        sid,
+        log_path,
+        timeout,
+        &read,
+    );
+    job.slot = target.name.clone();
+    job.started = now();
+    let words = (spec.profile.name, spec.profile.explore);
+    let compacted = spec.compacted.is_some();
+    let text = texts::writer_prompt(words, compacted, &read, &here, &target.facts.reference);
+    let run = Run::create(store, job, &text).map_err(|_| "store not writable")?;
+    let failed = |why| {
+        let _ = run.record_exit(store, "spawn-failed");
+        why
+    };
+    for (name, text) in spec.profile.files {
+        if slot::replace(&dir.join(name), text.as_bytes(), None, None).is_err() {
+            return Err(failed("store not writable"));
+        }
+    }
+    if let Some(compacted) = &spec.compacted {
+        let copied = crate::fs::File::open(transcript_file).map(|f| f.take(compacted.cut));
+        let Ok(mut before) = copied else {
+            return Err(failed("transcript unreadable"));
+        };
+        if slot::replace_from(Path::new(&copy), &mut before, None, None).is_err() {
+            return Err(failed("store not writable"));
+        }
+        run.confirm(store, compacted.by);
+    }
+    Ok((id, run))
+}
+
 /// Whether a run of session `sid` is still writing.
 fn writer_at_work(store: &Store, sid: &str) -> bool {
     let now = now();
@@ -235,7 +240,7 @@ fn writer_at_work(store: &Store, sid: &str) -> bool {
 
 #[allow(clippy::too_many_arguments)]
 fn job(
-    agent: texts::Agent,
+    profile: &Profile,
     writer: &Path,
     store: &Store,
     here: &str,
@@ -247,7 +252,7 @@ fn job(
 ) -> Job {
     let model = crate::env::settings().author_model.clone();
     let inv = super::writer::invocation(
-        agent,
+        profile,
         writer,
         id,
         here,

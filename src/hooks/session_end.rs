@@ -5,12 +5,10 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::claims::dedup_lock;
-use super::input::safe_session_id;
-use super::input::string_field;
-use super::input::target;
+use super::input::HookInput;
 use super::marker::{Marker, MarkerHandoff, marker_path};
 use crate::store::{PickKind, iso, now};
 
@@ -52,17 +50,17 @@ pub fn resident_tokens(transcript: &Path) -> Option<u64> {
     None
 }
 
-/// Run the hook on parsed stdin.
-pub fn run(input: &Map<String, Value>) {
-    if string_field(input, "reason") != Some("clear") {
+/// Run the hook.
+pub fn run(input: &HookInput) {
+    if input.reason.as_deref() != Some("clear") {
         return;
     }
-    let Some(target) = target(input) else { return };
+    let Some(target) = input.target() else { return };
     let Some(marker) = marker_path(&target) else {
         return;
     };
-    let session_id = string_field(input, "session_id");
-    let transcript = string_field(input, "transcript_path");
+    let session_id = input.session.as_ref().map(|s| s.raw());
+    let transcript = input.transcript.as_deref();
     let store = super::input::store();
     let slot = store
         .as_ref()
@@ -103,8 +101,9 @@ pub fn run(input: &Map<String, Value>) {
             .and_then(|t| resident_tokens(&crate::env::expand_home(t)))
             .map(|t| t as i64),
         handoff: Some(handoff),
-        write_attempted: session_id
-            .and_then(|s| dedup_lock(&safe_session_id(s)))
+        write_attempted: input
+            .sid()
+            .and_then(dedup_lock)
             .is_some_and(|p| p.is_file()),
     };
     record.write(&marker);

@@ -3,17 +3,15 @@
 //! never swaps it for a preview. Placeholders are reported, never shown; only an exact, unread
 //! pick is marked consumed, after the output was delivered.
 
-use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use super::claims::claim;
 use super::claims::dedup_lock;
 use super::delivery::{self, Content};
-use super::input::safe_session_id;
-use super::input::string_field;
-use super::input::target;
+use super::input::{HookInput, Source};
 use super::marker::{FRESH_SECONDS, Marker, marker_path};
 use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
@@ -21,76 +19,107 @@ use super::texts::injection::{
 };
 use crate::store::runs;
 use crate::store::slot::Flip;
-use crate::store::{PickKind, now};
+use crate::store::{PickKind, Store, now};
 
-/// The sources a SessionStart claim is named after (anything else counts as `other`).
-pub const SOURCES: [&str; 5] = ["startup", "resume", "clear", "compact", "other"];
-
-/// The claim name of a SessionStart firing with `source`.
-pub fn claim_name(source: Option<&str>) -> String {
-    let s = source.filter(|s| SOURCES.contains(s)).unwrap_or("other");
-    format!("session-start-{s}")
+/// The claim name of a SessionStart firing with `source` (none counts as `other`).
+pub fn claim_name(source: Option<Source>) -> String {
+    format!("session-start-{}", source.unwrap_or(Source::Other).word())
 }
 
-/// A key of the (adapter-built) hook input: deliver, but leave the handoff unread — for a
-/// harness known to run the hook without passing its output to the model every time.
-pub const KEEP_UNREAD: &str = "handoff_store_keep_unread";
+/// What a SessionStart (or its fallback) decided to inject. The client's renderer puts `text` in
+/// its own output shape; once that got out, [`Injection::delivered`] does what follows.
+#[derive(Serialize)]
+pub struct Injection {
+    /// What the model is given.
+    pub text: String,
+    /// The hook event that injects it (`SessionStart`, `UserPromptSubmit`, `BeforeAgent`…).
+    pub event: String,
+    #[serde(skip)]
+    then: Then,
+}
 
-/// A key of the (adapter-built) hook input: the harness it came from (none: Claude Code).
-pub const HARNESS: &str = "handoff_store_harness";
+/// What follows an injection that got out.
+struct Then {
+    client: &'static str,
+    session: Option<String>,
+    title_source: &'static str,
+    consume: bool,
+    subject: InjectionBody,
+    store: Option<Store>,
+    marker: Option<PathBuf>,
+}
 
-/// Where an injection goes: the client's own output shape for the text, written; whether it got
-/// out (only then is the handoff marked consumed). Claude Code's is [`claude_output`]; the
-/// harness adapters bring theirs.
-pub type Emit<'a> = dyn FnMut(&str) -> bool + 'a;
-
-/// Claude Code's output for an injection: one `hookSpecificOutput` JSON line naming `event`.
-pub fn claude_output<'a>(out: &'a mut dyn Write, event: &'a str) -> impl FnMut(&str) -> bool + 'a {
-    move |text: &str| {
-        let payload =
-            json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
-        serde_json::to_string(&payload)
-            .is_ok_and(|line| writeln!(out, "{line}").and_then(|()| out.flush()).is_ok())
+impl Injection {
+    /// The injection got out: mark the handoff shown consumed (only an exact, unread pick, and
+    /// only where the client passes the output on every time), record the delivery for
+    /// `status`, and use up the `/clear` marker. The one write of a delivery.
+    pub fn delivered(self) {
+        let then = self.then;
+        let shown = match &then.subject {
+            InjectionBody::Document(d) => Some(d),
+            _ => None,
+        };
+        let consumed = shown.is_some_and(|delivery| {
+            delivery.consumes()
+                && then.consume
+                && then.store.as_ref().is_some_and(|store| {
+                    matches!(
+                        delivery.consume(store, Some(Duration::from_secs(2))),
+                        Ok(Flip::Changed { .. })
+                    )
+                })
+        });
+        super::delivered::record(&super::delivered::Delivered {
+            at: crate::store::iso(now()),
+            harness: then.client.to_string(),
+            session: then.session,
+            source: then.title_source.to_string(),
+            event: self.event,
+            chars: self.text.chars().count(),
+            cut: self.text.contains(super::texts::truncate::TRUNCATED),
+            consumed,
+            handoff: shown.map(|d| d.info.path.clone()),
+        });
+        if let Some(p) = then.marker {
+            let _ = crate::fs::remove_file(p);
+        }
     }
 }
 
-/// Run the hook on parsed stdin, handing at most one injection to `emit`.
-pub fn run(input: &Map<String, Value>, emit: &mut Emit) {
+/// The hook: at most one injection for this firing.
+pub fn run(input: &HookInput) -> Option<Injection> {
     // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
     // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
-    let source = string_field(input, "source");
     let window = Duration::from_secs(crate::env::settings().claim_window);
-    if let Some(session) = string_field(input, "session_id")
-        && !claim(&safe_session_id(session), &claim_name(source), Some(window))
+    if let Some(sid) = input.sid()
+        && !claim(sid, &claim_name(input.source), Some(window))
     {
-        return;
+        return None;
     }
-    if !matches!(source, Some("compact" | "clear" | "startup")) {
-        return;
+    if !matches!(
+        input.source,
+        Some(Source::Compact | Source::Clear | Source::Startup)
+    ) {
+        return None;
     }
-    deliver(input, source, "SessionStart", emit);
+    deliver(input, input.source, "SessionStart")
 }
 
-/// Compose the injection for `source` (its title naming `event`) and hand it to `emit`; once it
-/// got out, mark the handoff consumed and record the delivery.
-pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, emit: &mut Emit) {
-    let Some(target) = target(input) else { return };
+/// Compose the injection for `source` (its title naming `event`).
+pub fn deliver(input: &HookInput, source: Option<Source>, event: &str) -> Option<Injection> {
+    let target = input.target()?;
     let now = now();
     let marker_file = marker_path(&target);
     let marker = match source {
-        Some("compact") => None,
+        Some(Source::Compact) => None,
         _ => marker_file.as_deref().and_then(|p| Marker::read(p, now)),
     };
-    let Some(title_source) = title_source(source, event, marker.as_ref(), now) else {
-        return;
-    };
+    let title_source = title_source(source, event, marker.as_ref(), now)?;
     let compact = title_source == "compact";
     let store = super::input::store();
-    if compact && let (Some(store), Some(session)) = (&store, string_field(input, "session_id")) {
+    if compact && let (Some(store), Some(sid)) = (&store, input.sid()) {
         // SessionStart(compact) is the client's word that the compaction happened.
-        if let Some(run) =
-            runs::confirm_session(store, &safe_session_id(session), "SessionStart(compact)")
-        {
+        if let Some(run) = runs::confirm_session(store, sid, "SessionStart(compact)") {
             crate::lifecycle::promoted(&run);
         }
     }
@@ -98,15 +127,16 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
         Some(store) => subject(store, &target, now, compact, marker.as_ref()),
         None => (None, InjectionBody::Nothing),
     };
-    let lock_exists = string_field(input, "session_id")
-        .and_then(|s| dedup_lock(&safe_session_id(s)))
+    let lock_exists = input
+        .sid()
+        .and_then(dedup_lock)
         .is_some_and(|p| p.is_file());
     let nothing_to_say = matches!(subject, InjectionBody::Nothing)
         && marker.is_none()
         && background_note.is_none()
         && !(compact && lock_exists);
     if nothing_to_say {
-        return;
+        return None;
     }
 
     let reference = target.facts.reference.as_str();
@@ -119,51 +149,32 @@ pub fn deliver(input: &Map<String, Value>, source: Option<&str>, event: &str, em
     if let Some(note) = background_note {
         head.push(format!("**Background write:** {note}"));
     }
-    let (text, shown) = compose(head, &subject, &target, now);
-    if !emit(&text) {
-        return;
-    }
-
-    let consumed = shown.is_some_and(|delivery| {
-        delivery.consumes()
-            && !input.contains_key(KEEP_UNREAD)
-            && store.as_ref().is_some_and(|store| {
-                matches!(
-                    delivery.consume(store, Some(Duration::from_secs(2))),
-                    Ok(Flip::Changed { .. })
-                )
-            })
-    });
-    super::delivered::record(&super::delivered::Delivered {
-        at: crate::store::iso(now),
-        harness: string_field(input, HARNESS)
-            .unwrap_or("claude-code")
-            .to_string(),
-        session: string_field(input, "session_id").map(str::to_string),
-        source: title_source.to_string(),
+    let text = compose(head, &subject, &target, now);
+    Some(Injection {
+        text,
         event: event.to_string(),
-        chars: text.chars().count(),
-        cut: text.contains(super::texts::truncate::TRUNCATED),
-        consumed,
-        handoff: shown.map(|d| d.info.path.clone()),
-    });
-    if marker.is_some()
-        && let Some(p) = marker_file
-    {
-        let _ = crate::fs::remove_file(p);
-    }
+        then: Then {
+            client: input.client,
+            session: input.session.as_ref().map(|s| s.raw().to_string()),
+            title_source,
+            consume: input.consume,
+            subject,
+            store,
+            marker: marker.and(marker_file),
+        },
+    })
 }
 
 /// How the injection's title names its source; `None` when nothing is delivered for it (a fresh
 /// start without a `/clear` just before it).
 fn title_source(
-    source: Option<&str>,
+    source: Option<Source>,
     event: &str,
     marker: Option<&Marker>,
     now: i64,
 ) -> Option<&'static str> {
     Some(match source {
-        Some("startup") => {
+        Some(Source::Startup) => {
             if marker
                 .and_then(|m| m.ended_at_epoch)
                 .is_none_or(|e| e < now - FRESH_SECONDS)
@@ -172,7 +183,7 @@ fn title_source(
             }
             "startup, handled as clear"
         }
-        Some("compact") => "compact",
+        Some(Source::Compact) => "compact",
         _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
         _ => "clear",
     })
@@ -216,18 +227,17 @@ fn subject(
     (found.note, body)
 }
 
-/// The injection's text: `head`, then the subject's section; and the handoff it shows.
-fn compose<'a>(
+/// The injection's text: `head`, then the subject's section.
+fn compose(
     mut head: Vec<String>,
-    subject: &'a InjectionBody,
+    subject: &InjectionBody,
     target: &crate::store::Target,
     now: i64,
-) -> (String, Option<&'a crate::store::deliver::Delivery>) {
+) -> String {
     match subject {
-        InjectionBody::Nothing => (head.join("\n\n"), None),
+        InjectionBody::Nothing => {}
         InjectionBody::Background { run, path } => {
             head.push(background_section(run, path, target, now));
-            (head.join("\n\n"), None)
         }
         InjectionBody::Placeholder {
             info,
@@ -241,14 +251,13 @@ fn compose<'a>(
                 target,
                 now,
             ));
-            (head.join("\n\n"), None)
         }
         InjectionBody::Document(delivery) => {
             let document = match &delivery.document {
                 Ok(d) => d.clone(),
                 Err(e) => format!("(not loaded: {e})"),
             };
-            let text = compose_document(
+            return compose_document(
                 &head,
                 &delivery.info,
                 delivery.kind,
@@ -259,7 +268,7 @@ fn compose<'a>(
                 &target.facts.reference,
                 now,
             );
-            (text, Some(delivery))
         }
     }
+    head.join("\n\n")
 }

@@ -1,28 +1,23 @@
-//! `hook user-prompt-submit` (issue 9): the fallback for client releases that skip SessionStart
-//! after `/clear`. On a session's first prompt, if no SessionStart firing claimed this session,
+//! `hook user-prompt-submit`: the fallback for client releases that skip SessionStart after
+//! `/clear`. On a session's first prompt, if no SessionStart firing claimed this session,
 //! deliver what SessionStart would have (handled as `clear`), exactly once. Every later prompt
 //! costs one `stat`.
 
-use serde_json::{Map, Value};
-
 use super::claims::claim;
 use super::claims::claimed;
-use super::input::safe_session_id;
-use super::input::string_field;
-use super::session_start;
+use super::input::{HookInput, Source};
+use super::session_start::{self, Injection};
 
-/// Deliver once per session when SessionStart did not (to `emit`); otherwise nothing.
-pub fn run(input: &Map<String, Value>, emit: &mut session_start::Emit) {
-    let Some(session) = string_field(input, "session_id") else {
-        return;
-    };
-    let sid = safe_session_id(session);
-    let started = session_start::SOURCES
+/// Deliver once per session when SessionStart did not (`event` names the client's hook);
+/// otherwise nothing.
+pub fn run(input: &HookInput, event: &str) -> Option<Injection> {
+    let sid = input.sid()?;
+    let started = Source::ALL
         .iter()
-        .any(|s| claimed(&sid, &session_start::claim_name(Some(s))));
+        .any(|s| claimed(sid, &session_start::claim_name(Some(*s))));
     // Once per session: this claim never expires.
-    if started || !claim(&sid, "prompt", None) {
-        return;
+    if started || !claim(sid, "prompt", None) {
+        return None;
     }
-    session_start::deliver(input, Some("clear"), "UserPromptSubmit", emit);
+    session_start::deliver(input, Some(Source::Clear), event)
 }

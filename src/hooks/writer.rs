@@ -1,19 +1,8 @@
-//! What the background writer may do, and how its answer comes back (issue 22). The writer is
-//! an agent nobody watches, fed a transcript of untrusted text, so it gets read-only tools at
-//! most, through each client's own permission mechanism — measured with the real clients
-//! (tests/e2e), not trusted from a flag's name:
-//!
-//! - Claude Code: `--tools Read,Grep,Glob` (no other built-in tool exists in the session), the
-//!   same pre-approved, the writing and fetching tools denied, `--permission-mode dontAsk`
-//!   (anything else is refused, never asked), no MCP server (`--strict-mcp-config`).
-//! - Codex CLI: `--sandbox read-only` with approvals `never` (its shell cannot write or reach
-//!   the network, and nothing is escalated), no MCP server, no web search.
-//! - Gemini CLI: a policy file of the run (`--policy`, the user's tier: Gemini checks no owner
-//!   for it, unlike a system settings file, which it skips unless root owns it and every folder
-//!   above it) that denies every tool but the reading ones — it holds even in yolo mode — with
-//!   approval mode `default` and no MCP server.
-//! - Copilot CLI: only `view`, `grep` and `glob` available, shell and write denied, no built-in
-//!   MCP server, no question tool; the transcript's folder added for reading.
+//! What the background writer may do, and how its answer comes back. The writer is an agent
+//! nobody watches, fed a transcript of untrusted text, so it gets read-only tools at most,
+//! through each client's own permission mechanism — measured with the real clients (tests/e2e),
+//! not trusted from a flag's name. Each client describes its writer in a [`Profile`] in its own
+//! file (`harness/<client>.rs`); this file turns a profile into the run's command lines.
 //!
 //! The writer's final answer is the document: read from the client's structured output with a
 //! size cap, never run, never put on a command line. The supervisor gates and stores it.
@@ -23,20 +12,38 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::texts::Agent;
 use crate::store::runs::{Answer, Run};
 
-/// The file Codex writes its last message to (`codex exec -o`), inside the run directory.
-const CODEX_ANSWER: &str = "answer.md";
-/// Claude Code's reading tools: the only built-in tools its writer session has.
-const CLAUDE_TOOLS: &str = "Read,Grep,Glob";
-/// Claude Code's tools that write, run or fetch: denied as well, in case a setting adds one.
-const CLAUDE_DENIED: &str = "Bash,Write,Edit,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task";
-/// Copilot CLI's reading tools (1.0.102).
-const COPILOT_TOOLS: [&str; 3] = ["view", "grep", "glob"];
 /// How much of a writer's stdout is read to find its answer (the answer itself is capped at
 /// the store's 4 MiB; JSON escaping may double it).
 pub const OUTPUT_CAP: u64 = 16 * 1024 * 1024;
+
+/// A client's background writer: its headless mode, read-only.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile {
+    /// The client's name as the writer's prompt says it (`Claude Code`).
+    pub name: &'static str,
+    /// How the writer explores the transcript, as the prompt says it.
+    pub explore: &'static str,
+    /// Its command lines for one run.
+    pub invocation: fn(&Call) -> Invocation,
+    /// The files it needs in its run directory before it starts: name and text.
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+/// What one run's command lines are made of.
+pub struct Call<'a> {
+    /// The writer program.
+    pub program: String,
+    /// The writer's own session id.
+    pub id: &'a str,
+    /// The checkout.
+    pub here: &'a str,
+    /// The run directory (absolute).
+    pub run_dir: &'a str,
+    /// The folder of the transcript the writer reads (else the run directory).
+    pub folder: String,
+}
 
 /// A writer's command lines and where its answer will be.
 pub struct Invocation {
@@ -47,11 +54,18 @@ pub struct Invocation {
     pub cwd: Option<String>,
 }
 
-/// The argument vector of `agent`'s read-only headless writer for checkout `here`. `run_dir`
-/// holds the transcript copy (Gemini) and the answer file (Codex); `transcript` is the file the
-/// writer reads.
+/// `program` followed by `args`.
+pub fn argv(program: &str, args: &[&str]) -> Vec<String> {
+    std::iter::once(program)
+        .chain(args.iter().copied())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The argument vector of `profile`'s read-only headless writer for checkout `here`. `run_dir`
+/// holds the run's files; `transcript` is the file the writer reads.
 pub fn invocation(
-    agent: Agent,
+    profile: &Profile,
     program: &Path,
     id: &str,
     here: &str,
@@ -59,159 +73,24 @@ pub fn invocation(
     transcript: &str,
     model: Option<&str>,
 ) -> Invocation {
-    let program = program.to_string_lossy().into_owned();
     let folder = Path::new(transcript)
         .parent()
         .map(|p| p.to_string_lossy().into_owned())
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| run_dir.to_string());
-    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let mut inv = match agent {
-        Agent::ClaudeCode => {
-            let session = |flag: &str| {
-                let mut argv = vec![program.clone()];
-                argv.extend(strings(&[
-                    "-p",
-                    "--output-format",
-                    "json",
-                    flag,
-                    id,
-                    "--tools",
-                    CLAUDE_TOOLS,
-                    "--allowedTools",
-                    CLAUDE_TOOLS,
-                    "--disallowedTools",
-                    CLAUDE_DENIED,
-                    "--permission-mode",
-                    "dontAsk",
-                    "--strict-mcp-config",
-                    "--add-dir",
-                    &folder,
-                ]));
-                argv
-            };
-            Invocation {
-                argv: session("--session-id"),
-                resume: Some(session("--resume")),
-                answer: Answer::JsonField("result".into()),
-                cwd: None,
-            }
-        }
-        Agent::Codex => {
-            let answer = format!("{run_dir}/{CODEX_ANSWER}");
-            let mut argv = vec![program];
-            argv.extend(strings(&[
-                "exec",
-                "--skip-git-repo-check",
-                "--sandbox",
-                "read-only",
-                "-c",
-                "approval_policy=\"never\"",
-                "-c",
-                "mcp_servers={}",
-                "-c",
-                "web_search=\"disabled\"",
-                "--json",
-                "-o",
-                &answer,
-                "-",
-            ]));
-            Invocation {
-                argv,
-                resume: None,
-                answer: Answer::File(CODEX_ANSWER.into()),
-                cwd: None,
-            }
-        }
-        Agent::Copilot => {
-            let mut argv = vec![program];
-            argv.extend(strings(&["-s", "--no-ask-user", "--available-tools"]));
-            argv.extend(strings(&COPILOT_TOOLS));
-            argv.extend(strings(&["--allow-tool"]));
-            argv.extend(strings(&COPILOT_TOOLS));
-            argv.extend(strings(&[
-                "--deny-tool",
-                "shell",
-                "--deny-tool",
-                "write",
-                "--disable-builtin-mcps",
-                "--add-dir",
-                &folder,
-            ]));
-            Invocation {
-                argv,
-                resume: None,
-                answer: Answer::Stdout,
-                cwd: None,
-            }
-        }
-        // Headless (`-p`: the prompt on stdin comes first, this line after it), in a workspace
-        // of its own: the store's run folder (trusted for this run only; it holds nothing but
-        // our files), the checkout included for reading. Gemini CLI cleans its current
-        // project's chats at every start and takes a session file holding no conversation yet
-        // for garbage, deleting every file of that session; run in the checkout, the writer
-        // deleted the user's live session file (0.61.0, measured: about one run in five).
-        Agent::Gemini => {
-            let policy = format!("{run_dir}/{GEMINI_POLICY}");
-            let workspace = Path::new(run_dir)
-                .parent()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_else(|| run_dir.to_string());
-            let mut argv = vec![program];
-            argv.extend(strings(&[
-                "--skip-trust",
-                "--include-directories",
-                here,
-                "--policy",
-                &policy,
-                "--approval-mode",
-                "default",
-                "--allowed-mcp-server-names",
-                "handoff-store-none",
-                "--output-format",
-                "json",
-                "-p",
-                "Write the handoff as the text above says.",
-            ]));
-            Invocation {
-                argv,
-                resume: None,
-                answer: Answer::JsonField("response".into()),
-                cwd: Some(workspace),
-            }
-        }
-    };
+    let mut inv = (profile.invocation)(&Call {
+        program: program.to_string_lossy().into_owned(),
+        id,
+        here,
+        run_dir,
+        folder,
+    });
     if let Some(model) = model {
         for argv in std::iter::once(&mut inv.argv).chain(inv.resume.as_mut()) {
             argv.extend(["--model".to_string(), model.to_string()]);
         }
     }
     inv
-}
-
-/// The Gemini writer's policy file, in the run directory.
-const GEMINI_POLICY: &str = "gemini-policy.toml";
-
-/// Gemini CLI's policy for the writer: every tool denied (MCP tools and sub-agents included),
-/// then the reading ones allowed, at priorities above any rule a user's settings add.
-const GEMINI_POLICY_TEXT: &str = r#"# handoff-store's background writer reads; it never runs, writes or fetches anything.
-[[rule]]
-toolName = "*"
-decision = "deny"
-priority = 900
-
-[[rule]]
-toolName = ["read_file", "read_many_files", "grep_search", "glob", "list_directory"]
-decision = "allow"
-priority = 999
-"#;
-
-/// The files a writer of `agent` needs in its run directory before it starts: name and text.
-pub fn files(agent: Agent) -> Vec<(&'static str, &'static str)> {
-    match agent {
-        Agent::Gemini => vec![(GEMINI_POLICY, GEMINI_POLICY_TEXT)],
-        Agent::ClaudeCode | Agent::Codex | Agent::Copilot => Vec::new(),
-    }
 }
 
 /// Why a writer's answer could not be taken; the word is the run's recorded exit.

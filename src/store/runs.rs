@@ -78,11 +78,11 @@ pub enum Answer {
     #[default]
     Stored,
     /// Its stdout is one JSON object whose string field of this name is the answer
-    /// (`claude -p --output-format json`: `result`; `gemini --output-format json`: `response`).
+    /// (`claude -p --output-format json`: `result`).
     JsonField(String),
-    /// It writes its last message to this file of the run directory (`codex exec -o`).
+    /// It writes its last message to this file of the run directory.
     File(String),
-    /// Its stdout is the answer (`copilot -s`).
+    /// Its stdout is the answer, as it printed it.
     Stdout,
 }
 

@@ -432,3 +432,50 @@ fn nothing_prints_with_the_std_macros() {
     }
     assert!(found.is_empty(), "printed with a std macro: {found:?}");
 }
+
+/// Issue 34: the client's JSON stops at the hook door (`hooks/input.rs` reads it into a typed
+/// `HookInput`), and each client is one file: its name appears only there, in the one enum of
+/// clients (`harness/mod.rs`), and in the command-line words that name it.
+#[test]
+fn the_client_json_stops_at_the_door_and_each_client_is_one_file() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let rel = |f: &Path| {
+        f.strip_prefix(&src)
+            .expect("under src")
+            .display()
+            .to_string()
+    };
+    let mut maps = Vec::new();
+    let mut named: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("source");
+        if text.contains("Map<String, Value>") || text.contains("Map<String, serde_json::Value>") {
+            maps.push(rel(file));
+        }
+        let lower = text.to_lowercase();
+        for client in ["codex", "gemini", "copilot", "cursor"] {
+            if lower.contains(client) {
+                named.entry(client).or_default().push(rel(file));
+            }
+        }
+    }
+    assert_eq!(maps, ["hooks/input.rs"], "Map<String, Value> past the door");
+    for (client, files) in named {
+        let own = format!("harness/{client}.rs");
+        let strays: Vec<&String> = files
+            .iter()
+            .filter(|f| {
+                **f != own
+                    && *f != "harness/mod.rs"
+                    && !(client == "codex"
+                        && ["cli/store/mod.rs", "cli/store/trust.rs"].contains(&f.as_str()))
+            })
+            .collect();
+        assert!(
+            strays.is_empty(),
+            "{client} named outside its file: {strays:?}"
+        );
+    }
+}

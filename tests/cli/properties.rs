@@ -165,9 +165,14 @@ fn the_hook_input_parser_is_total() {
         .run(&input, |bytes| {
             let path = env.write("input.json", &bytes);
             let file = std::fs::File::open(&path).expect("open");
-            if let Some(map) = handoff_store::hooks::input::read_input(file) {
+            if let Some(raw) = handoff_store::hooks::input::RawInput::read(file) {
                 prop_assert!(serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
-                let _ = handoff_store::hooks::input::string_field(&map, "cwd");
+                for h in handoff_store::harness::Harness::ALL {
+                    let typed = h
+                        .client()
+                        .input(&raw, &handoff_store::hooks::Event::PreCompact);
+                    prop_assert!(typed.cwd.as_deref() != Some(""));
+                }
             }
             Ok(())
         })

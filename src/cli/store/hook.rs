@@ -25,8 +25,8 @@ enum HookEvent {
         #[arg(long, value_enum)]
         harness: Option<Harness>,
     },
-    /// PreCompact: steer the summary and start the background writer (Claude Code, or Codex
-    /// with --harness codex, whose writer is `codex exec`).
+    /// PreCompact: steer the summary and start the background writer (Claude Code, or the
+    /// harness named by --harness, through its own headless mode).
     PreCompact {
         #[arg(long, value_enum)]
         harness: Option<Harness>,
@@ -37,7 +37,7 @@ enum HookEvent {
         harness: Option<Harness>,
     },
     /// UserPromptSubmit: deliver the handoff once when SessionStart did not run (Claude Code, or
-    /// Gemini CLI's BeforeAgent with --harness gemini).
+    /// the harness named by --harness, where it has such an event).
     UserPromptSubmit {
         #[arg(long, value_enum)]
         harness: Option<Harness>,

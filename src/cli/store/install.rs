@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{Reply, render};
 use crate::error::{Error, Exit};
 use crate::harness::install::{self as harness_install, Scope};
-use crate::harness::{Harness, codex};
+use crate::harness::{Harness, Note};
 use crate::hooks::git_hook::{self, Installed};
 use crate::shell::self_command;
 
@@ -26,70 +26,67 @@ pub fn run(args: &Args) -> Result<Reply, Error> {
 }
 
 /// What `install` put in place.
-#[derive(Debug)]
 pub enum Done {
     /// An agent's hooks.
     Harness {
         harness: Harness,
-        scope: Scope,
         file: String,
         /// False when our hook was there already.
         changed: bool,
         /// The `/handoff` skill installed with them.
         skill: Option<PathBuf>,
-        /// Codex: how its hook trust went.
-        codex: Option<CodexTrust>,
+        /// What else the client's install did, and what the user must still do.
+        notes: Vec<Note>,
     },
     /// git's post-checkout hook.
     GitHook { path: PathBuf, done: Installed },
 }
 
-/// How recording Codex's trust of our hook went.
-#[derive(Debug)]
-pub enum CodexTrust {
-    NoCodex,
-    Already,
-    /// Codex does not list the hook in this file.
-    NotListed(PathBuf),
-    Recorded(Vec<String>),
-    Failed(String),
+/// Integration to install: git's hook, or a client's hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Integration {
+    GitHook,
+    Client(Harness),
 }
 
-/// Integration to install.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Integration {
-    /// git's post-checkout hook: names the handoff of the branch just checked out.
-    GitHook,
-    /// Claude Code's five hooks (settings.json) and the /handoff skill.
-    Claude,
-    /// Codex CLI's hooks (hooks.json), trusted through Codex itself.
-    Codex,
-    /// Gemini CLI's hooks (settings.json).
-    Gemini,
-    /// GitHub Copilot CLI's hooks (.github/hooks/handoff-store.json).
-    Copilot,
-    /// Cline's TaskStart hook (.clinerules/hooks/TaskStart).
-    Cline,
-    /// Cursor's sessionStart hook (hooks.json).
-    Cursor,
+/// Every integration, git's hook first, then each client.
+const INTEGRATIONS: [Integration; Harness::ALL.len() + 1] = {
+    let mut all = [Integration::GitHook; Harness::ALL.len() + 1];
+    let mut i = 0;
+    while i < Harness::ALL.len() {
+        all[i + 1] = Integration::Client(Harness::ALL[i]);
+        i += 1;
+    }
+    all
+};
+
+impl clap::ValueEnum for Integration {
+    fn value_variants<'a>() -> &'a [Self] {
+        &INTEGRATIONS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        Some(match self {
+            Integration::GitHook => PossibleValue::new("git-hook")
+                .help("git's post-checkout hook: names the handoff of the branch just checked out"),
+            Integration::Client(h) => {
+                PossibleValue::new(h.install_word()).help(h.client().install_help())
+            }
+        })
+    }
 }
 
 impl Integration {
     fn harness(self) -> Option<Harness> {
         match self {
             Integration::GitHook => None,
-            Integration::Claude => Some(Harness::ClaudeCode),
-            Integration::Codex => Some(Harness::Codex),
-            Integration::Gemini => Some(Harness::Gemini),
-            Integration::Copilot => Some(Harness::Copilot),
-            Integration::Cline => Some(Harness::Cline),
-            Integration::Cursor => Some(Harness::Cursor),
+            Integration::Client(h) => Some(h),
         }
     }
 }
 
-/// `--project` / `--user` (the default is each harness's usual place: user for Codex, Gemini
-/// and Cursor, the repository for Copilot and Cline).
+/// `--project` / `--user` (the default is each client's usual place).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct ScopeArgs {
     /// Into this repository's configuration.
@@ -104,15 +101,10 @@ impl ScopeArgs {
     fn scope(self, h: Harness) -> Scope {
         if self.project {
             Scope::Project
-        } else if self.user
-            || matches!(
-                h,
-                Harness::ClaudeCode | Harness::Codex | Harness::Gemini | Harness::Cursor
-            )
-        {
+        } else if self.user {
             Scope::User
         } else {
-            Scope::Project
+            h.client().default_scope()
         }
     }
 }
@@ -175,31 +167,9 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
     let skill = harness_install::install_skill(&plan)?;
     Ok(Done::Harness {
         harness: h,
-        scope: plan.scope,
         file: done.file,
         changed: done.changed,
         skill: plan.skill.clone().filter(|_| skill),
-        codex: (h == Harness::Codex).then(|| trust_codex(&store, &plan, &dir)),
+        notes: h.client().after_install(&store, &plan, &dir),
     })
-}
-
-/// Trust our Codex hook through Codex (the renderer says what the user must do when it could
-/// not be recorded).
-fn trust_codex(
-    store: &crate::store::Store,
-    plan: &harness_install::Plan,
-    dir: &Path,
-) -> CodexTrust {
-    let Some(bin) = codex::binary() else {
-        return CodexTrust::NoCodex;
-    };
-    match codex::trust_ours(&bin, dir) {
-        Ok(codex::Trust::Already) => CodexTrust::Already,
-        Ok(codex::Trust::NotListed) => CodexTrust::NotListed(plan.file.clone()),
-        Ok(codex::Trust::Recorded(keys)) => {
-            let _ = harness_install::remember_trust_keys(store, &plan.file, &keys);
-            CodexTrust::Recorded(keys)
-        }
-        Err(e) => CodexTrust::Failed(e.to_string()),
-    }
 }

@@ -81,8 +81,7 @@ enum Command {
     Pull(pull::Args),
     /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
     Sync(sync::Args),
-    /// Install an integration: an agent's hooks (`claude`, `codex`, `gemini`, `copilot`,
-    /// `cline`, `cursor`) into its configuration, naming this binary by its absolute path and
+    /// Install an integration: an agent's hooks (the values below) into its configuration, naming this binary by its absolute path and
     /// leaving everything else in the file as it was; or `git-hook`, git's post-checkout hook in
     /// the repository at DIR (default: the working directory), chaining any hook already there.
     /// A symlinked configuration is edited through the link; a dangling link or anything but a

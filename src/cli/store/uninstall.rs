@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use super::install::{Args, HarnessPlan, Integration, ScopeArgs, subject};
 use super::{Reply, render};
 use crate::error::{Error, Exit};
-use crate::harness::codex;
 use crate::harness::install as harness_install;
 use crate::hooks::git_hook::{self, Removed};
 
@@ -42,7 +41,7 @@ fn uninstall(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<U
     let done = harness_install::uninstall(&store, &plan)?;
     let skill = harness_install::uninstall_skill(&plan)?;
     for key in &done.trust_keys {
-        let _ = codex::forget(key);
+        h.client().forget(key);
     }
     Ok(Uninstalled::Harness {
         name: h.name(),

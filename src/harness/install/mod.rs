@@ -2,7 +2,8 @@
 //! our SessionStart hook there without disturbing anything else. JSON files are edited through
 //! the CST (`jsonc.rs`); the bytes before and after are kept under `<store>/.installs/`, so an
 //! uninstall of a file nobody touched since restores it byte for byte, and one edited since loses
-//! only our hook group. Codex's hook trust is established through Codex itself (`codex.rs`).
+//! only our hook group. A client whose
+//! hooks need its own trust records it after the edit (`Client::after_install`).
 
 mod file;
 mod ours;
@@ -10,7 +11,7 @@ mod plan;
 mod skill;
 
 pub use ours::{installed_program, is_installed, is_ours};
-pub use plan::{Plan, Scope, Shape, hook_command, plan};
+pub use plan::{CLAUDE_EVENTS, Plan, Scope, Shape, group, home, plan, project};
 pub use skill::{install_skill, uninstall_skill};
 
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ struct Record {
     path: String,
     before: Option<String>,
     after: String,
-    /// Codex's trust keys for our hooks, when they were written.
+    /// The client's trust keys for our hooks, when they were recorded.
     #[serde(default)]
     trust_keys: Vec<String>,
 }
@@ -134,7 +135,7 @@ fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error>
     slot::replace(&path, text.as_bytes(), None, None)
 }
 
-/// Remember Codex's trust keys for the hooks installed in `file`.
+/// Remember the client's trust keys for the hooks installed in `file`.
 pub fn remember_trust_keys(store: &Store, file: &Path, keys: &[String]) -> Result<(), Error> {
     let path = record_path(store, file);
     let Some(text) = read_text(&path)? else {
@@ -160,7 +161,7 @@ pub struct Removed {
     pub removed: bool,
     /// True when the file was restored byte for byte (nobody had changed it since install).
     pub exact: bool,
-    /// Codex's trust keys of the removed hooks, for the caller to drop.
+    /// The client's trust keys of the removed hooks, for the caller to drop.
     #[serde(skip)]
     pub trust_keys: Vec<String>,
 }

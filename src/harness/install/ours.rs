@@ -68,7 +68,7 @@ pub fn installed_program(plan: &Plan) -> Option<PathBuf> {
     Some(PathBuf::from(unquote(&word)))
 }
 
-/// The commands a hook group runs (`command`, and Copilot's `bash`).
+/// The commands a hook group runs (`command`, or `bash` where a client spells it so).
 pub(super) fn commands_of(group: &Value) -> Vec<String> {
     let mut commands = Vec::new();
     collect_commands(group, &mut commands);

@@ -61,40 +61,28 @@ pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<Stri
     }
 }
 
-/// Whose session the background writer reads, which decides the words for its tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    ClaudeCode,
-    Codex,
-    Gemini,
-    Copilot,
-}
-
 /// The background writer's prompt (docs/hooks.md §3.2): self-contained; the transcript path travels
 /// only here, never on a command line. The writer has read-only tools at most, so it is asked
-/// for the document as its final answer, which the supervisor gates and stores.
-pub fn writer_prompt(agent: Agent, transcript: &str, here: &str, reference: &str) -> String {
-    let (name, explore) = match agent {
-        Agent::ClaudeCode => ("Claude Code", "the Read and Grep tools (with line ranges)"),
-        Agent::Codex => (
-            "Codex",
-            "read-only shell commands (wc -l, grep, sed -n, tail; the sandbox refuses writes and the network)",
-        ),
-        Agent::Copilot => (
-            "Copilot CLI",
-            "the view, grep and glob tools (with line ranges)",
-        ),
-        Agent::Gemini => ("Gemini CLI", "grep_search and read_file with line ranges"),
-    };
-    let (when, what) = match agent {
-        Agent::Gemini => (
+/// for the document as its final answer, which the supervisor gates and stores. `name` and
+/// `explore` are the client's (its writer profile); `compacted`: the client compacted before the
+/// writer started, which then reads a copy of the transcript as it was.
+pub fn writer_prompt(
+    (name, explore): (&str, &str),
+    compacted: bool,
+    transcript: &str,
+    here: &str,
+    reference: &str,
+) -> String {
+    let (when, what) = if compacted {
+        (
             "has just been compacted",
             "a copy of the session's transcript as it was before, a JSONL file at",
-        ),
-        Agent::ClaudeCode | Agent::Codex | Agent::Copilot => (
+        )
+    } else {
+        (
             "is being compacted now",
             "the session's transcript, a JSONL file at",
-        ),
+        )
     };
     format!(
         "You are writing a handoff for a {name} session you were not part of. That session {when}. Nobody is attending, so ask no questions.

@@ -1,7 +1,7 @@
 //! `uninstall` and `trust` for people.
 
-use super::super::trust::Trusted;
 use super::super::uninstall::Uninstalled;
+use crate::harness::Trusted;
 use crate::hooks::git_hook::Removed;
 
 pub fn uninstalled(u: &Uninstalled) -> String {
@@ -42,8 +42,8 @@ pub fn uninstalled(u: &Uninstalled) -> String {
 pub fn trusted(t: &Trusted) -> String {
     match t {
         Trusted::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
-        Trusted::Already => {
-            "trusted   (already) every handoff-store hook Codex lists here\n".into()
+        Trusted::Already(client) => {
+            format!("trusted   (already) every handoff-store hook {client} lists here\n")
         }
     }
 }

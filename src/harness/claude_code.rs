@@ -1,0 +1,216 @@
+//! Claude Code: the client the hooks' native shape comes from. Its input carries `session_id`,
+//! `cwd`, `source`, `transcript_path`; an injection is `hookSpecificOutput.additionalContext`.
+//! It gets all five hooks (SessionStart, UserPromptSubmit as the fallback for releases that
+//! skip SessionStart after `/clear`, PreCompact whose stdout steers the summary and which starts
+//! the background writer `claude -p`, PostCompact that confirms it, SessionEnd that records a
+//! `/clear`), and the `/handoff` skill. Its hooks can come from the plugin in
+//! contrib/claude-code, and `"disableAllHooks": true` in a settings file turns them all off.
+
+use std::path::{Path, PathBuf};
+
+use super::install::{CLAUDE_EVENTS, Scope, Shape, group, home, project};
+use super::status::{Row, Verdict};
+use super::{Client, Harness, Located};
+use crate::error::Error;
+use crate::hooks::input::HookInput;
+use crate::hooks::pre_compact::WriterSpec;
+use crate::hooks::session_start::Injection;
+use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::runs::Answer;
+
+pub struct ClaudeCode;
+
+/// Claude Code's reading tools: the only built-in tools its writer session has.
+const TOOLS: &str = "Read,Grep,Glob";
+/// Claude Code's tools that write, run or fetch: denied as well, in case a setting adds one.
+const DENIED: &str = "Bash,Write,Edit,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task";
+
+/// The writer: `claude -p` with `--tools Read,Grep,Glob` (no other built-in tool exists in the
+/// session), the same pre-approved, the writing and fetching tools denied, `--permission-mode
+/// dontAsk` (anything else is refused, never asked), no MCP server (`--strict-mcp-config`);
+/// its answer is the `result` of its JSON output, and a retry resumes the same session.
+pub const WRITER: Profile = Profile {
+    name: "Claude Code",
+    explore: "the Read and Grep tools (with line ranges)",
+    invocation,
+    files: &[],
+};
+
+fn invocation(c: &Call) -> Invocation {
+    let session = |flag: &str| {
+        argv(
+            &c.program,
+            &[
+                "-p",
+                "--output-format",
+                "json",
+                flag,
+                c.id,
+                "--tools",
+                TOOLS,
+                "--allowedTools",
+                TOOLS,
+                "--disallowedTools",
+                DENIED,
+                "--permission-mode",
+                "dontAsk",
+                "--strict-mcp-config",
+                "--add-dir",
+                &c.folder,
+            ],
+        )
+    };
+    Invocation {
+        argv: session("--session-id"),
+        resume: Some(session("--resume")),
+        answer: Answer::JsonField("result".into()),
+        cwd: None,
+    }
+}
+
+impl Client for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn install_help(&self) -> &'static str {
+        "Claude Code's five hooks (settings.json) and the /handoff skill"
+    }
+
+    fn install_word(&self) -> &'static str {
+        "claude"
+    }
+
+    fn user_prompt(&self, input: &HookInput) -> Option<Injection> {
+        crate::hooks::user_prompt::run(input, "UserPromptSubmit")
+    }
+
+    /// Its PreCompact's stdout becomes the compaction's custom instructions.
+    fn pre_compact(&self, input: &HookInput) -> Option<String> {
+        let spec = WriterSpec {
+            profile: WRITER,
+            program: None,
+            instructions: true,
+            compacted: None,
+        };
+        crate::hooks::pre_compact::run(input, &spec)
+    }
+
+    fn post_compact(&self, input: &HookInput) {
+        crate::hooks::post_compact::run(input, "PostCompact");
+    }
+
+    fn session_end(&self, input: &HookInput) {
+        crate::hooks::session_end::run(input);
+    }
+
+    fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
+        let base = match scope {
+            Scope::User => home()?.join(".claude"),
+            Scope::Project => project(Harness::ClaudeCode, root, ".claude")?,
+        };
+        let groups = CLAUDE_EVENTS
+            .iter()
+            .map(|(key, event, timeout)| {
+                let path: &'static [&'static str] = match *key {
+                    "SessionStart" => &["hooks", "SessionStart"],
+                    "UserPromptSubmit" => &["hooks", "UserPromptSubmit"],
+                    "PreCompact" => &["hooks", "PreCompact"],
+                    "PostCompact" => &["hooks", "PostCompact"],
+                    _ => &["hooks", "SessionEnd"],
+                };
+                (path, group(Harness::ClaudeCode, event, *timeout))
+            })
+            .collect();
+        Ok(Located {
+            file: base.join("settings.json"),
+            shape: Shape::Json {
+                groups,
+                new_file: "{}\n",
+            },
+            skill: Some(base.join("skills/handoff/SKILL.md")),
+        })
+    }
+
+    fn vetoed(&self, root: Option<&Path>) -> Option<String> {
+        hooks_disabled(root).map(|file| {
+            format!(
+                "\"disableAllHooks\": true in {}: Claude Code runs no hook; remove it",
+                file.display()
+            )
+        })
+    }
+
+    /// The plugin (contrib/claude-code): enabled in the user's settings.json (`enabledPlugins`,
+    /// `handoff-store@<marketplace>`), and whether the `handoff-store` its hooks run
+    /// (`HANDOFF_STORE_BIN`, else on PATH) is there.
+    fn plugin_rows(&self, root: Option<&Path>, _cwd: &Path) -> Vec<Row> {
+        let file = crate::env::home().map(|h| h.join(".claude/settings.json"));
+        let enabled = file
+            .as_ref()
+            .and_then(|f| crate::fs::read_to_string(f).ok())
+            .and_then(|t| super::jsonc::value(&t))
+            .and_then(|v| v.get("enabledPlugins").cloned())
+            .and_then(|p| p.as_object().cloned())
+            .is_some_and(|p| {
+                p.iter().any(|(k, v)| {
+                    k.starts_with("handoff-store@") && v == &serde_json::Value::Bool(true)
+                })
+            });
+        let program = crate::env::settings()
+            .store_bin
+            .clone()
+            .map(PathBuf::from)
+            .filter(|p| p.components().count() > 1)
+            .or_else(|| crate::env::on_path("handoff-store", crate::env::is_executable));
+        let verdict = match (enabled, program) {
+            (false, _) => Verdict::no(
+                "not enabled: handoff-store install claude (or claude plugin install handoff-store)",
+            ),
+            (true, Some(p)) => Verdict::yes(format!("its hooks run {}", p.display())),
+            (true, None) => Verdict::no(
+                "its hooks run handoff-store from PATH, and there is none: put it on PATH, or set HANDOFF_STORE_BIN",
+            ),
+        };
+        let verdict = match (verdict.runs, self.vetoed(root)) {
+            ("yes", Some(why)) => Verdict::no(why),
+            _ => verdict,
+        };
+        vec![Row {
+            harness: self.name(),
+            scope: "plugin",
+            file: file.map(|f| f.to_string_lossy().into_owned()),
+            installed: enabled,
+            runs: verdict.runs,
+            why: verdict.why,
+        }]
+    }
+}
+
+/// The settings file whose `"disableAllHooks": true` turns every hook off here (the project's
+/// local settings, then the project's, then the user's: the first that sets it decides).
+fn hooks_disabled(root: Option<&Path>) -> Option<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(root) = root {
+        files.push(root.join(".claude/settings.local.json"));
+        files.push(root.join(".claude/settings.json"));
+    }
+    files.extend(crate::env::home().map(|h| h.join(".claude/settings.json")));
+    for file in files {
+        let Some(value) = crate::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| super::jsonc::value(&t))
+        else {
+            continue;
+        };
+        match value
+            .get("disableAllHooks")
+            .and_then(serde_json::Value::as_bool)
+        {
+            Some(true) => return Some(file),
+            Some(false) => return None,
+            None => {}
+        }
+    }
+    None
+}
