@@ -1,6 +1,7 @@
-//! The crate's one error type. Every variant knows its exit code and prints a message a user
-//! can act on (what failed, on which path, what to do); the dispatcher prints it once, at the
-//! edge, behind the binary's `name: ` prefix.
+//! The crate's one error type. Every variant knows its exit code; its `Display` says what
+//! failed (on which path), `source()` alone carries the cause beneath, and [`Error::hint`] what
+//! the user can do, apart. The dispatcher prints it once, at the edge ([`Error::lines`]): the
+//! binary's `name: `, the message and its causes as a chain, then a `hint:` line.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -257,16 +258,13 @@ fn listed(remotes: &[String]) -> String {
 impl fmt::Display for Usage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Usage::NoDocument => write!(f, "no document: pipe it on stdin or pass --from FILE"),
+            Usage::NoDocument => write!(f, "no document"),
             Usage::AlwaysGated => write!(f, "a background write is always gated"),
             Usage::GatedNoPlaceholder => write!(
                 f,
                 "a background write is always gated and never a placeholder"
             ),
-            Usage::Detached => write!(
-                f,
-                "HEAD is detached: handoffs travel per branch; check out a branch or pass --all"
-            ),
+            Usage::Detached => write!(f, "HEAD is detached: handoffs travel per branch"),
             Usage::NoSuchRemote { remote, configured } => write!(
                 f,
                 "no remote named {remote:?} in this repository ({})",
@@ -276,10 +274,9 @@ impl fmt::Display for Usage {
                 f,
                 "{harness} --project needs a git checkout (the working directory or DIR)"
             ),
-            Usage::ProjectOnly { harness } => write!(
-                f,
-                "{harness} reads hooks from the repository only; use --project"
-            ),
+            Usage::ProjectOnly { harness } => {
+                write!(f, "{harness} reads hooks from the repository only")
+            }
         }
     }
 }
@@ -329,15 +326,13 @@ impl fmt::Display for Input {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Input::Draft(d) => write!(f, "{d}; nothing was stored"),
-            Input::ReadFile { path, source } => {
-                write!(f, "cannot read {path}: {}", crate::input::os_text(source))
-            }
+            Input::ReadFile { path, .. } => write!(f, "cannot read {path}"),
             Input::ReadDocument(e) => {
                 write!(f, "cannot read the document: {}", e.gate_message("stdin"))
             }
             Input::DanglingLink { path, to } => write!(
                 f,
-                "{} is a link to {}, which does not exist; create the file it points to (or remove the link) and try again; nothing was changed",
+                "{} is a link to {}, which does not exist; nothing was changed",
                 path.display(),
                 to.display()
             ),
@@ -349,18 +344,14 @@ impl fmt::Display for Input {
                 write!(f, "; nothing was changed")
             }
             Input::NotUtf8(path) => write!(f, "{} is not UTF-8 text", path.display()),
-            Input::Config { path, step, source } => match step {
-                ConfigStep::Read => write!(f, "cannot read {}: {source}", path.display()),
-                ConfigStep::ReadToRemove => write!(
-                    f,
-                    "cannot read {}: {source}; nothing was changed",
-                    path.display()
-                ),
-                ConfigStep::Add => {
-                    write!(f, "cannot add the hook to {}: {source}", path.display())
+            Input::Config { path, step, .. } => match step {
+                ConfigStep::Read => write!(f, "cannot read {}", path.display()),
+                ConfigStep::ReadToRemove => {
+                    write!(f, "cannot read {} (nothing was changed)", path.display())
                 }
+                ConfigStep::Add => write!(f, "cannot add the hook to {}", path.display()),
             },
-            Input::Encode(e) => write!(f, "{e}"),
+            Input::Encode(_) => write!(f, "cannot encode a record"),
         }
     }
 }
@@ -368,11 +359,7 @@ impl fmt::Display for Input {
 impl fmt::Display for External {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            External::NoGit(e) => write!(
-                f,
-                "cannot run git ({}); sync needs the git command on PATH",
-                crate::input::os_text(e)
-            ),
+            External::NoGit(_) => write!(f, "cannot run git"),
             External::GitFailed {
                 command,
                 remote,
@@ -395,29 +382,26 @@ impl fmt::Display for External {
             }
             External::NoRemote { configured } => write!(
                 f,
-                "no remote to sync with: the branch has no upstream and there is no origin ({}); pass REMOTE",
+                "no remote to sync with: the branch has no upstream and there is no origin ({})",
                 listed(configured)
             ),
             External::Moved {
                 reference,
                 during: Moment::Pull,
-            } => write!(
-                f,
-                "{reference} moved during the pull; run it again (nothing was lost)"
-            ),
+            } => write!(f, "{reference} moved during the pull (nothing was lost)"),
             External::Moved {
                 reference,
                 during: Moment::Record,
             } => write!(
                 f,
-                "{reference} moved while this handoff was being recorded; run the command again"
+                "{reference} moved while this handoff was being recorded"
             ),
-            External::Git { step, source } => match step {
-                GitStep::Record => write!(f, "cannot record the handoff in git: {source}"),
-                GitStep::RecordMerge => write!(f, "cannot record the merge: {source}"),
-                GitStep::Update(reference) => write!(f, "cannot update {reference}: {source}"),
-                GitStep::Scratch(name) => write!(f, "cannot write {name}: {source}"),
-                GitStep::Config => write!(f, "cannot edit the repository's config: {source}"),
+            External::Git { step, .. } => match step {
+                GitStep::Record => write!(f, "cannot record the handoff in git"),
+                GitStep::RecordMerge => write!(f, "cannot record the merge"),
+                GitStep::Update(reference) => write!(f, "cannot update {reference}"),
+                GitStep::Scratch(name) => write!(f, "cannot write {name}"),
+                GitStep::Config => write!(f, "cannot edit the repository's config"),
             },
             External::LeaseHook(exe) => write!(
                 f,
@@ -427,7 +411,7 @@ impl fmt::Display for External {
             External::NoClient { program, var } => {
                 write!(f, "{program} is not on PATH (or {var}) to record the trust")
             }
-            External::Client(e) => write!(f, "{e}"),
+            External::Client(_) => write!(f, "cannot record the trust"),
         }
     }
 }
@@ -442,10 +426,9 @@ impl fmt::Display for NothingToDo {
                 f,
                 "{branch} has no handoff to push (its slot is empty or still being written)"
             ),
-            NothingToDo::NoHookListed { client, word } => write!(
-                f,
-                "{client} lists no handoff-store hook here: install {word}, or add the plugin (contrib/{word})"
-            ),
+            NothingToDo::NoHookListed { client, .. } => {
+                write!(f, "{client} lists no handoff-store hook here")
+            }
         }
     }
 }
@@ -522,6 +505,62 @@ impl Error {
         }
     }
 
+    /// What failed, then each cause beneath it: `message: cause: cause`.
+    pub fn report(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            // An OS error is said once, in its own words (beneath it, fs-err's wrapper holds
+            // the same error again).
+            if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                text.push_str(&crate::input::os_text(io));
+                break;
+            }
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
+    }
+
+    /// What the user can do about it, when there is something to say.
+    pub fn hint(&self) -> Option<String> {
+        let hint = match self {
+            Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
+            Error::Usage(Usage::Detached) => "check out a branch or pass --all",
+            Error::Usage(Usage::ProjectOnly { .. }) => "use --project",
+            Error::NoHome => "set HANDOFF_STORE_DIR",
+            Error::Collision { .. } => {
+                "pass --force to replace it (the old version goes to history)"
+            }
+            Error::NotOurs { advice, .. } => advice,
+            Error::Input(Input::DanglingLink { .. }) => {
+                "create the file it points to (or remove the link) and try again"
+            }
+            Error::External(External::NoGit(_)) => "sync needs the git command on PATH",
+            Error::External(External::NoRemote { .. }) => "pass REMOTE",
+            Error::External(External::Moved { during, .. }) => match during {
+                Moment::Pull => "run it again",
+                Moment::Record => "run the command again",
+            },
+            Error::NothingToDo(NothingToDo::NoHookListed { word, .. }) => {
+                return Some(format!(
+                    "install {word}, or add the plugin (contrib/{word})"
+                ));
+            }
+            _ => return None,
+        };
+        Some(hint.to_string())
+    }
+
+    /// The lines the dispatcher prints: `<prefix>: ` and the report, then the hint.
+    pub fn lines(&self, prefix: &str) -> String {
+        match self.hint() {
+            Some(hint) => format!("{prefix}: {}\nhint: {hint}\n", self.report()),
+            None => format!("{prefix}: {}\n", self.report()),
+        }
+    }
+
     /// How a command that failed with this error ends (docs/store.md §0).
     pub fn exit(&self) -> Exit {
         match self {
@@ -554,10 +593,10 @@ impl fmt::Display for Error {
             Error::Input(e) => write!(f, "{e}"),
             Error::External(e) => write!(f, "{e}"),
             Error::NothingToDo(e) => write!(f, "{e}"),
-            Error::Output(e) => write!(f, "cannot write the output: {}", crate::input::os_text(e)),
+            Error::Output(_) => write!(f, "cannot write the output"),
             Error::NoHome => write!(
                 f,
-                "cannot locate the handoff store: HOME is not set and this user has no home directory; set HANDOFF_STORE_DIR"
+                "cannot locate the handoff store: HOME is not set and this user has no home directory"
             ),
             Error::StoreNotDirectory(d) => {
                 write!(f, "the handoff store {} is not a directory", d.display())
@@ -575,24 +614,22 @@ impl fmt::Display for Error {
                 main,
             } => write!(
                 f,
-                "refusing to overwrite {}: it holds the handoff for {holds_branch} in {holds_checkout}, not for {branch} in {main} (their file names collide); pass --force to replace it (the old version goes to history)",
+                "refusing to overwrite {}: it holds the handoff for {holds_branch} in {holds_checkout}, not for {branch} in {main} (their file names collide)",
                 slot.display()
             ),
             Error::NotOurs {
                 path,
                 beside: Some(beside),
-                advice,
+                ..
             } => write!(
                 f,
-                "{} is not ours and {} already exists; {advice}",
+                "{} is not ours and {} already exists",
                 path.display(),
                 beside.display()
             ),
             Error::NotOurs {
-                path,
-                beside: None,
-                advice,
-            } => write!(f, "{} exists and is not ours; {advice}", path.display()),
+                path, beside: None, ..
+            } => write!(f, "{} exists and is not ours", path.display()),
             Error::NotStored { slot, why } => {
                 let why = match why {
                     Refusal::Credential => "the document carries a credential",
@@ -600,9 +637,7 @@ impl fmt::Display for Error {
                 };
                 write!(f, "not stored — {why}; {slot} is unchanged")
             }
-            Error::Io { path, source } => {
-                write!(f, "{}: {}", path.display(), crate::input::os_text(source))
-            }
+            Error::Io { path, .. } => write!(f, "{}", path.display()),
             Error::NotRegular(p) => write!(f, "{} is not a regular file", p.display()),
             Error::NoHandoff(store) => write!(f, "no handoff in the store ({})", store.display()),
             Error::NoVersion {
@@ -647,7 +682,7 @@ mod tests {
             Path::new("/x/slot.md"),
             std::io::Error::from(std::io::ErrorKind::NotFound),
         );
-        assert!(e.to_string().starts_with("/x/slot.md: "), "{e}");
+        assert!(e.report().starts_with("/x/slot.md: "), "{}", e.report());
         let cause = std::error::Error::source(&e).expect("a source");
         assert!(cause.downcast_ref::<std::io::Error>().is_some());
         assert_eq!(e.exit(), Exit::Failure);
@@ -665,7 +700,7 @@ mod tests {
             ),
             (
                 Error::External(External::NoRemote { configured: vec![] }),
-                "no remote to sync with: the branch has no upstream and there is no origin (this repository has no remote); pass REMOTE",
+                "no remote to sync with: the branch has no upstream and there is no origin (this repository has no remote)",
             ),
             (
                 Error::Input(Input::Draft(Draft::Nul { line: 3 })),
@@ -693,5 +728,24 @@ mod tests {
         for (error, message) in cases {
             assert_eq!(error.to_string(), message);
         }
+    }
+
+    #[test]
+    fn the_cause_is_a_chain_and_the_hint_a_line_of_its_own() {
+        let e = Error::io(
+            Path::new("/x/slot.md"),
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        );
+        assert_eq!(e.to_string(), "/x/slot.md", "the message says what failed");
+        assert_eq!(e.report(), "/x/slot.md: permission denied");
+        assert_eq!(e.hint(), None);
+        let e = Error::External(External::NoRemote { configured: vec![] });
+        assert_eq!(e.hint().as_deref(), Some("pass REMOTE"));
+        assert!(
+            e.lines("handoff-store")
+                .ends_with("(this repository has no remote)\nhint: pass REMOTE\n"),
+            "{}",
+            e.lines("handoff-store")
+        );
     }
 }

@@ -327,7 +327,7 @@ impl std::fmt::Display for CodexError {
                 write!(f, "codex app-server {method}: {error}")
             }
             CodexError::Config(e) => write!(f, "{e}"),
-            CodexError::Write(e) => write!(f, "{e}"),
+            CodexError::Write(e) => write!(f, "{}", e.report()),
         }
     }
 }

@@ -255,7 +255,7 @@ fn compose(
         InjectionBody::Document(delivery) => {
             let document = match &delivery.document {
                 Ok(d) => d.clone(),
-                Err(e) => format!("(not loaded: {e})"),
+                Err(e) => format!("(not loaded: {})", e.report()),
             };
             return compose_document(
                 &head,

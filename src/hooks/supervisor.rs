@@ -152,7 +152,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
     }
     let text = match target.normalise(doc) {
         Ok(text) => text,
-        Err(e) => return Ok(Some((2, e.to_string()))),
+        Err(e) => return Ok(Some((2, e.report()))),
     };
     let parsed = Document::parse(&text.replace('\r', ""));
     let report =

@@ -301,7 +301,7 @@ pub fn record_target(
     let recorded = record(store, &chains, &target.facts.reference);
     match &recorded {
         Ok(_) => record_ok(store),
-        Err(e) => record_failed(store, &target.checkout(), &e.to_string()),
+        Err(e) => record_failed(store, &target.checkout(), &e.report()),
     }
     recorded
 }

@@ -53,7 +53,7 @@ impl Delivery {
                 (Ok(String::from_utf8_lossy(&bytes).into_owned()), verdict)
             }
             Err(e) => {
-                let why = format!("the stored handoff was not loaded ({e})");
+                let why = format!("the stored handoff was not loaded ({})", e.report());
                 (Err(e), GateVerdict::not_run(why))
             }
         };

@@ -292,7 +292,7 @@ pub fn import(
     }
     let text = match crate::document::normalise::normalise(text, &fields) {
         Ok(t) => t,
-        Err(e) => return refuse(e.to_string()),
+        Err(e) => return refuse(e.report()),
     };
     let doc = Document::parse(&text.replace('\r', ""));
     // Only what makes a document malformed is checked here; its citations are judged when it

@@ -475,7 +475,7 @@ pub fn pull(
         };
         // One branch that cannot be merged is named; every other still is.
         let merge = merge(store, chains, &branch, &id, &checkout, remote)
-            .unwrap_or_else(|e| Merge::Refused(e.to_string()));
+            .unwrap_or_else(|e| Merge::Refused(e.report()));
         report.branches.push(Pulled { branch, merge });
     }
     Ok(report)

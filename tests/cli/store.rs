@@ -530,7 +530,7 @@ fn a_slot_owned_by_another_branch_is_refused_without_force() {
     assert_eq!(
         o.stderr,
         format!(
-            "handoff-store: refusing to overwrite {}: it holds the handoff for fix/foo in {}, not for fix-foo in {} (their file names collide); pass --force to replace it (the old version goes to history)\n",
+            "handoff-store: refusing to overwrite {}: it holds the handoff for fix/foo in {}, not for fix-foo in {} (their file names collide)\nhint: pass --force to replace it (the old version goes to history)\n",
             slot.display(),
             repo.display(),
             repo.display()
@@ -1219,7 +1219,7 @@ fn write_from_a_terminal_is_a_usage_error_and_never_blocks() {
         .env("HOME", env.home()));
     assert!(
         o.stdout
-            .contains("handoff-store: no document: pipe it on stdin or pass --from FILE"),
+            .contains("handoff-store: no document\r\nhint: pipe it on stdin or pass --from FILE"),
         "{}{}",
         o.stdout,
         o.stderr

@@ -127,7 +127,7 @@ pub fn run(
             return match hook::run(a, ui) {
                 Ok(exit) => exit,
                 Err(e) => {
-                    let _ = writeln!(ui.err, "handoff-store: {e}");
+                    let _ = ui.err.write_all(e.lines("handoff-store").as_bytes());
                     e.exit()
                 }
             };
@@ -154,7 +154,7 @@ pub fn run(
         Ok(reply) => reply.deliver(out, err, "handoff-store"),
         Err(Error::Output(e)) if super::is_broken_pipe(&e) => Exit::Ok,
         Err(e) => {
-            let _ = writeln!(err, "handoff-store: {e}");
+            let _ = err.write_all(e.lines("handoff-store").as_bytes());
             e.exit()
         }
     }

@@ -214,7 +214,8 @@ fn consume(store: &Store, delivery: &Delivery, err: &mut dyn Write) {
         Err(e) => {
             let _ = writeln!(
                 err,
-                "handoff-store: note: could not mark {path} consumed: {e}"
+                "handoff-store: note: could not mark {path} consumed: {}",
+                e.report()
             );
         }
     }

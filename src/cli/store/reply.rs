@@ -123,14 +123,14 @@ impl Reply {
                 Err(e) if super::super::is_broken_pipe(&e) => return self.exit,
                 Err(e) if *stream == Stream::Out => {
                     let e = Error::Output(e);
-                    let _ = writeln!(err, "{prefix}: {e}");
+                    let _ = err.write_all(e.lines(prefix).as_bytes());
                     return e.exit();
                 }
                 Err(_) => {}
             }
         }
         if let Some(e) = self.error {
-            let _ = writeln!(err, "{prefix}: {e}");
+            let _ = err.write_all(e.lines(prefix).as_bytes());
             return e.exit();
         }
         if let Some(then) = self.then {

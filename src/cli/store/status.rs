@@ -104,7 +104,7 @@ fn compute(dir: &std::path::Path) -> Status {
         .collect();
     let store = crate::store::Store::locate();
     match &store {
-        Err(e) => problems.push(format!("store: cannot be used: {e}")),
+        Err(e) => problems.push(format!("store: cannot be used: {}", e.report())),
         Ok(s) => problems.extend(store_problem(s)),
     }
     let store = store.ok();

@@ -91,7 +91,7 @@ pub fn execute(
                 (*ended, format!("exit {}", ended.code()))
             }
             Ok(_) => (Exit::Ok, "ok".to_string()),
-            Err(e) => (e.exit(), e.to_string()),
+            Err(e) => (e.exit(), e.report()),
         };
         let checkout = opts.checkout.as_deref().unwrap_or_default();
         crate::sync::outcome::record(&store, checkout, i32::from(exit.code()), &message);

@@ -153,7 +153,8 @@ pub fn store_slot(
     let kept = change.replace(bytes)?;
     let warning = change.finish().err().map(|e| {
         format!(
-            "the handoff is stored, but not yet recorded in git ({e}); the next write records it"
+            "the handoff is stored, but not yet recorded in git ({}); the next write records it",
+            e.report()
         )
     });
     Ok((kept.map(|p| p.to_string_lossy().into_owned()), warning))
