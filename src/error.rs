@@ -392,10 +392,7 @@ impl fmt::Display for External {
             External::Moved {
                 reference,
                 during: Moment::Record,
-            } => write!(
-                f,
-                "{reference} moved while this handoff was being recorded"
-            ),
+            } => write!(f, "{reference} moved while this handoff was being recorded"),
             External::Git { step, .. } => match step {
                 GitStep::Record => write!(f, "cannot record the handoff in git"),
                 GitStep::RecordMerge => write!(f, "cannot record the merge"),

@@ -89,7 +89,11 @@ pub fn write_report(
     };
     match result {
         Err(e) if !super::is_broken_pipe(&e) => {
-            let _ = err.write_all(crate::error::Error::Output(e).lines("verify-handoff").as_bytes());
+            let _ = err.write_all(
+                crate::error::Error::Output(e)
+                    .lines("verify-handoff")
+                    .as_bytes(),
+            );
             Exit::Malformed
         }
         _ => Exit::of_gate(report.exit_code),

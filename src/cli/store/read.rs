@@ -99,13 +99,7 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
         Err(f) => return Err(Error::Target(f.why)),
     };
     let store = Store::open()?;
-    let target_json = || {
-        target.as_ref().map(|t| TargetJson {
-            main: t.main(),
-            checkout: t.checkout(),
-            branch: t.facts.reference.clone(),
-        })
-    };
+    let target_json = || target_json(target.as_ref());
 
     let found = find_waiting(&store, target.as_ref(), wait);
     let note = found.note.clone();
@@ -133,19 +127,7 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
             let t = target
                 .as_ref()
                 .ok_or_else(|| Error::NoHandoff(store.dir.clone()))?;
-            let answer = Answer::Background {
-                line: format!(
-                    "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {path} is unchanged until it ends — run this command again\n",
-                    t.facts.reference,
-                    gap(run.age(now())),
-                    run.job.timeout
-                ),
-                path,
-                state: "pending",
-                target: target_json(),
-                background: run.state(now()),
-                note: None,
-            };
+            let answer = pending(t, &run, path);
             return Ok((store, answer));
         }
         Content::Nothing => return Err(Error::NoHandoff(store.dir.clone())),
@@ -181,6 +163,32 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
         delivery,
     };
     Ok((store, Answer::Handoff(Box::new(shown))))
+}
+
+/// The target as JSON shows it.
+fn target_json(target: Option<&Target>) -> Option<TargetJson> {
+    target.map(|t| TargetJson {
+        main: t.main(),
+        checkout: t.checkout(),
+        branch: t.facts.reference.clone(),
+    })
+}
+
+/// The answer while a background write for `t` is at work.
+fn pending(t: &Target, run: &crate::store::runs::Run, path: String) -> Answer {
+    Answer::Background {
+        line: format!(
+            "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {path} is unchanged until it ends — run this command again\n",
+            t.facts.reference,
+            gap(run.age(now())),
+            run.job.timeout
+        ),
+        path,
+        state: "pending",
+        target: target_json(Some(t)),
+        background: run.state(now()),
+        note: None,
+    }
 }
 
 /// Content to show, found as every reader finds it; while a background write or a placeholder

@@ -106,11 +106,21 @@ pub fn reduce(
             return s;
         }
     }
-    // Last resort: title, intro, status and drift, cut at a line boundary so that the
-    // truncation line fits as the final line.
+    last_resort(head.first(), intro, status, drift, truncation)
+}
+
+/// The last resort: title, intro, status and drift, cut at a line boundary so that the
+/// truncation line fits as the final line.
+fn last_resort(
+    title: Option<&String>,
+    intro: &str,
+    status: &str,
+    drift: Option<&str>,
+    truncation: String,
+) -> String {
     let mut lines: Vec<String> = Vec::new();
     for part in [
-        head.first().cloned(),
+        title.cloned(),
         Some(intro.to_string()),
         Some(status.to_string()),
         drift.map(str::to_string),
