@@ -8,14 +8,16 @@ use crate::text;
 
 /// One non-skipped input line: its 1-based number, its text, and what it cites.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CitationLine {
-    pub line: usize,
-    pub raw: String,
-    pub citation: Citation,
+pub(crate) struct CitationLine {
+    pub(crate) line: usize,
+    pub(crate) raw: String,
+    pub(crate) citation: Citation,
 }
 
 /// Parse numbered lines, dropping blanks and `#` comments.
-pub fn parse_lines<'a>(lines: impl IntoIterator<Item = (usize, &'a str)>) -> Vec<CitationLine> {
+pub(crate) fn parse_lines<'a>(
+    lines: impl IntoIterator<Item = (usize, &'a str)>,
+) -> Vec<CitationLine> {
     lines
         .into_iter()
         .filter_map(|(line, raw)| {
@@ -98,7 +100,7 @@ impl Citation {
     }
 
     /// The parsed line reference, if any.
-    pub fn line_ref(&self) -> Option<LineRef> {
+    pub(crate) fn line_ref(&self) -> Option<LineRef> {
         self.lineref.as_deref().map(LineRef::parse)
     }
 }
@@ -146,20 +148,20 @@ impl LineNo {
     }
 
     /// The value when it fits in `u64`; `None` means larger than any line count.
-    pub fn value(&self) -> Option<u64> {
+    pub(crate) fn value(&self) -> Option<u64> {
         self.0.parse().ok()
     }
 
     /// Whether this number is line `n` or beyond `n`.
-    pub fn exceeds(&self, n: u64) -> bool {
+    pub(crate) fn exceeds(&self, n: u64) -> bool {
         self.value().is_none_or(|v| v > n)
     }
 
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.0 == "0"
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -182,7 +184,7 @@ impl PartialOrd for LineNo {
 /// A lineref split into groups; each group runs from its first number to its last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineRef {
-    pub groups: Vec<Vec<LineNo>>,
+    pub(crate) groups: Vec<Vec<LineNo>>,
 }
 
 impl LineRef {
@@ -207,7 +209,7 @@ impl LineRef {
         })
     }
 
-    pub fn has_zero(&self) -> bool {
+    pub(crate) fn has_zero(&self) -> bool {
         self.numbers().any(LineNo::is_zero)
     }
 
@@ -215,7 +217,7 @@ impl LineRef {
         self.numbers().max()
     }
 
-    pub fn smallest(&self) -> Option<&LineNo> {
+    pub(crate) fn smallest(&self) -> Option<&LineNo> {
         self.numbers().min()
     }
 

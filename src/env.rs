@@ -8,13 +8,13 @@ use std::sync::OnceLock;
 
 /// The home directory: `$HOME` if non-empty, else the user database (as `directories` finds
 /// it, so the store's location and `~` agree).
-pub fn home() -> Option<PathBuf> {
+pub(crate) fn home() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
 }
 
 /// A leading tilde, expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Tilde {
+pub(crate) enum Tilde {
     /// No tilde: the value as written.
     None,
     /// `~` or `~/…` under the home directory.
@@ -26,7 +26,7 @@ pub enum Tilde {
 }
 
 /// Expand `~` and `~/…` in `value`.
-pub fn tilde(value: &str) -> Tilde {
+pub(crate) fn tilde(value: &str) -> Tilde {
     if value == "~" || value.starts_with("~/") {
         return match home() {
             Some(h) => Tilde::Expanded(h.join(value[1..].trim_start_matches('/'))),
@@ -41,7 +41,7 @@ pub fn tilde(value: &str) -> Tilde {
 }
 
 /// A path for reading: `~` and `~/…` expanded when the home is known, anything else as is.
-pub fn expand_home(path: &str) -> PathBuf {
+pub(crate) fn expand_home(path: &str) -> PathBuf {
     match tilde(path) {
         Tilde::Expanded(p) => p,
         _ => PathBuf::from(path),
@@ -49,7 +49,7 @@ pub fn expand_home(path: &str) -> PathBuf {
 }
 
 /// A non-negative decimal environment integer; anything else (or unset) means `default`.
-pub fn u64_var(name: &str, default: u64) -> u64 {
+pub(crate) fn u64_var(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
@@ -58,14 +58,14 @@ pub fn u64_var(name: &str, default: u64) -> u64 {
 }
 
 /// The first `name` in a `PATH` directory that `accept` takes (a file, an executable).
-pub fn on_path(name: impl AsRef<Path>, accept: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+pub(crate) fn on_path(name: impl AsRef<Path>, accept: impl Fn(&Path) -> bool) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join(&name))
         .find(|p| accept(p))
 }
 
 /// Whether `p` is a regular file someone may execute (what a program lookup accepts).
-pub fn is_executable(p: &Path) -> bool {
+pub(crate) fn is_executable(p: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -78,7 +78,7 @@ pub fn is_executable(p: &Path) -> bool {
 }
 
 /// A non-empty environment value.
-pub fn non_empty(name: &str) -> Option<OsString> {
+pub(crate) fn non_empty(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
@@ -89,33 +89,33 @@ fn non_empty_string(name: &str) -> Option<String> {
 /// The knobs of the store and the hooks (README "Configuration"), read from the environment once
 /// per process, at first use. The gate's own knobs (thresholds, prefixes) stay with the gate.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `CONTEXT_ECONOMY_CHECKOUT`: the target when no directory is given.
-    pub checkout: Option<String>,
+    pub(crate) checkout: Option<String>,
     /// `CTX_FORK_TIMEOUT_SECONDS`: the background writer's time limit.
-    pub fork_timeout: u64,
+    pub(crate) fork_timeout: u64,
     /// `CTX_FORK_LIVENESS_WINDOW_SECONDS`: a writer transcript this fresh means alive.
-    pub liveness_window: u64,
+    pub(crate) liveness_window: u64,
     /// `CTX_FORK_DEDUP_WINDOW_SECONDS`: PreCompact fires once per session in this window.
-    pub dedup_window: u64,
+    pub(crate) dedup_window: u64,
     /// `HANDOFF_CLAIM_WINDOW_SECONDS`: a second SessionStart for one session stays silent.
-    pub claim_window: u64,
+    pub(crate) claim_window: u64,
     /// `HANDOFF_STALE_HOURS`: the STALE drift threshold.
-    pub stale_hours: u64,
+    pub(crate) stale_hours: u64,
     /// `HANDOFF_WRITER`: the background writer program.
-    pub writer: Option<OsString>,
+    pub(crate) writer: Option<OsString>,
     /// `CTX_FORK_AUTHOR_MODEL`.
-    pub author_model: Option<String>,
+    pub(crate) author_model: Option<String>,
     /// `HANDOFF_WRITER_CHILD`: set for the writer; the agent hooks stay inert.
-    pub writer_child: bool,
+    pub(crate) writer_child: bool,
     /// `HANDOFF_WRITE_SESSION`: the writer's run id.
-    pub write_session: Option<String>,
+    pub(crate) write_session: Option<String>,
     /// `LAST_CLEAR_STATE_DIR`.
-    pub last_clear_dir: Option<OsString>,
+    pub(crate) last_clear_dir: Option<OsString>,
     /// `VERIFY_HANDOFF_GATE`: an external gate program.
-    pub external_gate: Option<OsString>,
+    pub(crate) external_gate: Option<OsString>,
     /// `HANDOFF_STORE_BIN`.
-    pub store_bin: Option<String>,
+    pub(crate) store_bin: Option<String>,
 }
 
 impl Settings {
@@ -139,7 +139,7 @@ impl Settings {
 }
 
 /// The settings of this process.
-pub fn settings() -> &'static Settings {
+pub(crate) fn settings() -> &'static Settings {
     static SETTINGS: OnceLock<Settings> = OnceLock::new();
     SETTINGS.get_or_init(Settings::from_env)
 }

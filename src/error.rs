@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Everything that can end a command early.
 #[derive(Debug)]
-pub enum Error {
+pub(crate) enum Error {
     /// Bad flags or values.
     Usage(Usage),
     /// Writing the result failed for a reason other than a closed pipe.
@@ -69,7 +69,7 @@ pub enum Error {
 
 /// What was asked that cannot be done as asked.
 #[derive(Debug)]
-pub enum Usage {
+pub(crate) enum Usage {
     /// `write` with no `--from` and a terminal on stdin.
     NoDocument,
     /// `--no-gate` for a write whose background run is gone.
@@ -91,7 +91,7 @@ pub enum Usage {
 
 /// Why there is no target to act on.
 #[derive(Debug, Clone)]
-pub enum NoTarget {
+pub(crate) enum NoTarget {
     /// docs/store.md §2.2: the place as given (`shown`) and what git says of it.
     Resolve {
         shown: String,
@@ -103,7 +103,7 @@ pub enum NoTarget {
 
 /// An input that cannot be used; nothing was changed.
 #[derive(Debug)]
-pub enum Input {
+pub(crate) enum Input {
     /// `write` refused the draft; nothing was stored.
     Draft(Draft),
     /// `write --from FILE` could not open it.
@@ -134,7 +134,7 @@ pub enum Input {
 
 /// Why `write` refused a draft.
 #[derive(Debug)]
-pub enum Draft {
+pub(crate) enum Draft {
     Empty,
     NotUtf8 {
         line: usize,
@@ -154,7 +154,7 @@ pub enum Draft {
 
 /// What was being done to a config file.
 #[derive(Debug, Clone, Copy)]
-pub enum ConfigStep {
+pub(crate) enum ConfigStep {
     /// Reading it to replace our entry.
     Read,
     /// Reading it to remove our entry (nothing changed).
@@ -165,7 +165,7 @@ pub enum ConfigStep {
 
 /// A program or repository we drive could not do its part; nothing was lost.
 #[derive(Debug)]
-pub enum External {
+pub(crate) enum External {
     /// `git` cannot be started.
     NoGit(std::io::Error),
     /// git ran and failed; `said` is the end of its stderr.
@@ -201,7 +201,7 @@ pub enum External {
 
 /// Which git command failed.
 #[derive(Debug, Clone, Copy)]
-pub enum GitCommand {
+pub(crate) enum GitCommand {
     Fetch,
     Push,
     Prune,
@@ -211,14 +211,14 @@ pub enum GitCommand {
 
 /// When a ref moved under us.
 #[derive(Debug, Clone, Copy)]
-pub enum Moment {
+pub(crate) enum Moment {
     Pull,
     Record,
 }
 
 /// A git step of ours.
 #[derive(Debug)]
-pub enum GitStep {
+pub(crate) enum GitStep {
     /// Recording a handoff version on its chain.
     Record,
     /// Recording a merge on a chain.
@@ -233,7 +233,8 @@ pub enum GitStep {
 
 /// Nothing to act on.
 #[derive(Debug)]
-pub enum NothingToDo {
+#[allow(clippy::enum_variant_names, reason = "each says what there is none of")]
+pub(crate) enum NothingToDo {
     /// `push --all`: no branch has a handoff.
     NoBranchToPush,
     /// `push`: this branch has none (its slot is empty or still being written).
@@ -432,7 +433,7 @@ impl fmt::Display for NothingToDo {
 
 /// Why `write` stored nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The document carries a credential.
     Credential,
     /// The gate found it malformed (exit 2).
@@ -461,7 +462,7 @@ pub enum Exit {
 
 impl Exit {
     /// The process exit code.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Ok => 0,
             Exit::Negative => 1,
@@ -473,7 +474,7 @@ impl Exit {
     }
 
     /// The gate's verdict (0 clean, 1 a citation failed, 2 malformed) as an exit.
-    pub fn of_gate(verdict: i32) -> Exit {
+    pub(crate) fn of_gate(verdict: i32) -> Exit {
         match verdict {
             0 => Exit::Ok,
             1 => Exit::Negative,
@@ -482,7 +483,7 @@ impl Exit {
     }
 
     /// A code clap chose for its own exit (help, version: 0; a usage error: 2).
-    pub fn of_clap(code: i32) -> Exit {
+    pub(crate) fn of_clap(code: i32) -> Exit {
         if code == 0 { Exit::Ok } else { Exit::Malformed }
     }
 }
@@ -495,7 +496,7 @@ impl From<Exit> for std::process::ExitCode {
 
 impl Error {
     /// An I/O error on `path`, with the OS text.
-    pub fn io(path: &Path, err: std::io::Error) -> Error {
+    pub(crate) fn io(path: &Path, err: std::io::Error) -> Error {
         Error::Io {
             path: path.to_path_buf(),
             source: err,
@@ -503,7 +504,7 @@ impl Error {
     }
 
     /// What failed, then each cause beneath it: `message: cause: cause`.
-    pub fn report(&self) -> String {
+    pub(crate) fn report(&self) -> String {
         let mut text = self.to_string();
         let mut source = std::error::Error::source(self);
         while let Some(cause) = source {
@@ -521,7 +522,7 @@ impl Error {
     }
 
     /// What the user can do about it, when there is something to say.
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         let hint = match self {
             Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
             Error::Usage(Usage::Detached) => "check out a branch or pass --all",
@@ -551,7 +552,7 @@ impl Error {
     }
 
     /// The lines the dispatcher prints: `<prefix>: ` and the report, then the hint.
-    pub fn lines(&self, prefix: &str) -> String {
+    pub(crate) fn lines(&self, prefix: &str) -> String {
         match self.hint() {
             Some(hint) => format!("{prefix}: {}\nhint: {hint}\n", self.report()),
             None => format!("{prefix}: {}\n", self.report()),
@@ -559,7 +560,7 @@ impl Error {
     }
 
     /// How a command that failed with this error ends (docs/store.md §0).
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self {
             Error::Usage(_) | Error::Input(_) | Error::TooLarge(_) | Error::NotStored { .. } => {
                 Exit::Malformed

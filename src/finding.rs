@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// Severity of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Fail,
     Warn,
@@ -14,7 +14,7 @@ pub enum Severity {
 
 /// Where the checkout came from (docs/gate.md §2.9, JSON `origin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Argument,
     ArgumentOverriding,
     Header,
@@ -23,7 +23,7 @@ pub enum Origin {
 }
 
 impl Origin {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Origin::Argument => "argument",
             Origin::ArgumentOverriding => "argument_overriding",
@@ -36,7 +36,7 @@ impl Origin {
 
 /// Where a finding is printed relative to the size and checkout lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     Document,
     AfterSize,
     Checkout,
@@ -44,18 +44,18 @@ pub enum Phase {
 
 /// The `not_a_citation_list` details.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GuardDetails {
-    pub candidates: usize,
-    pub with_whitespace: usize,
-    pub examples: Vec<String>,
+pub(crate) struct GuardDetails {
+    pub(crate) candidates: usize,
+    pub(crate) with_whitespace: usize,
+    pub(crate) examples: Vec<String>,
 }
 
 impl GuardDetails {
-    pub const HEADLINE: &'static str =
+    pub(crate) const HEADLINE: &'static str =
         "this does not look like a citation list, so nothing was checked.";
 
     /// The input guard's stderr block (docs/gate.md §3.2), line by line.
-    pub fn block(&self) -> Vec<String> {
+    pub(crate) fn block(&self) -> Vec<String> {
         let mut out = vec![
             format!("ERROR: {}", Self::HEADLINE),
             String::new(),
@@ -76,18 +76,18 @@ impl GuardDetails {
 
 /// One diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub severity: Severity,
-    pub code: &'static str,
-    pub message: String,
-    pub line: Option<usize>,
-    pub subject: Option<String>,
-    pub details: Option<GuardDetails>,
-    pub phase: Phase,
+pub(crate) struct Finding {
+    pub(crate) severity: Severity,
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+    pub(crate) line: Option<usize>,
+    pub(crate) subject: Option<String>,
+    pub(crate) details: Option<GuardDetails>,
+    pub(crate) phase: Phase,
 }
 
 impl Finding {
-    pub fn new(
+    pub(crate) fn new(
         severity: Severity,
         code: &'static str,
         message: String,
@@ -105,13 +105,13 @@ impl Finding {
         }
     }
 
-    pub fn in_phase(mut self, phase: Phase) -> Finding {
+    pub(crate) fn in_phase(mut self, phase: Phase) -> Finding {
         self.phase = phase;
         self
     }
 
     /// Text lines: the 9-column prefix plus the message, or the guard's block.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         if let Some(details) = &self.details {
             return details.block();
         }

@@ -3,20 +3,20 @@
 //! failed; plus the `std::fs` types fs-err does not wrap. Messages that already print the
 //! path themselves ([`crate::error::Error::Io`]) take the OS error underneath with [`cause`].
 
-pub use fs_err::os::unix::fs::OpenOptionsExt;
-pub use fs_err::*;
-pub use std::fs::{DirBuilder, FileType, Metadata, Permissions, TryLockError};
+pub(crate) use fs_err::os::unix::fs::OpenOptionsExt;
+pub(crate) use fs_err::*;
+pub(crate) use std::fs::{DirBuilder, Metadata, Permissions, TryLockError};
 
 /// A file held by its descriptor alone (opened with `openat2` beneath a root, taken out of a
 /// [`File`] to read it, or opened on the gate's hot paths where a failure is an answer, not an
 /// error: the symbol scan opens every file of a tree): the plain `std` type, so no path is
 /// copied into an error nobody reads, and reads go straight to the kernel (fs-err's `File`
 /// reads through `read`, which makes `read_to_end` zero each buffer first).
-pub type FdFile = std::fs::File;
+pub(crate) type FdFile = std::fs::File;
 
 /// Make `dir` and its missing parents, each 0755 whatever the umask (with a umask of 000,
 /// `create_dir_all` made them world-writable); one that exists is left as it is.
-pub fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
+pub(crate) fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     let mut missing: Vec<&std::path::Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
     missing.reverse();
@@ -31,7 +31,7 @@ pub fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
 }
 
 /// The OS error under an fs-err error (the error itself when it is not one).
-pub fn cause(err: &std::io::Error) -> &std::io::Error {
+pub(crate) fn cause(err: &std::io::Error) -> &std::io::Error {
     err.get_ref()
         .and_then(|inner| inner.source())
         .and_then(|source| source.downcast_ref::<std::io::Error>())

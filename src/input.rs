@@ -7,11 +7,11 @@ use std::io::Read;
 use crate::text::line_of_offset;
 
 /// The largest accepted document.
-pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why a document was refused before any check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputError {
+pub(crate) enum InputError {
     NotFound,
     IsDirectory,
     PermissionDenied,
@@ -29,7 +29,7 @@ pub enum InputError {
 
 impl InputError {
     /// The JSON `input_error.kind`.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             InputError::NotFound => "not_found",
             InputError::IsDirectory => "is_directory",
@@ -42,7 +42,7 @@ impl InputError {
         }
     }
 
-    pub fn line(&self) -> Option<usize> {
+    pub(crate) fn line(&self) -> Option<usize> {
         match self {
             InputError::NulByte { line } | InputError::InvalidUtf8 { line } => Some(*line),
             _ => None,
@@ -50,7 +50,7 @@ impl InputError {
     }
 
     /// The gate's wording (docs/gate.md §5), without the `verify-handoff: ` prefix.
-    pub fn gate_message(&self, path: &str) -> String {
+    pub(crate) fn gate_message(&self, path: &str) -> String {
         match self {
             InputError::NotFound => format!("cannot read {path}: no such file or directory"),
             InputError::IsDirectory => format!("cannot read {path}: is a directory"),
@@ -67,7 +67,7 @@ impl InputError {
 }
 
 /// Classify an I/O error the way the contracts word it.
-pub fn classify(err: &std::io::Error) -> InputError {
+pub(crate) fn classify(err: &std::io::Error) -> InputError {
     match err.kind() {
         std::io::ErrorKind::NotFound => InputError::NotFound,
         std::io::ErrorKind::PermissionDenied => InputError::PermissionDenied,
@@ -77,7 +77,7 @@ pub fn classify(err: &std::io::Error) -> InputError {
 }
 
 /// The OS error text with a lowercase first letter and without Rust's `(os error N)` suffix.
-pub fn os_text(err: &std::io::Error) -> String {
+pub(crate) fn os_text(err: &std::io::Error) -> String {
     let full = crate::fs::cause(err).to_string();
     let text = match full.find(" (os error ") {
         Some(at) => &full[..at],
@@ -91,7 +91,7 @@ pub fn os_text(err: &std::io::Error) -> String {
 }
 
 /// Read at most `MAX_BYTES + 1` bytes from `reader`; more than `MAX_BYTES` is `TooLarge`.
-pub fn read_capped(reader: impl Read) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_capped(reader: impl Read) -> Result<Vec<u8>, InputError> {
     let mut bytes = Vec::new();
     reader
         .take(MAX_BYTES + 1)
@@ -104,7 +104,7 @@ pub fn read_capped(reader: impl Read) -> Result<Vec<u8>, InputError> {
 }
 
 /// Read a named file (or FIFO) once, refusing directories before opening them for reading.
-pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_path(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
     let meta = crate::fs::metadata(path).map_err(|e| classify(&e))?;
     if meta.is_dir() {
         return Err(InputError::IsDirectory);
@@ -116,7 +116,7 @@ pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
 }
 
 /// Validate bytes as a text document and delete every CR. `allow_empty` is false for the gate.
-pub fn to_text(bytes: Vec<u8>, allow_empty: bool) -> Result<String, InputError> {
+pub(crate) fn to_text(bytes: Vec<u8>, allow_empty: bool) -> Result<String, InputError> {
     if bytes.is_empty() && !allow_empty {
         return Err(InputError::Empty);
     }
@@ -139,7 +139,7 @@ pub fn to_text(bytes: Vec<u8>, allow_empty: bool) -> Result<String, InputError> 
 }
 
 /// Split CR-free text into lines; a final `\n` does not start an extra empty line.
-pub fn split_lines(text: &str) -> Vec<&str> {
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         Vec::new()

@@ -12,13 +12,13 @@ use crate::store::runs::Run;
 
 /// What followed a change.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Followed {
+pub(crate) struct Followed {
     /// A background push of the chain was started (or asked of the one at work).
-    pub push_started: bool,
+    pub(crate) push_started: bool,
 }
 
 /// `target`'s slot was written or restored by a command.
-pub fn changed(target: &Target) -> Followed {
+pub(crate) fn changed(target: &Target) -> Followed {
     Followed {
         push_started: crate::sync::auto_push(target),
     }
@@ -26,7 +26,7 @@ pub fn changed(target: &Target) -> Followed {
 
 /// A background write's candidate replaced its slot (a confirmed compaction): it goes out like
 /// a written version, unless its checkout has moved to another branch since.
-pub fn promoted(run: &Run) -> Followed {
+pub(crate) fn promoted(run: &Run) -> Followed {
     Followed {
         push_started: crate::sync::auto_push_promoted(run),
     }

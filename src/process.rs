@@ -11,12 +11,12 @@ static MUTATIONS: AtomicU64 = AtomicU64::new(0);
 
 /// SIGINT, SIGTERM and SIGHUP held back from [`Deferred::begin`] until the value is dropped;
 /// one that arrived meanwhile is delivered then, with its usual effect.
-pub struct Deferred {
+pub(crate) struct Deferred {
     previous: Option<SigSet>,
 }
 
 impl Deferred {
-    pub fn begin() -> Deferred {
+    pub(crate) fn begin() -> Deferred {
         let mut held = SigSet::empty();
         for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
             held.add(signal);
@@ -38,7 +38,7 @@ impl Drop for Deferred {
 }
 
 /// Whether process `pid` is alive (a zombie counts; a pid we may not signal counts too).
-pub fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) != Err(nix::errno::Errno::ESRCH)
 }
 
@@ -47,7 +47,7 @@ pub fn alive(pid: i32) -> bool {
 /// of a handoff chain: the objects written, the ref locked, the ref moved), so a test can stop
 /// any operation at each of its steps. The signal is SIGKILL, or `HANDOFF_STORE_KILL_WITH`
 /// (`TERM`, `INT` or `HUP`). Unset, it is one env lookup.
-pub fn kill_point() {
+pub(crate) fn kill_point() {
     let n = MUTATIONS.fetch_add(1, Ordering::Relaxed) + 1;
     if std::env::var("HANDOFF_STORE_KILL_AT").is_ok_and(|v| v.parse() == Ok(n)) {
         let signal = match std::env::var("HANDOFF_STORE_KILL_WITH").as_deref() {
@@ -62,7 +62,7 @@ pub fn kill_point() {
 
 /// Make this process adopt its orphaned descendants (Linux's child subreaper), so none escapes
 /// [`end_descendants`] by outliving its parent or calling `setsid`. Whether it took.
-pub fn adopt_orphans() -> bool {
+pub(crate) fn adopt_orphans() -> bool {
     #[cfg(target_os = "linux")]
     {
         nix::sys::prctl::set_child_subreaper(true).is_ok()
@@ -75,7 +75,7 @@ pub fn adopt_orphans() -> bool {
 
 /// Cap the size of any file this process and its children write (`RLIMIT_FSIZE`): a write
 /// past it fails (the writer gets SIGXFSZ). Whether it took.
-pub fn limit_file_size(bytes: u64) -> bool {
+pub(crate) fn limit_file_size(bytes: u64) -> bool {
     use nix::sys::resource::{Resource, setrlimit};
     setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).is_ok()
 }
@@ -83,7 +83,7 @@ pub fn limit_file_size(bytes: u64) -> bool {
 /// End every descendant of this process: SIGTERM, `grace` for them to go, then SIGKILL, each
 /// one reaped, until none is left (orphans come back to us as their subreaper, see
 /// [`adopt_orphans`]). Call it once every `Child` of ours was waited for.
-pub fn end_descendants(grace: std::time::Duration) {
+pub(crate) fn end_descendants(grace: std::time::Duration) {
     let started = std::time::Instant::now();
     let mut signal = if grace.is_zero() {
         Signal::SIGKILL

@@ -10,15 +10,15 @@ use regex::Regex;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Secret {
     /// 1-based line number.
-    pub line: usize,
-    pub kind: &'static str,
+    pub(crate) line: usize,
+    pub(crate) kind: &'static str,
 }
 
 /// The scan: the hits and which lines later steps must treat as empty.
 #[derive(Debug, Clone, Default)]
 pub struct SecretScan {
     pub hits: Vec<Secret>,
-    pub blank: Vec<bool>,
+    pub(crate) blank: Vec<bool>,
 }
 
 fn re(pattern: &str) -> Regex {

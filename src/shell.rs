@@ -3,13 +3,13 @@
 //! binary. Nothing here runs a shell.
 
 /// Quote a path for a POSIX shell: single quotes, with `'` written as `'\''`.
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// A shell word for `s`: itself when it holds only characters no shell treats specially,
 /// else single-quoted.
-pub fn word(s: &str) -> String {
+pub(crate) fn word(s: &str) -> String {
     let plain = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'));
@@ -19,7 +19,7 @@ pub fn word(s: &str) -> String {
 /// The command that runs this very binary, as a shell word: its absolute path, else
 /// `HANDOFF_STORE_BIN`, else the bare name. Every command we hand to the writer or the model
 /// uses it, so nothing depends on PATH (issue 9).
-pub fn self_command() -> String {
+pub(crate) fn self_command() -> String {
     let exe = std::env::current_exe()
         .ok()
         .filter(|p| p.is_absolute())

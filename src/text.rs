@@ -3,7 +3,7 @@
 
 /// The contract's whitespace: space, tab, LF, VT, FF, CR. `char::is_ascii_whitespace`
 /// leaves out VT, so it must not be used.
-pub fn is_ws(c: char) -> bool {
+pub(crate) fn is_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r')
 }
 
@@ -13,17 +13,17 @@ pub fn trim(s: &str) -> &str {
 }
 
 /// Whether `s` contains any of the contract's whitespace.
-pub fn has_ws(s: &str) -> bool {
+pub(crate) fn has_ws(s: &str) -> bool {
     s.contains(is_ws)
 }
 
 /// Split on runs of the contract's whitespace, dropping empty words.
-pub fn words(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_ws).filter(|w| !w.is_empty())
 }
 
 /// Path-shaped: contains `/`, or ends in `.` plus 1–10 ASCII letters or digits.
-pub fn is_path_shaped(s: &str) -> bool {
+pub(crate) fn is_path_shaped(s: &str) -> bool {
     let ext = s
         .bytes()
         .rev()
@@ -34,7 +34,7 @@ pub fn is_path_shaped(s: &str) -> bool {
 }
 
 /// An identifier: `[A-Za-z_][A-Za-z0-9_]*`.
-pub fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut bytes = s.bytes();
     bytes
         .next()
@@ -43,18 +43,18 @@ pub fn is_identifier(s: &str) -> bool {
 }
 
 /// 1-based line number of byte offset `at` in `bytes`.
-pub fn line_of_offset(bytes: &[u8], at: usize) -> usize {
+pub(crate) fn line_of_offset(bytes: &[u8], at: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count() + 1
 }
 
 /// Lowercase hex MD5 of `bytes` (slot names, safe session ids, marker names).
-pub fn hex_md5(bytes: &[u8]) -> String {
+pub(crate) fn hex_md5(bytes: &[u8]) -> String {
     use md5::Digest;
     hex(&md5::Md5::digest(bytes))
 }
 
 /// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -13,7 +13,7 @@ use crate::report::Stream;
 
 /// Output form, for every command that has one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
@@ -21,7 +21,7 @@ pub enum Format {
 /// Write `lines` to their streams: each run of consecutive lines for one stream goes out in one
 /// write (a 1,000-citation report is a handful of writes, not 2,000), and the order between the
 /// streams is kept.
-pub fn emit(
+pub(crate) fn emit(
     lines: &[(Stream, String)],
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -47,12 +47,16 @@ pub fn emit(
 }
 
 /// Whether a write error only means the reader went away.
-pub fn is_broken_pipe(e: &io::Error) -> bool {
+pub(crate) fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
 /// Render a clap error (help and version included) to the right writer; its exit code.
-pub fn clap_exit(e: clap::Error, out: &mut dyn Write, err: &mut dyn Write) -> crate::error::Exit {
+pub(crate) fn clap_exit(
+    e: clap::Error,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> crate::error::Exit {
     let text = e.render().to_string();
     let w: &mut dyn Write = if e.use_stderr() { err } else { out };
     let _ = w.write_all(text.as_bytes());

@@ -12,7 +12,7 @@ use crate::error::Exit;
 use crate::report::Report;
 use crate::report::run_gate::{citations, gate_file};
 
-pub use super::Format;
+pub(crate) use super::Format;
 
 /// Check a handoff file against the format contract, then verify its citations.
 #[derive(Debug, Parser)]
@@ -74,7 +74,7 @@ pub fn run(
 }
 
 /// Print a report; a closed stdout is not an error.
-pub fn write_report(
+pub(crate) fn write_report(
     report: &Report,
     format: Format,
     out: &mut dyn Write,

@@ -6,7 +6,7 @@ use crate::text;
 
 /// What one line is, structurally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
+pub(crate) enum LineKind {
     Body,
     Heading,
     FenceOpen,
@@ -16,16 +16,16 @@ pub enum LineKind {
 
 /// A real heading (outside fences).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Heading {
+pub(crate) struct Heading {
     /// 0-based line index.
-    pub index: usize,
-    pub level: usize,
-    pub text: String,
+    pub(crate) index: usize,
+    pub(crate) level: usize,
+    pub(crate) text: String,
 }
 
 impl Heading {
     /// "A heading named N": text equal to N, or N followed by a space or tab.
-    pub fn is_named(&self, name: &str) -> bool {
+    pub(crate) fn is_named(&self, name: &str) -> bool {
         match self.text.strip_prefix(name) {
             Some(rest) => rest.is_empty() || rest.starts_with([' ', '\t']),
             None => false,
@@ -35,17 +35,17 @@ impl Heading {
 
 /// A fenced block: its opener and, if it has one, its closer (0-based line indexes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fence {
-    pub open: usize,
-    pub close: Option<usize>,
+pub(crate) struct Fence {
+    pub(crate) open: usize,
+    pub(crate) close: Option<usize>,
 }
 
 /// The result of the scan.
 #[derive(Debug, Clone, Default)]
-pub struct Scan {
-    pub kinds: Vec<LineKind>,
-    pub headings: Vec<Heading>,
-    pub fences: Vec<Fence>,
+pub(crate) struct Scan {
+    pub(crate) kinds: Vec<LineKind>,
+    pub(crate) headings: Vec<Heading>,
+    pub(crate) fences: Vec<Fence>,
 }
 
 /// Up to three leading spaces (U+0020 only) and what follows them.
@@ -91,7 +91,7 @@ fn heading(line: &str) -> Option<(usize, &str)> {
 }
 
 /// Scan every line once.
-pub fn scan<S: AsRef<str>>(lines: &[S]) -> Scan {
+pub(crate) fn scan<S: AsRef<str>>(lines: &[S]) -> Scan {
     let mut out = Scan::default();
     let mut open: Option<(u8, usize)> = None;
     for (index, line) in lines.iter().enumerate() {
@@ -129,7 +129,7 @@ pub fn scan<S: AsRef<str>>(lines: &[S]) -> Scan {
 }
 
 /// The contents of every `` `[^`]+` `` span, left to right without overlap.
-pub fn backtick_spans(line: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn backtick_spans(line: &str) -> impl Iterator<Item = &str> {
     let mut rest = line;
     std::iter::from_fn(move || {
         loop {
@@ -148,7 +148,7 @@ pub fn backtick_spans(line: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The line with every `` `[^`]*` `` span deleted.
-pub fn without_spans(line: &str) -> String {
+pub(crate) fn without_spans(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while let Some(start) = rest.find('`') {

@@ -2,49 +2,48 @@
 //! headings, fences, the envelope, the Pointers block and the prose/referring zones.
 //! Every gate check and every store reader works from this model, never from raw text.
 
-pub mod envelope;
-pub mod markdown;
-pub mod normalise;
+pub(crate) mod envelope;
+pub(crate) mod markdown;
+pub(crate) mod normalise;
 
 use crate::input::split_lines;
 use crate::secrets::{self, Secret};
-pub use envelope::{Field, Progress};
-pub use markdown::{Fence, Heading, LineKind};
+pub use envelope::Field;
+pub(crate) use markdown::{Fence, Heading};
 
 /// One line of the citation block: its 1-based line number and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockLine {
-    pub line: usize,
-    pub text: String,
+    pub(crate) line: usize,
+    pub(crate) text: String,
 }
 
 /// The Pointers section as found: its heading and the first fence inside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pointers {
+pub(crate) struct Pointers {
     /// 0-based index of the `## Pointers` heading line.
-    pub heading: usize,
+    pub(crate) heading: usize,
     /// The Pointers fence, if its section has an opener.
-    pub fence: Option<Fence>,
+    pub(crate) fence: Option<Fence>,
 }
 
 /// The parsed document.
 #[derive(Debug, Clone)]
 pub struct Document {
     /// CR-free lines; a line flagged as a credential is blanked here.
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// Bytes of the CR-free text with trailing newlines removed (credentials included).
-    pub size_bytes: usize,
-    pub secrets: Vec<Secret>,
-    pub kinds: Vec<LineKind>,
-    pub headings: Vec<Heading>,
-    pub fences: Vec<Fence>,
+    pub(crate) size_bytes: usize,
+    pub(crate) secrets: Vec<Secret>,
+    pub(crate) headings: Vec<Heading>,
+    pub(crate) fences: Vec<Fence>,
     /// Number of envelope lines (index of the first level 2–6 heading).
-    pub envelope_end: usize,
-    pub pointers: Option<Pointers>,
+    pub(crate) envelope_end: usize,
+    pub(crate) pointers: Option<Pointers>,
     /// Lines in the prose zone (docs/gate.md §2.7).
-    pub prose: Vec<bool>,
+    pub(crate) prose: Vec<bool>,
     /// Lines in the referring zone (docs/gate.md §2.7).
-    pub referring: Vec<bool>,
+    pub(crate) referring: Vec<bool>,
 }
 
 impl Document {
@@ -64,7 +63,7 @@ impl Document {
             })
             .collect();
         let markdown::Scan {
-            kinds,
+            kinds: _,
             headings,
             fences,
         } = markdown::scan(&lines);
@@ -78,7 +77,6 @@ impl Document {
             prose: vec![true; lines.len()],
             referring: vec![true; lines.len()],
             lines,
-            kinds,
             headings,
             fences,
             envelope_end,
@@ -91,7 +89,7 @@ impl Document {
 
     /// Index one past the last line of the section under heading `h` (next heading of the
     /// same or a higher level, or the end).
-    pub fn section_end(&self, h: &Heading) -> usize {
+    pub(crate) fn section_end(&self, h: &Heading) -> usize {
         self.headings
             .iter()
             .find(|o| o.index > h.index && o.level <= h.level)
@@ -99,14 +97,18 @@ impl Document {
     }
 
     /// Every heading of exactly `level` named `name`.
-    pub fn headings_named(&self, level: usize, name: &str) -> impl Iterator<Item = &Heading> {
+    pub(crate) fn headings_named(
+        &self,
+        level: usize,
+        name: &str,
+    ) -> impl Iterator<Item = &Heading> {
         self.headings
             .iter()
             .filter(move |h| h.level == level && h.is_named(name))
     }
 
     /// Whether the (joined) sections under these headings hold a non-ws character.
-    pub fn section_has_content(&self, level: usize, name: &str) -> bool {
+    pub(crate) fn section_has_content(&self, level: usize, name: &str) -> bool {
         self.headings_named(level, name).any(|h| {
             self.lines[h.index + 1..self.section_end(h)]
                 .iter()
@@ -120,7 +122,7 @@ impl Document {
     }
 
     /// The first line below the envelope that starts with `name:`.
-    pub fn field_below_envelope(&self, name: &str) -> Option<usize> {
+    pub(crate) fn field_below_envelope(&self, name: &str) -> Option<usize> {
         envelope::find_field(&self.lines[self.envelope_end..], self.envelope_end, name)
             .map(|f| f.line)
     }

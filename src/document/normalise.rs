@@ -32,7 +32,7 @@ fn find_field(lines: &[String], name: &str) -> Option<usize> {
 
 /// Force the envelope fields (docs/store.md §9.3 normalisation). `Err` when a forced line would
 /// land below line 20.
-pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
+pub(crate) fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
     let end = envelope_end(&lines);
@@ -100,7 +100,7 @@ pub fn normalise(text: &str, fields: &[(&str, &str)]) -> Result<String, Error> {
 }
 
 /// `text` without the envelope's `name:` lines, every other byte kept.
-pub fn without(text: &str, name: &str) -> String {
+pub(crate) fn without(text: &str, name: &str) -> String {
     let lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
     let end = envelope_end(&lines);
     lines

@@ -22,7 +22,7 @@ fn error(code: &'static str, text: String, line: Option<usize>, subject: Option<
 }
 
 /// Steps 1–7: secrets, title, fields, sections, Pointers, unclosed fences, late fields.
-pub fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
+pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
     let mut out: Vec<Finding> = doc
         .secrets
         .iter()
@@ -207,7 +207,7 @@ fn section_missing(label: &str) -> Finding {
 }
 
 /// Step 8: `path:symbol` anchors in the citation block (docs/gate.md §2.6).
-pub fn path_symbols(block: &[CitationLine]) -> Vec<Finding> {
+pub(crate) fn path_symbols(block: &[CitationLine]) -> Vec<Finding> {
     block
         .iter()
         .filter_map(|l| {

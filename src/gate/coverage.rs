@@ -45,7 +45,7 @@ fn classify(token: &str) -> Option<(Claim, String)> {
 
 /// Step 10. `block` is the parsed citation block, or `None` when there is none (then only the
 /// unbackticked check runs).
-pub fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Finding> {
+pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Finding> {
     let mut evidence: Vec<(String, usize)> = Vec::new();
     let mut mentions: Vec<(String, usize)> = Vec::new();
     let mut seen = HashSet::new();

@@ -2,9 +2,9 @@
 //! coverage, size — plus the `checkout:` header's expansion and the checkout errors. Running
 //! them in order with the checkout and the resolver is `report::run_gate`'s job, one layer up.
 
-pub mod contract;
-pub mod coverage;
-pub mod size;
+pub(crate) mod contract;
+pub(crate) mod coverage;
+pub(crate) mod size;
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use crate::git::WorkTreeError;
 
 /// The `checkout:` header after expansion.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HeaderCheckout {
+pub(crate) enum HeaderCheckout {
     Absent,
     Empty,
     Usable(PathBuf),
@@ -24,7 +24,7 @@ pub enum HeaderCheckout {
 
 /// Expand a `checkout:` value: `~` and `~/` to home, a relative value against the directory
 /// holding the handoff file.
-pub fn expand_checkout(value: &str, file: &Path) -> HeaderCheckout {
+pub(crate) fn expand_checkout(value: &str, file: &Path) -> HeaderCheckout {
     if value.is_empty() {
         return HeaderCheckout::Empty;
     }
@@ -45,12 +45,12 @@ pub fn expand_checkout(value: &str, file: &Path) -> HeaderCheckout {
     HeaderCheckout::Usable(dir.join(path))
 }
 
-pub fn display_path(p: &Path) -> String {
+pub(crate) fn display_path(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
 /// The message of a `checkout_*` error for path text `p`.
-pub fn checkout_error(err: WorkTreeError, p: &str, line: Option<usize>) -> Finding {
+pub(crate) fn checkout_error(err: WorkTreeError, p: &str, line: Option<usize>) -> Finding {
     let (code, text) = match err {
         WorkTreeError::NotFound => ("checkout_not_found", format!("checkout {p} does not exist")),
         WorkTreeError::NotDirectory => (

@@ -6,7 +6,7 @@ use crate::finding::Severity;
 use crate::finding::{Finding, Phase};
 
 /// The four threshold keys in table order, with their defaults.
-pub const KEYS: [(&str, u64); 4] = [
+pub(crate) const KEYS: [(&str, u64); 4] = [
     ("CTX_CHARS_PER_TOKEN_X100", 268),
     ("CTX_GROWTH_TOKENS_PER_TURN", 2070),
     ("HANDOFF_TARGET_TOKENS", 4000),
@@ -18,26 +18,26 @@ const FILE_CAP: u64 = 64 * 1024;
 /// The computed size and the findings it produced (threshold warnings, then at most one size
 /// warning).
 #[derive(Debug, Clone)]
-pub struct Size {
-    pub bytes: u64,
-    pub tokens: u64,
-    pub tenths: u64,
-    pub chars_per_token_x100: u64,
-    pub growth: u64,
-    pub target: u64,
-    pub ceiling: u64,
-    pub over: Option<&'static str>,
-    pub findings: Vec<Finding>,
+pub(crate) struct Size {
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
+    pub(crate) tenths: u64,
+    pub(crate) chars_per_token_x100: u64,
+    pub(crate) growth: u64,
+    pub(crate) target: u64,
+    pub(crate) ceiling: u64,
+    pub(crate) over: Option<&'static str>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 impl Size {
     /// `0.1`-style turns.
-    pub fn turns(&self) -> String {
+    pub(crate) fn turns(&self) -> String {
         format!("{}.{}", self.tenths / 10, self.tenths % 10)
     }
 
     /// The compat size line (without its trailing newline).
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "size     {} chars ≈ {} tokens ≈ {} turns of work",
             self.bytes,
@@ -55,7 +55,7 @@ fn parse_value(v: &str) -> Option<u64> {
 }
 
 /// Parse a thresholds file's text: the last assignment of each key wins.
-pub fn parse_file(text: &str) -> Vec<(String, String)> {
+pub(crate) fn parse_file(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for raw in text.lines() {
         let mut line = crate::text::trim(raw);
@@ -152,7 +152,7 @@ fn invalid(key: &str, value: &str, source: &str) -> Finding {
 }
 
 /// Measure a document of `bytes` bytes (CR-free, trailing newlines removed).
-pub fn measure(bytes: usize) -> Size {
+pub(crate) fn measure(bytes: usize) -> Size {
     let ([cpt, growth, target, ceiling], mut findings) = thresholds();
     let bytes = bytes as u64;
     let tokens = bytes.saturating_mul(100) / cpt;

@@ -9,34 +9,34 @@ use std::path::{Path, PathBuf};
 use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 
 /// The document's file name in a version's tree.
-pub const DOCUMENT: &str = "handoff.md";
+pub(crate) const DOCUMENT: &str = "handoff.md";
 /// The metadata's file name in a version's tree.
-pub const META: &str = "meta";
+pub(crate) const META: &str = "meta";
 
 /// One version read back from a chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Version {
+pub(crate) struct Version {
     /// Full hex id of the commit.
-    pub id: String,
-    pub document: Vec<u8>,
+    pub(crate) id: String,
+    pub(crate) document: Vec<u8>,
     /// The `meta` file's text (empty when the tree has none).
-    pub meta: String,
+    pub(crate) meta: String,
     /// Full hex ids of the parents.
-    pub parents: Vec<String>,
+    pub(crate) parents: Vec<String>,
 }
 
 /// The largest `handoff.md` a version may hold: the store's own cap on a document.
-pub const DOCUMENT_CAP: u64 = crate::input::MAX_BYTES;
+pub(crate) const DOCUMENT_CAP: u64 = crate::input::MAX_BYTES;
 /// The largest commit object a version may be (ours: a tree, two parents, a one-line message).
-pub const COMMIT_CAP: u64 = 64 * 1024;
+pub(crate) const COMMIT_CAP: u64 = 64 * 1024;
 /// The largest tree a version may have (ours: two entries).
-pub const TREE_CAP: u64 = 4 * 1024;
+pub(crate) const TREE_CAP: u64 = 4 * 1024;
 /// The largest `meta` a version may hold (ours are a few lines).
-pub const META_CAP: u64 = 64 * 1024;
+pub(crate) const META_CAP: u64 = 64 * 1024;
 
 /// An error gix reported, kept whole: its text is gix's, its cause stays reachable.
 #[derive(Debug)]
-pub struct GitError(Box<dyn std::error::Error + Send + Sync>);
+pub(crate) struct GitError(Box<dyn std::error::Error + Send + Sync>);
 
 impl GitError {
     fn new(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
@@ -58,14 +58,14 @@ impl std::error::Error for GitError {
 
 /// Why commit `id` (its first twelve digits) is not read as a handoff version.
 #[derive(Debug)]
-pub struct NotAVersion {
-    pub id: String,
-    pub why: Unfit,
+pub(crate) struct NotAVersion {
+    pub(crate) id: String,
+    pub(crate) why: Unfit,
 }
 
 /// What is wrong with a commit offered as a handoff version.
 #[derive(Debug)]
-pub enum Unfit {
+pub(crate) enum Unfit {
     NotACommit,
     /// Its tree holds an entry other than `handoff.md` and `meta`.
     Foreign {
@@ -111,7 +111,7 @@ enum Capped {
 
 /// Why a ref was not moved.
 #[derive(Debug)]
-pub enum RefError {
+pub(crate) enum RefError {
     /// Another process moved the ref since it was read.
     Moved,
     /// The ref's lock could not be taken.
@@ -140,7 +140,7 @@ impl std::error::Error for RefError {}
 /// must be to count as left by a dead process: git holds a ref's lock for the moment of one
 /// update, and our own writers take the slot's lock around theirs (which the caller holds), so
 /// one that stayed through the whole wait has no live holder.
-pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Remove `<path>.lock` when it is at least [`STALE_LOCK`] old; whether it was removed.
 fn recover_stale_lock(path: &Path) -> bool {
@@ -157,7 +157,7 @@ fn recover_stale_lock(path: &Path) -> bool {
 }
 
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
-pub struct Chains {
+pub(crate) struct Chains {
     repo: gix::Repository,
     main: PathBuf,
 }
@@ -180,7 +180,7 @@ fn oid(hex: &str) -> Result<gix::ObjectId, GitError> {
 
 impl Chains {
     /// Open the repository containing `dir`; `None` when there is none.
-    pub fn open(dir: &Path) -> Option<Chains> {
+    pub(crate) fn open(dir: &Path) -> Option<Chains> {
         let real = crate::fs::canonicalize(dir).ok()?;
         let repo = super::discover(&real, false)?;
         let main = super::main_worktree(&repo);
@@ -188,23 +188,23 @@ impl Chains {
     }
 
     /// The main worktree's real path, as the store keys its slots (docs/store.md §2.2).
-    pub fn main(&self) -> PathBuf {
+    pub(crate) fn main(&self) -> PathBuf {
         self.main.clone()
     }
 
     /// The git dir shared by every worktree (where `refs/handoffs/*` live).
-    pub fn common_dir(&self) -> PathBuf {
+    pub(crate) fn common_dir(&self) -> PathBuf {
         self.repo.common_dir().to_path_buf()
     }
 
     /// The id a ref points to (peeled to its object), if the ref exists.
-    pub fn tip(&self, name: &str) -> Option<String> {
+    pub(crate) fn tip(&self, name: &str) -> Option<String> {
         let mut r = self.repo.try_find_reference(name).ok()??;
         r.peel_to_id().ok().map(|id| id.to_string())
     }
 
     /// Every ref under `prefix` (e.g. `refs/handoffs/`): the name after the prefix, and the id.
-    pub fn list(&self, prefix: &str) -> Vec<(String, String)> {
+    pub(crate) fn list(&self, prefix: &str) -> Vec<(String, String)> {
         let Ok(platform) = self.repo.references() else {
             return Vec::new();
         };
@@ -231,7 +231,7 @@ impl Chains {
     }
 
     /// The short names of the local branches (`refs/heads/*`).
-    pub fn branches(&self) -> Vec<String> {
+    pub(crate) fn branches(&self) -> Vec<String> {
         self.list("refs/heads/")
             .into_iter()
             .map(|(n, _)| n)
@@ -239,13 +239,13 @@ impl Chains {
     }
 
     /// Whether `refs/heads/<branch>` exists.
-    pub fn has_branch(&self, branch: &str) -> bool {
+    pub(crate) fn has_branch(&self, branch: &str) -> bool {
         self.tip(&format!("refs/heads/{branch}")).is_some()
     }
 
     /// Read version `id`: its document, meta and parents. `None` when it is not a version
     /// (see [`Chains::version`]).
-    pub fn read(&self, id: &str) -> Option<Version> {
+    pub(crate) fn read(&self, id: &str) -> Option<Version> {
         self.version(id).ok()
     }
 
@@ -253,7 +253,7 @@ impl Chains {
     /// tree holds `handoff.md` (at most [`DOCUMENT_CAP`] bytes) and optionally `meta` (at most
     /// [`META_CAP`]), both plain blobs, and nothing else. Sizes are known from the objects'
     /// headers before anything is read, so a blob of any size costs nothing.
-    pub fn version(&self, id: &str) -> Result<Version, NotAVersion> {
+    pub(crate) fn version(&self, id: &str) -> Result<Version, NotAVersion> {
         let short = &id[..id.len().min(12)];
         let not = |why: Unfit| NotAVersion {
             id: short.to_string(),
@@ -317,7 +317,7 @@ impl Chains {
 
     /// The `meta` text of version `id` alone (bounded like [`Chains::version`]), without
     /// reading its document.
-    pub fn meta_of(&self, id: &str) -> Option<String> {
+    pub(crate) fn meta_of(&self, id: &str) -> Option<String> {
         let object = oid(id).ok()?;
         self.sized(object, gix::object::Kind::Commit, COMMIT_CAP, "commit")
             .ok()?;
@@ -380,7 +380,7 @@ impl Chains {
     }
 
     /// Whether commit `ancestor` is reachable from `of` (or is it).
-    pub fn is_ancestor(&self, ancestor: &str, of: &str) -> bool {
+    pub(crate) fn is_ancestor(&self, ancestor: &str, of: &str) -> bool {
         if ancestor.eq_ignore_ascii_case(of) {
             return true;
         }
@@ -408,7 +408,7 @@ impl Chains {
     /// Write a version: a tree of `document` and `meta`, a commit with `parents` and
     /// `message`, authored at `written_at` (epoch seconds) and committed at `now`. The ref is
     /// not moved ([`Chains::set`] does that).
-    pub fn commit(
+    pub(crate) fn commit(
         &self,
         document: &[u8],
         meta: &str,
@@ -444,7 +444,7 @@ impl Chains {
 
     /// A commit with the tree of version `like` and the given parents (a merge keeps the
     /// winner's tree as it is).
-    pub fn commit_like(
+    pub(crate) fn commit_like(
         &self,
         like: &str,
         parents: &[String],
@@ -490,7 +490,12 @@ impl Chains {
     /// and a process killed holding it broke the user's own `git gc` and `git branch -d`).
     /// Termination signals wait until the lock is gone; a lock left by a killed process (SIGKILL
     /// cannot wait) is recovered by the next update, once it outlasted [`STALE_LOCK`].
-    pub fn set(&self, name: &str, new: &str, expected: Option<&str>) -> Result<(), RefError> {
+    pub(crate) fn set(
+        &self,
+        name: &str,
+        new: &str,
+        expected: Option<&str>,
+    ) -> Result<(), RefError> {
         let full: gix::refs::FullName = name.try_into().map_err(|e| RefError::Git(other(e)))?;
         let new = oid(new).map_err(RefError::Git)?;
         let path = self.repo.common_dir().join(full.as_bstr().to_string());
@@ -529,7 +534,7 @@ impl Chains {
 
     /// Delete ref `name` if it still points at `expected` (as git does, through `packed-refs`
     /// when the ref is packed; termination signals wait until its locks are gone).
-    pub fn delete(&self, name: &str, expected: &str) -> Result<(), RefError> {
+    pub(crate) fn delete(&self, name: &str, expected: &str) -> Result<(), RefError> {
         let _deferred = crate::process::Deferred::begin();
         let expected_hex = expected;
         let edit = RefEdit {
@@ -548,7 +553,7 @@ impl Chains {
     /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
     /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved or is
     /// gone is left alone; false only when the deletion itself failed.
-    pub fn delete_all(&self, refs: &[(String, String)]) -> bool {
+    pub(crate) fn delete_all(&self, refs: &[(String, String)]) -> bool {
         let _deferred = crate::process::Deferred::begin();
         let edit_of = |(name, expected): &(String, String)| {
             Some(RefEdit {
@@ -613,7 +618,7 @@ impl Chains {
     }
 
     /// A string value of the repository's configuration.
-    pub fn config_string(&self, key: &str) -> Option<String> {
+    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
         self.repo
             .config_snapshot()
             .string(key)
@@ -621,12 +626,12 @@ impl Chains {
     }
 
     /// A boolean value of the repository's configuration (`None` when unset or not a bool).
-    pub fn config_bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn config_bool(&self, key: &str) -> Option<bool> {
         self.repo.config_snapshot().boolean(key)
     }
 
     /// Every value of a multi-valued key.
-    pub fn config_strings(&self, key: &str) -> Vec<String> {
+    pub(crate) fn config_strings(&self, key: &str) -> Vec<String> {
         self.repo
             .config_snapshot()
             .strings(key)
@@ -637,7 +642,7 @@ impl Chains {
     }
 
     /// The names of the configured remotes.
-    pub fn remotes(&self) -> Vec<String> {
+    pub(crate) fn remotes(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .repo
             .remote_names()
@@ -651,7 +656,7 @@ impl Chains {
     /// `key` of `[section "sub"]` in the repository's own config file holding `value` and none
     /// of `gone`, every other byte kept; the file's new text for the caller to write atomically,
     /// or `None` when it is so already.
-    pub fn config_edited(
+    pub(crate) fn config_edited(
         &self,
         section: &str,
         sub: &str,

@@ -3,37 +3,37 @@
 //! The gate decides a checkout by its path alone (it ignores `GIT_DIR`/`GIT_WORK_TREE`, which
 //! git hooks point elsewhere); the repository is opened once and its index read at most once.
 
-pub mod chain;
+pub(crate) mod chain;
 mod journal;
 
 use std::path::{Path, PathBuf};
 
 /// What HEAD is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Head {
+pub(crate) struct Head {
     /// The short branch name (`feature/x`), or the abbreviated id when detached.
-    pub current: String,
-    pub detached: bool,
+    pub(crate) current: String,
+    pub(crate) detached: bool,
     /// Whether HEAD names a branch with no commits yet.
-    pub unborn: bool,
+    pub(crate) unborn: bool,
     /// The full hex id of the HEAD commit, when there is one.
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
 }
 
 /// A located work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkTree {
+pub(crate) struct WorkTree {
     /// Real path of the work tree's top level.
-    pub root: PathBuf,
-    pub head: Head,
+    pub(crate) root: PathBuf,
+    pub(crate) head: Head,
     /// First path components of the index entries, unique and sorted by bytes (only when
     /// asked for).
-    pub top_level: Vec<String>,
+    pub(crate) top_level: Vec<String>,
 }
 
 /// Why a path names no usable work tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkTreeError {
+pub(crate) enum WorkTreeError {
     NotFound,
     NotDirectory,
     NotGit,
@@ -42,7 +42,7 @@ pub enum WorkTreeError {
 
 /// Find the work tree containing `path` (the gate's rule: the path alone decides).
 /// With `read_index`, also collect the top-level entries of its index.
-pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTreeError> {
+pub(crate) fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTreeError> {
     let meta = crate::fs::metadata(path).map_err(|_| WorkTreeError::NotFound)?;
     if !meta.is_dir() {
         return Err(WorkTreeError::NotDirectory);
@@ -65,7 +65,7 @@ pub fn open_work_tree(path: &Path, read_index: bool) -> Result<WorkTree, WorkTre
 }
 
 /// Whether `a` and `b` lie in the same work tree (compared on canonical roots).
-pub fn same_work_tree(path: &Path, root: &Path) -> bool {
+pub(crate) fn same_work_tree(path: &Path, root: &Path) -> bool {
     open_work_tree(path, false).is_ok_and(|w| w.root == root)
 }
 
@@ -113,21 +113,21 @@ fn top_level_entries(repo: &gix::Repository) -> Vec<String> {
 
 /// The store's view of a target checkout (docs/store.md §2.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepoFacts {
+pub(crate) struct RepoFacts {
     /// Real path of the main worktree (the common git dir minus a trailing `.git`).
-    pub main: PathBuf,
+    pub(crate) main: PathBuf,
     /// Real path of the work tree containing the target.
-    pub checkout: PathBuf,
+    pub(crate) checkout: PathBuf,
     /// The branch short name, or the short id when detached.
-    pub reference: String,
+    pub(crate) reference: String,
     /// Full hex id of HEAD.
-    pub head: String,
-    pub detached: bool,
+    pub(crate) head: String,
+    pub(crate) detached: bool,
 }
 
 /// Why a target has no slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TargetError {
+pub(crate) enum TargetError {
     NotDirectory,
     NotGit,
     Bare,
@@ -137,7 +137,7 @@ pub enum TargetError {
 
 /// How a recorded `head:` relates to a checkout's HEAD (docs/store.md §8 signals 4–6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadRelation {
+pub(crate) enum HeadRelation {
     /// Not a full id of a commit in this repository.
     Unknown,
     Same,
@@ -195,7 +195,7 @@ fn main_worktree(repo: &gix::Repository) -> PathBuf {
 
 /// The facts of the checkout containing `dir`, discovered as git would: `GIT_DIR`,
 /// `GIT_WORK_TREE` and `GIT_CEILING_DIRECTORIES` are honoured when `honour_env` is set.
-pub fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, TargetError> {
+pub(crate) fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, TargetError> {
     if !crate::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Err(TargetError::NotDirectory);
     }
@@ -205,7 +205,7 @@ pub fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, TargetError
 }
 
 /// Facts of checkout `dir` (path alone decides) and how `recorded` relates to its HEAD.
-pub fn drift_facts(
+pub(crate) fn drift_facts(
     dir: &Path,
     recorded: Option<&str>,
 ) -> Option<(RepoFacts, Option<HeadRelation>)> {
@@ -263,7 +263,7 @@ fn head_relation(repo: &gix::Repository, recorded: &str, head: &str) -> HeadRela
 }
 
 /// Whether `refs/heads/<branch>` exists in the repository of checkout `dir`.
-pub fn branch_exists(dir: &Path, branch: &str) -> bool {
+pub(crate) fn branch_exists(dir: &Path, branch: &str) -> bool {
     let Some(repo) = crate::fs::canonicalize(dir)
         .ok()
         .and_then(|r| discover(&r, false))
@@ -278,7 +278,7 @@ pub fn branch_exists(dir: &Path, branch: &str) -> bool {
 
 /// Where git runs the hooks of the repository containing `path`: `core.hooksPath` (a relative
 /// value is taken from the work tree's top level, as git does), else `<common dir>/hooks`.
-pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
+pub(crate) fn hooks_dir(path: &Path) -> Option<PathBuf> {
     let real = crate::fs::canonicalize(path).ok()?;
     let repo = discover(&real, false)?;
     let configured = repo
@@ -294,7 +294,7 @@ pub fn hooks_dir(path: &Path) -> Option<PathBuf> {
 }
 
 /// The branch check (docs/gate.md §2.10).
-pub fn branch_matches(declared: &str, head: &Head) -> bool {
+pub(crate) fn branch_matches(declared: &str, head: &Head) -> bool {
     if !head.detached {
         return declared == head.current;
     }

@@ -18,7 +18,7 @@ use crate::hooks::session_start::Injection;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::Answer;
 
-pub struct ClaudeCode;
+pub(crate) struct ClaudeCode;
 
 /// Claude Code's reading tools: the only built-in tools its writer session has.
 const TOOLS: &str = "Read,Grep,Glob";
@@ -29,7 +29,7 @@ const DENIED: &str = "Bash,Write,Edit,MultiEdit,NotebookEdit,WebFetch,WebSearch,
 /// session), the same pre-approved, the writing and fetching tools denied, `--permission-mode
 /// dontAsk` (anything else is refused, never asked), no MCP server (`--strict-mcp-config`);
 /// its answer is the `result` of its JSON output, and a retry resumes the same session.
-pub const WRITER: Profile = Profile {
+pub(crate) const WRITER: Profile = Profile {
     name: "Claude Code",
     explore: "the Read and Grep tools (with line ranges)",
     invocation,

@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput, SessionId, Source};
 
-pub struct Cline;
+pub(crate) struct Cline;
 
 impl Client for Cline {
     fn name(&self) -> &'static str {

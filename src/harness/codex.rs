@@ -31,7 +31,7 @@ use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::Answer;
 
-pub struct Codex;
+pub(crate) struct Codex;
 
 /// The file the writer writes its last message to (`codex exec -o`), inside the run directory.
 const ANSWER: &str = "answer.md";
@@ -275,27 +275,27 @@ impl Client for Codex {
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The `codex` program: `HANDOFF_CODEX_BIN`, else `codex` on PATH.
-pub fn binary() -> Option<PathBuf> {
+pub(crate) fn binary() -> Option<PathBuf> {
     super::program("HANDOFF_CODEX_BIN", "codex")
 }
 
 /// One of Codex's hooks as `hooks/list` reports it.
 #[derive(Debug, Clone)]
-pub struct Hook {
-    pub key: String,
-    pub current_hash: String,
+pub(crate) struct Hook {
+    pub(crate) key: String,
+    pub(crate) current_hash: String,
     /// `trusted`, `untrusted`, `modified` or `managed`.
-    pub trust: String,
-    pub ours: bool,
+    pub(crate) trust: String,
+    pub(crate) ours: bool,
     /// The plugin it comes from (`handoff-store@handoff-store`), if any.
-    pub plugin: Option<String>,
+    pub(crate) plugin: Option<String>,
     /// The file Codex read it from.
-    pub source_path: Option<String>,
+    pub(crate) source_path: Option<String>,
 }
 
 /// Why talking to Codex failed.
 #[derive(Debug)]
-pub enum CodexError {
+pub(crate) enum CodexError {
     /// The program could not be started.
     Spawn {
         program: PathBuf,
@@ -441,7 +441,7 @@ fn hooks_of(result: &Value) -> Vec<Hook> {
 
 /// Codex's view of the hooks that apply in `cwd`, and the errors it reported reading their
 /// files (a hooks.json Codex cannot parse is skipped whole).
-pub fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), CodexError> {
+pub(crate) fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), CodexError> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
     let errors = result["data"]
@@ -462,7 +462,7 @@ pub fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), CodexE
 
 /// What trusting our hooks found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Trust {
+pub(crate) enum Trust {
     /// Trusted now; the keys of the trust entries written.
     Recorded(Vec<String>),
     /// Codex already trusted every hook of ours it lists.
@@ -472,7 +472,7 @@ pub enum Trust {
 }
 
 /// Trust our hooks (and only ours) that apply in `cwd`, through Codex.
-pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
+pub(crate) fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
     let mut server = Server::start(codex, cwd)?;
     let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
     let ours: Vec<Hook> = hooks_of(&result).into_iter().filter(|h| h.ours).collect();
@@ -504,7 +504,7 @@ pub fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
 
 /// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook
 /// was uninstalled.
-pub fn forget(key: &str) -> Result<(), CodexError> {
+pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
     let Some(home) = codex_home() else {
         return Ok(());
     };

@@ -30,7 +30,7 @@ use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::{self, Answer};
 
-pub struct Copilot;
+pub(crate) struct Copilot;
 
 /// The `copilot` program: `HANDOFF_COPILOT_BIN`, else `copilot` on PATH.
 fn binary() -> Option<PathBuf> {

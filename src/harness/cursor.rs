@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput, SessionId, Source};
 
-pub struct Cursor;
+pub(crate) struct Cursor;
 
 impl Client for Cursor {
     fn name(&self) -> &'static str {

@@ -42,7 +42,7 @@ use crate::hooks::session_start::Injection;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::Answer;
 
-pub struct Gemini;
+pub(crate) struct Gemini;
 
 /// What headless runs need, said by `install` and `status`.
 const TRUST: &str =

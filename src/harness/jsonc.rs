@@ -21,7 +21,7 @@ fn input(v: &Value) -> CstInputValue {
 
 /// Why a hooks file could not be edited.
 #[derive(Debug)]
-pub enum JsoncError {
+pub(crate) enum JsoncError {
     /// Not JSON with comments (the parser's words).
     Syntax(String),
     /// The top level is an array, a string, …: there is nowhere to put a hook.
@@ -66,7 +66,7 @@ fn find(root: &CstRootNode, path: &[&str]) -> Option<CstArray> {
 /// that are missing. Refuses a file whose top level is not an object.
 ///
 /// `path` holds at least one key (the callers' paths are constants).
-pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncError> {
+pub(crate) fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncError> {
     let root = parse(text)?;
     if root.value().is_some() && root.object_value().is_none() {
         return Err(JsoncError::NotAnObject);
@@ -87,7 +87,7 @@ pub fn append(text: &str, path: &[&str], entry: &Value) -> Result<String, JsoncE
 
 /// The first key of `path` found twice in one object on the way down (the top level, then
 /// each object `path` names), when the document holds one.
-pub fn duplicate_key(text: &str, path: &[&str]) -> Option<String> {
+pub(crate) fn duplicate_key(text: &str, path: &[&str]) -> Option<String> {
     duplicate_on(&parse(text).ok()?, path)
 }
 
@@ -108,13 +108,13 @@ fn duplicate_on(root: &CstRootNode, path: &[&str]) -> Option<String> {
 
 /// The whole document as a plain value (`{}` for an empty one; `None` when it is not JSON with
 /// comments).
-pub fn value(text: &str) -> Option<Value> {
+pub(crate) fn value(text: &str) -> Option<Value> {
     let root = parse(text).ok()?;
     root.value()?.to_serde_value()
 }
 
 /// The elements of the array at `path`, as plain values (`[]` when absent or unreadable).
-pub fn elements(text: &str, path: &[&str]) -> Vec<Value> {
+pub(crate) fn elements(text: &str, path: &[&str]) -> Vec<Value> {
     parse(text)
         .ok()
         .and_then(|root| find(&root, path))
@@ -132,7 +132,7 @@ pub fn elements(text: &str, path: &[&str]) -> Vec<Value> {
 /// one entry of it — the group goes only once nothing of the user's is left in it. The array,
 /// and each object on `path` above it, goes when it is left empty and `keep` says the file did
 /// not have it before we added ours.
-pub fn remove(
+pub(crate) fn remove(
     text: &str,
     path: &[&str],
     ours: impl Fn(&Value) -> bool,
@@ -206,7 +206,7 @@ pub fn remove(
 }
 
 /// Whether the JSON (with comments) `text` has a value at `path`.
-pub fn has(text: &str, path: &[&str]) -> bool {
+pub(crate) fn has(text: &str, path: &[&str]) -> bool {
     value(text).is_some_and(|v| path.iter().try_fold(&v, |at, key| at.get(*key)).is_some())
 }
 

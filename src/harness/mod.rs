@@ -10,14 +10,14 @@
 
 mod claude_code;
 mod cline;
-pub mod codex;
+pub(crate) mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
-pub mod install;
-pub mod jsonc;
-pub mod status;
-pub mod watch;
+pub(crate) mod install;
+pub(crate) mod jsonc;
+pub(crate) mod status;
+pub(crate) mod watch;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ use status::Verdict;
 
 /// The clients we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Harness {
+pub(crate) enum Harness {
     /// Claude Code (the default; its plugin lives in contrib/claude-code).
     ClaudeCode,
     /// OpenAI Codex CLI.
@@ -49,7 +49,7 @@ pub enum Harness {
 }
 
 impl Harness {
-    pub const ALL: [Harness; 6] = [
+    pub(crate) const ALL: [Harness; 6] = [
         Harness::ClaudeCode,
         Harness::Codex,
         Harness::Gemini,
@@ -59,7 +59,7 @@ impl Harness {
     ];
 
     /// Everything about this client.
-    pub fn client(self) -> &'static dyn Client {
+    pub(crate) fn client(self) -> &'static dyn Client {
         match self {
             Harness::ClaudeCode => &claude_code::ClaudeCode,
             Harness::Codex => &codex::Codex,
@@ -71,33 +71,33 @@ impl Harness {
     }
 
     /// The name used on the command line and in hook commands.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.client().name()
     }
 
     /// The word `install` and `uninstall` take for it.
-    pub fn install_word(self) -> &'static str {
+    pub(crate) fn install_word(self) -> &'static str {
         self.client().install_word()
     }
 }
 
 /// Where a client keeps its hooks for one scope, and the shape ours takes there.
-pub struct Located {
-    pub file: PathBuf,
-    pub shape: Shape,
+pub(crate) struct Located {
+    pub(crate) file: PathBuf,
+    pub(crate) shape: Shape,
     /// The `/handoff` skill's file, installed and removed with the hooks.
-    pub skill: Option<PathBuf>,
+    pub(crate) skill: Option<PathBuf>,
 }
 
 /// A line `install` adds for the user: its tag (`note`, `trust`, `trusted`) and text.
-pub struct Note {
-    pub tag: &'static str,
-    pub text: String,
+pub(crate) struct Note {
+    pub(crate) tag: &'static str,
+    pub(crate) text: String,
 }
 
 /// Everything the crate knows about one agent client. The defaults are Claude Code's shape,
 /// which several clients share.
-pub trait Client: Sync {
+pub(crate) trait Client: Sync {
     /// The name used on the command line, in hook commands and in records.
     fn name(&self) -> &'static str;
 
@@ -185,7 +185,7 @@ pub trait Client: Sync {
 
 /// What `trust` recorded.
 #[derive(Debug)]
-pub enum Trusted {
+pub(crate) enum Trusted {
     /// The client recorded its trust of these hooks.
     Recorded(Vec<String>),
     /// Every hook of ours the client (its name) lists was trusted already.
@@ -201,7 +201,7 @@ fn claude_json(event: &str, context: &str) -> Option<String> {
 
 /// The hook command a client runs for `event`: this binary by absolute path. Claude Code's
 /// hooks are the plain ones (its input is the hooks' native shape).
-pub fn hook_command(h: Harness, event: &str) -> String {
+pub(crate) fn hook_command(h: Harness, event: &str) -> String {
     match h {
         Harness::ClaudeCode => format!("{} hook {event}", crate::shell::self_command()),
         _ => format!(
@@ -213,7 +213,7 @@ pub fn hook_command(h: Harness, event: &str) -> String {
 }
 
 /// A client's own program: the path in `var`, else `name` on PATH.
-pub fn program(var: &str, name: &str) -> Option<PathBuf> {
+pub(crate) fn program(var: &str, name: &str) -> Option<PathBuf> {
     if let Some(p) = crate::env::non_empty(var) {
         return Some(PathBuf::from(p));
     }
@@ -223,7 +223,7 @@ pub fn program(var: &str, name: &str) -> Option<PathBuf> {
 /// `hook <event> [--harness H]`: the door. git's post-checkout and the supervisor belong to no
 /// client; every other event reads stdin once, types it through the client, computes, and
 /// prints the client's output. Always 0: a hook never fails a session or a checkout.
-pub fn hook(
+pub(crate) fn hook(
     h: Harness,
     event: Event,
     out: &mut dyn Write,
@@ -372,5 +372,66 @@ mod tests {
             v(Harness::Copilot, Event::SessionStart, Some("T"))["additionalContext"],
             "T"
         );
+    }
+
+    /// Any stdin, and any object with the fields clients send holding values of any type:
+    /// the door reads it or refuses it, and every client types it, never panicking; an empty
+    /// string is never a value.
+    #[test]
+    fn every_client_types_any_input() {
+        use proptest::prelude::*;
+        let key = prop::sample::select(vec![
+            "session_id",
+            "sessionId",
+            "taskId",
+            "conversation_id",
+            "cwd",
+            "workspaceRoots",
+            "workspace_roots",
+            "source",
+            "transcript_path",
+            "transcriptPath",
+            "hookName",
+            "taskResume",
+            "initialPrompt",
+            "reason",
+        ]);
+        let value = prop_oneof![
+            ".{0,12}".prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            Just(serde_json::Value::Null),
+            prop::collection::vec(".{0,6}", 0..3).prop_map(serde_json::Value::from),
+        ];
+        let object = prop::collection::btree_map(key, value, 0..8)
+            .prop_map(|m| serde_json::to_vec(&m).unwrap_or_default());
+        let input = prop_oneof![
+            object,
+            prop::collection::vec(any::<u8>(), 0..256),
+            Just(b"[1,2,3]".to_vec()),
+            Just(b"{\"a\":".repeat(1000)),
+        ];
+        let config = proptest::test_runner::Config {
+            cases: 512,
+            failure_persistence: None,
+            ..Default::default()
+        };
+        proptest::test_runner::TestRunner::new(config)
+            .run(&input, |bytes| {
+                let Some(raw) = RawInput::parse(&bytes) else {
+                    prop_assert!(!matches!(
+                        serde_json::from_slice::<serde_json::Value>(&bytes),
+                        Ok(serde_json::Value::Object(_))
+                    ));
+                    return Ok(());
+                };
+                for h in Harness::ALL {
+                    let typed = h.client().input(&raw, &Event::PreCompact);
+                    prop_assert!(typed.cwd.as_deref() != Some(""));
+                    prop_assert!(typed.sid() != Some(""));
+                    prop_assert!(typed.transcript.as_deref() != Some(""));
+                }
+                Ok(())
+            })
+            .expect("every client types any input");
     }
 }

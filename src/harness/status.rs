@@ -12,39 +12,39 @@ use super::install::{Scope, installed_program, is_installed, plan};
 
 /// One row of `status`.
 #[derive(Debug, Serialize)]
-pub struct Row {
-    pub harness: &'static str,
-    pub scope: &'static str,
-    pub file: Option<String>,
-    pub installed: bool,
+pub(crate) struct Row {
+    pub(crate) harness: &'static str,
+    pub(crate) scope: &'static str,
+    pub(crate) file: Option<String>,
+    pub(crate) installed: bool,
     /// `yes`, `no` or `unknown`.
-    pub runs: &'static str,
-    pub why: String,
+    pub(crate) runs: &'static str,
+    pub(crate) why: String,
 }
 
 /// Whether a hook would run (`yes`, `no`, `unknown`) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    pub runs: &'static str,
-    pub why: String,
+pub(crate) struct Verdict {
+    pub(crate) runs: &'static str,
+    pub(crate) why: String,
 }
 
 impl Verdict {
-    pub fn yes(why: impl Into<String>) -> Verdict {
+    pub(crate) fn yes(why: impl Into<String>) -> Verdict {
         Verdict {
             runs: "yes",
             why: why.into(),
         }
     }
 
-    pub fn no(why: impl Into<String>) -> Verdict {
+    pub(crate) fn no(why: impl Into<String>) -> Verdict {
         Verdict {
             runs: "no",
             why: why.into(),
         }
     }
 
-    pub fn unknown(why: impl Into<String>) -> Verdict {
+    pub(crate) fn unknown(why: impl Into<String>) -> Verdict {
         Verdict {
             runs: "unknown",
             why: why.into(),
@@ -52,7 +52,7 @@ impl Verdict {
     }
 }
 
-pub fn scope_name(s: Scope) -> &'static str {
+pub(crate) fn scope_name(s: Scope) -> &'static str {
     match s {
         Scope::User => "user",
         Scope::Project => "project",
@@ -61,7 +61,7 @@ pub fn scope_name(s: Scope) -> &'static str {
 
 /// Every client in both scopes, for the checkout at `root` (project scope) and `cwd`; first
 /// the hooks that come from a client's plugin.
-pub fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
+pub(crate) fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     let mut out: Vec<Row> = Harness::ALL
         .iter()
         .flat_map(|h| h.client().plugin_rows(root, cwd))

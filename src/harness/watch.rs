@@ -14,13 +14,13 @@ use crate::store::slot;
 
 /// A session file's inode and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Watch {
-    pub ino: u64,
-    pub len: u64,
+pub(crate) struct Watch {
+    pub(crate) ino: u64,
+    pub(crate) len: u64,
 }
 
 impl Watch {
-    pub fn parse(text: &str) -> Option<Watch> {
+    pub(crate) fn parse(text: &str) -> Option<Watch> {
         let (ino, len) = text.trim().split_once(' ')?;
         Some(Watch {
             ino: ino.parse().ok()?,
@@ -28,7 +28,7 @@ impl Watch {
         })
     }
 
-    pub fn of(meta: &crate::fs::Metadata) -> Watch {
+    pub(crate) fn of(meta: &crate::fs::Metadata) -> Watch {
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
@@ -41,14 +41,14 @@ impl Watch {
 }
 
 /// A hook input's session file (`transcript_path`, `~` expanded), opened, with its watch now.
-pub fn open(transcript: &str) -> Option<(crate::fs::File, Watch)> {
+pub(crate) fn open(transcript: &str) -> Option<(crate::fs::File, Watch)> {
     let file = crate::fs::File::open(crate::env::expand_home(transcript)).ok()?;
     let meta = file.metadata().ok().filter(crate::fs::Metadata::is_file)?;
     Some((file, Watch::of(&meta)))
 }
 
 /// A session's watch file: `<state>/<harness>/<safe sid>.watch`.
-pub fn path(harness: &str, session: &str) -> Option<PathBuf> {
+pub(crate) fn path(harness: &str, session: &str) -> Option<PathBuf> {
     Some(
         state_dir()?
             .join(harness)
@@ -57,12 +57,12 @@ pub fn path(harness: &str, session: &str) -> Option<PathBuf> {
 }
 
 /// The watch kept at `path`, if any.
-pub fn load(path: &Path) -> Option<Watch> {
+pub(crate) fn load(path: &Path) -> Option<Watch> {
     Watch::parse(&crate::fs::read_to_string(path).ok()?)
 }
 
 /// Keep `now` as the watch at `path` (atomically; old watches of ended sessions are cleaned).
-pub fn save(path: &Path, now: Watch) {
+pub(crate) fn save(path: &Path, now: Watch) {
     let Some(dir) = path.parent() else { return };
     if slot::create_private_dir(dir).is_err() {
         return;
@@ -79,7 +79,7 @@ pub fn save(path: &Path, now: Watch) {
 /// Feed each whole line appended between `watch` and `now` to `found` with its offset, until
 /// `found` returns a position. Nothing when the file is another one now (replaced: nothing can
 /// be told) or shorter. Lines are read one by one, so a long tool output costs only its bytes.
-pub fn find_since(
+pub(crate) fn find_since(
     file: &crate::fs::File,
     watch: Watch,
     now: Watch,

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use crate::store::home;
 
 /// `<home>/.claude/state/handoff-fork/`.
-pub fn state_dir() -> Option<PathBuf> {
+pub(crate) fn state_dir() -> Option<PathBuf> {
     Some(home()?.join(".claude/state/handoff-fork"))
 }
 
 /// The dedup lock of a session: `<state>/<safe-sid>.lock`.
-pub fn dedup_lock(safe_sid: &str) -> Option<PathBuf> {
+pub(crate) fn dedup_lock(safe_sid: &str) -> Option<PathBuf> {
     Some(state_dir()?.join(format!("{safe_sid}.lock")))
 }
 
 /// What [`stamp`] found.
-pub enum Stamp {
+pub(crate) enum Stamp {
     /// Stamped now; the file stays locked while this is held.
     Fresh(crate::fs::File),
     /// Another firing stamped it within the window.
@@ -30,7 +30,7 @@ pub enum Stamp {
 /// (`None`: ever). Decided under an exclusive lock from the file's own content and mtime, so
 /// two firings started together cannot both see "not yet": one stamps, the other is `Taken`.
 /// Used for PreCompact's dedup lock and for the delivery claims.
-pub fn stamp(path: &Path, window: Option<std::time::Duration>) -> Stamp {
+pub(crate) fn stamp(path: &Path, window: Option<std::time::Duration>) -> Stamp {
     use std::io::Write;
     use std::time::{Duration, Instant, SystemTime};
     let mut options = crate::fs::OpenOptions::new();
@@ -70,7 +70,7 @@ pub fn stamp(path: &Path, window: Option<std::time::Duration>) -> Stamp {
 /// Claim the delivery for one hook firing, so that the plugin and manual hooks, both installed,
 /// inject once: [`stamp`] on `<state>/claims/<safe-sid>.<what>`. `false` only when another
 /// firing holds the claim; anything that stops the claim from being recorded delivers anyway.
-pub fn claim(safe_sid: &str, what: &str, window: Option<std::time::Duration>) -> bool {
+pub(crate) fn claim(safe_sid: &str, what: &str, window: Option<std::time::Duration>) -> bool {
     let Some(dir) = state_dir().map(|d| d.join("claims")) else {
         return true;
     };
@@ -85,7 +85,7 @@ pub fn claim(safe_sid: &str, what: &str, window: Option<std::time::Duration>) ->
 
 /// Delete the files in `dir` whose names end in `suffix` and that are older than 30 days
 /// (dedup locks, delivery claims: one or two per session, kept no longer than that).
-pub fn clean_old(dir: &Path, suffix: &str) {
+pub(crate) fn clean_old(dir: &Path, suffix: &str) {
     let Ok(entries) = crate::fs::read_dir(dir) else {
         return;
     };
@@ -104,7 +104,7 @@ pub fn clean_old(dir: &Path, suffix: &str) {
 }
 
 /// Whether a claim exists for the session (any age).
-pub fn claimed(safe_sid: &str, what: &str) -> bool {
+pub(crate) fn claimed(safe_sid: &str, what: &str) -> bool {
     state_dir()
         .map(|d| d.join("claims").join(format!("{safe_sid}.{what}")))
         .is_some_and(|p| p.is_file())

@@ -10,7 +10,7 @@ use crate::store::naming::is_safe_id;
 
 /// The transcript of session `id` and its mtime, if it exists:
 /// `<home>/.claude/projects/<id>.jsonl` or `<home>/.claude/projects/*/<id>.jsonl`.
-pub fn transcript(id: &str) -> Option<(PathBuf, SystemTime)> {
+pub(crate) fn transcript(id: &str) -> Option<(PathBuf, SystemTime)> {
     if !is_safe_id(id) {
         return None;
     }
@@ -31,6 +31,6 @@ pub fn transcript(id: &str) -> Option<(PathBuf, SystemTime)> {
 }
 
 /// The transcript of a placeholder's writer (its `write_session:`).
-pub fn writer_transcript(info: &HandoffInfo) -> Option<(PathBuf, SystemTime)> {
+pub(crate) fn writer_transcript(info: &HandoffInfo) -> Option<(PathBuf, SystemTime)> {
     transcript(info.write_session.as_deref()?)
 }

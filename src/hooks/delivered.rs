@@ -9,23 +9,23 @@ use serde::{Deserialize, Serialize};
 
 /// One injection that was printed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Delivered {
+pub(crate) struct Delivered {
     /// When, ISO 8601 (UTC).
-    pub at: String,
-    pub harness: String,
-    pub session: Option<String>,
+    pub(crate) at: String,
+    pub(crate) harness: String,
+    pub(crate) session: Option<String>,
     /// The source as the injection names it (`clear`, `compact`, `startup, handled as clear`…).
-    pub source: String,
+    pub(crate) source: String,
     /// The hook event that printed it.
-    pub event: String,
+    pub(crate) event: String,
     /// The injected text's length in characters.
-    pub chars: usize,
+    pub(crate) chars: usize,
     /// Whether the handoff was cut to fit the client's limit.
-    pub cut: bool,
+    pub(crate) cut: bool,
     /// Whether the delivered handoff was marked consumed.
-    pub consumed: bool,
+    pub(crate) consumed: bool,
     /// The handoff shown, if one was.
-    pub handoff: Option<String>,
+    pub(crate) handoff: Option<String>,
 }
 
 fn path(harness: &str) -> Option<PathBuf> {
@@ -41,7 +41,7 @@ fn path(harness: &str) -> Option<PathBuf> {
 }
 
 /// Record `d` as its harness's last delivery.
-pub fn record(d: &Delivered) {
+pub(crate) fn record(d: &Delivered) {
     let Some(path) = path(&d.harness) else {
         return;
     };
@@ -57,7 +57,7 @@ pub fn record(d: &Delivered) {
 }
 
 /// The last delivery recorded for `harness`.
-pub fn last(harness: &str) -> Option<Delivered> {
+pub(crate) fn last(harness: &str) -> Option<Delivered> {
     let bytes = crate::input::read_path(&path(harness)?).ok()?;
     serde_json::from_slice(&bytes).ok()
 }

@@ -15,16 +15,16 @@ use crate::store::runs::{self, Run, RunState};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Store, Target, placeholder_state};
 
 /// Content there is to show for a checkout (or, without one, the store's most recent handoff).
-pub struct Found {
+pub(crate) struct Found {
     /// The exact slot's latest background write and its state.
-    pub background: Option<(Run, RunState)>,
+    pub(crate) background: Option<(Run, RunState)>,
     /// Content to say about that write when it ended without a handoff, or was held back.
-    pub note: Option<String>,
-    pub content: Content,
+    pub(crate) note: Option<String>,
+    pub(crate) content: Content,
 }
 
 /// The body of what is shown.
-pub enum Content {
+pub(crate) enum Content {
     /// A background write for the exact slot is under way (the slot is untouched).
     Writing {
         run: Run,
@@ -45,7 +45,7 @@ pub enum Content {
 impl Found {
     /// Whether a reader that may wait should look again: a background write or a placeholder
     /// that is still being written.
-    pub fn in_progress(&self) -> bool {
+    pub(crate) fn in_progress(&self) -> bool {
         match &self.content {
             Content::Writing { .. } => true,
             Content::Placeholder { state, .. } => *state != PlaceholderState::Abandoned,
@@ -58,7 +58,7 @@ impl Found {
 /// the local refs hold (after a pull, on a fresh clone, a teammate's branch: synced, never
 /// fetched here), gated as `pull` gates it; it is then found and read like any other. Whether
 /// one was brought in.
-pub fn bring_in_offer(store: &Store, target: Option<&Target>) -> bool {
+pub(crate) fn bring_in_offer(store: &Store, target: Option<&Target>) -> bool {
     target.is_some_and(|t| crate::sync::offer::materialise(store, t).is_some())
 }
 
@@ -66,7 +66,7 @@ pub fn bring_in_offer(store: &Store, target: Option<&Target>) -> bool {
 /// only reads: the offer from the refs comes in first, by [`bring_in_offer`].
 /// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when
 /// a marker corroborates it); a pick it declines is [`Content::Nothing`] and is never read.
-pub fn find(
+pub(crate) fn find(
     store: &Store,
     target: Option<&Target>,
     now: i64,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// Which hook to run.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub(crate) enum Event {
     SessionStart,
     PreCompact,
     PostCompact,
@@ -18,7 +18,7 @@ pub enum Event {
 
 /// Run a hook body with panics caught and silenced; always 0 (a hook never fails a session or
 /// a checkout).
-pub fn guard(body: impl FnOnce()) -> crate::error::Exit {
+pub(crate) fn guard(body: impl FnOnce()) -> crate::error::Exit {
     std::panic::set_hook(Box::new(|_| {}));
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
     crate::error::Exit::Ok

@@ -11,11 +11,11 @@ use crate::store::slot;
 /// The line that marks a hook as ours.
 const MARK: &str = "# installed by handoff-store";
 /// Where an existing hook moves to; ours runs it first.
-pub const CHAINED: &str = "post-checkout.before-handoff-store";
+pub(crate) const CHAINED: &str = "post-checkout.before-handoff-store";
 
 /// What `install` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Installed {
+pub(crate) enum Installed {
     Fresh,
     /// An existing hook was moved aside and runs first.
     Chained(PathBuf),
@@ -25,8 +25,9 @@ pub enum Installed {
 
 /// What `uninstall` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Removed {
-    Removed,
+pub(crate) enum Removed {
+    /// Ours was removed; there was nothing to put back.
+    Gone,
     /// Ours was removed and the chained hook put back.
     Restored,
     /// The hook there is not ours (or there is none): left alone.
@@ -61,7 +62,7 @@ fn hook_path(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 /// Where the post-checkout hook of the repository containing `dir` is, and whether it is ours.
-pub fn state(dir: &Path) -> Option<(PathBuf, bool)> {
+pub(crate) fn state(dir: &Path) -> Option<(PathBuf, bool)> {
     let path = hook_path(dir).ok()?;
     let ours = is_ours(&path);
     Some((path, ours))
@@ -69,7 +70,7 @@ pub fn state(dir: &Path) -> Option<(PathBuf, bool)> {
 
 /// Install the post-checkout hook for the repository containing `dir`; `program` is the shell
 /// word that runs this binary.
-pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error> {
+pub(crate) fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error> {
     let path = hook_path(dir)?;
     let hooks = path.parent().unwrap_or(Path::new("."));
     crate::fs::make_dirs(hooks).map_err(|e| Error::io(hooks, e))?;
@@ -94,7 +95,7 @@ pub fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed), Error>
 }
 
 /// Remove our hook from the repository containing `dir`, putting a chained hook back.
-pub fn uninstall(dir: &Path) -> Result<(PathBuf, Removed), Error> {
+pub(crate) fn uninstall(dir: &Path) -> Result<(PathBuf, Removed), Error> {
     let path = hook_path(dir)?;
     if !is_ours(&path) {
         return Ok((path, Removed::NotOurs));
@@ -105,5 +106,5 @@ pub fn uninstall(dir: &Path) -> Result<(PathBuf, Removed), Error> {
         return Ok((path, Removed::Restored));
     }
     slot::remove(&path).map_err(|e| Error::io(&path, e))?;
-    Ok((path, Removed::Removed))
+    Ok((path, Removed::Gone))
 }

@@ -18,12 +18,12 @@ const STDIN_CAP: u64 = 1024 * 1024;
 
 /// A client's hook input as it arrived: one JSON object, read through the accessors below.
 #[derive(Debug, Clone, Default)]
-pub struct RawInput(Map<String, Value>);
+pub(crate) struct RawInput(Map<String, Value>);
 
 impl RawInput {
     /// The hook's JSON object from stdin, or `None` when stdin is a terminal, too large, or not
     /// a JSON object.
-    pub fn read(stdin: impl Read + IsTerminal) -> Option<RawInput> {
+    pub(crate) fn read(stdin: impl Read + IsTerminal) -> Option<RawInput> {
         if stdin.is_terminal() {
             return None;
         }
@@ -36,7 +36,7 @@ impl RawInput {
     }
 
     /// `bytes` as a hook input: a JSON object, else `None`.
-    pub fn parse(bytes: &[u8]) -> Option<RawInput> {
+    pub(crate) fn parse(bytes: &[u8]) -> Option<RawInput> {
         match serde_json::from_slice(bytes).ok()? {
             Value::Object(map) => Some(RawInput(map)),
             _ => None,
@@ -45,12 +45,12 @@ impl RawInput {
 
     /// A string field; a missing field or one of another type is `None`; empty counts as
     /// missing.
-    pub fn text(&self, key: &str) -> Option<&str> {
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
         self.0.get(key)?.as_str().filter(|s| !s.is_empty())
     }
 
     /// The first string of an array field (a workspace's roots).
-    pub fn first(&self, key: &str) -> Option<&str> {
+    pub(crate) fn first(&self, key: &str) -> Option<&str> {
         self.0
             .get(key)?
             .as_array()?
@@ -60,14 +60,14 @@ impl RawInput {
     }
 
     /// Whether the field is present at all, whatever its value.
-    pub fn has(&self, key: &str) -> bool {
+    pub(crate) fn has(&self, key: &str) -> bool {
         self.0.contains_key(key)
     }
 }
 
 /// Why a session started, as the hooks tell them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A fresh start of the client.
     Startup,
     /// A conversation taken up again (`--continue`, `/resume`).
@@ -82,7 +82,7 @@ pub enum Source {
 
 impl Source {
     /// Every source, in the order their claims are looked up.
-    pub const ALL: [Source; 5] = [
+    pub(crate) const ALL: [Source; 5] = [
         Source::Startup,
         Source::Resume,
         Source::Clear,
@@ -90,7 +90,7 @@ impl Source {
         Source::Other,
     ];
 
-    pub fn parse(word: &str) -> Source {
+    pub(crate) fn parse(word: &str) -> Source {
         match word {
             "startup" => Source::Startup,
             "resume" => Source::Resume,
@@ -100,7 +100,7 @@ impl Source {
         }
     }
 
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Source::Startup => "startup",
             Source::Resume => "resume",
@@ -113,13 +113,13 @@ impl Source {
 
 /// A session id as the client sent it, and its safe form for file names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionId {
+pub(crate) struct SessionId {
     raw: String,
     safe: String,
 }
 
 impl SessionId {
-    pub fn new(raw: &str) -> SessionId {
+    pub(crate) fn new(raw: &str) -> SessionId {
         SessionId {
             raw: raw.to_string(),
             safe: safe_session_id(raw),
@@ -127,36 +127,36 @@ impl SessionId {
     }
 
     /// As the client sent it (shown in `status`, never a file name).
-    pub fn raw(&self) -> &str {
+    pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
     /// Itself when safe, else `x-<md5 hex>`: what names files.
-    pub fn safe(&self) -> &str {
+    pub(crate) fn safe(&self) -> &str {
         &self.safe
     }
 }
 
 /// What every hook reads, whichever client sent it.
 #[derive(Debug, Clone)]
-pub struct HookInput {
+pub(crate) struct HookInput {
     /// The client's name (`claude-code`, …), for the delivery record.
-    pub client: &'static str,
-    pub session: Option<SessionId>,
-    pub cwd: Option<String>,
-    pub source: Option<Source>,
-    pub transcript: Option<String>,
+    pub(crate) client: &'static str,
+    pub(crate) session: Option<SessionId>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) source: Option<Source>,
+    pub(crate) transcript: Option<String>,
     /// Why a session ended (SessionEnd's `reason`).
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Whether a delivery may mark the handoff consumed: not for a client known to run the
     /// hook without passing its output to the model every time.
-    pub consume: bool,
+    pub(crate) consume: bool,
 }
 
 impl HookInput {
     /// The input in Claude Code's spelling (`session_id`, `cwd`, `source`, `transcript_path`,
     /// `reason`), which several clients share.
-    pub fn claude_shape(raw: &RawInput, client: &'static str) -> HookInput {
+    pub(crate) fn claude_shape(raw: &RawInput, client: &'static str) -> HookInput {
         HookInput {
             client,
             session: raw.text("session_id").map(SessionId::new),
@@ -169,13 +169,13 @@ impl HookInput {
     }
 
     /// The safe session id, when there is one.
-    pub fn sid(&self) -> Option<&str> {
+    pub(crate) fn sid(&self) -> Option<&str> {
         self.session.as_ref().map(SessionId::safe)
     }
 
     /// The hook's target (docs/hooks.md §0): `CONTEXT_ECONOMY_CHECKOUT`, else the input's
     /// `cwd`, else the process cwd. An unusable choice never falls through to the next source.
-    pub fn target(&self) -> Option<Target> {
+    pub(crate) fn target(&self) -> Option<Target> {
         if crate::env::settings().checkout.is_some() {
             return Target::resolve(None).ok();
         }
@@ -187,7 +187,7 @@ impl HookInput {
 }
 
 /// The safe form of a session id: itself when safe, else `x-<md5 hex>`.
-pub fn safe_session_id(id: &str) -> String {
+pub(crate) fn safe_session_id(id: &str) -> String {
     if is_safe_id(id) {
         id.to_string()
     } else {
@@ -196,12 +196,12 @@ pub fn safe_session_id(id: &str) -> String {
 }
 
 /// Whether the recursion guard is on (the background writer's own hooks stay inert).
-pub fn is_writer_child() -> bool {
+pub(crate) fn is_writer_child() -> bool {
     crate::env::settings().writer_child
 }
 
 /// The store, if one can be located (hooks never fail on it).
-pub fn store() -> Option<Store> {
+pub(crate) fn store() -> Option<Store> {
     Store::locate().ok()
 }
 

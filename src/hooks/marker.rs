@@ -12,35 +12,35 @@ use crate::store::{Target, path_bytes, slot, slugify};
 use crate::text::hex_md5;
 
 /// How old a marker may be and still turn `startup` into `clear`, and corroborate a guess.
-pub const FRESH_SECONDS: i64 = 600;
+pub(crate) const FRESH_SECONDS: i64 = 600;
 
 /// Which handoff existed when the session was cleared.
 #[derive(Debug, Clone, Serialize)]
-pub struct MarkerHandoff {
-    pub present: bool,
-    pub path: String,
-    pub mtime: Option<i64>,
-    pub pick: Option<&'static str>,
+pub(crate) struct MarkerHandoff {
+    pub(crate) present: bool,
+    pub(crate) path: String,
+    pub(crate) mtime: Option<i64>,
+    pub(crate) pick: Option<&'static str>,
 }
 
 /// What a `/clear` left behind for the next session.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Marker {
-    pub ended_at: Option<String>,
-    pub ended_at_epoch: Option<i64>,
-    pub reason: Option<String>,
-    pub session_id: Option<String>,
-    pub transcript_path: Option<String>,
-    pub repo: Option<String>,
-    pub main_worktree: Option<String>,
-    pub branch: Option<String>,
-    pub resident_tokens: Option<i64>,
-    pub handoff: Option<MarkerHandoff>,
-    pub write_attempted: bool,
+pub(crate) struct Marker {
+    pub(crate) ended_at: Option<String>,
+    pub(crate) ended_at_epoch: Option<i64>,
+    pub(crate) reason: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) transcript_path: Option<String>,
+    pub(crate) repo: Option<String>,
+    pub(crate) main_worktree: Option<String>,
+    pub(crate) branch: Option<String>,
+    pub(crate) resident_tokens: Option<i64>,
+    pub(crate) handoff: Option<MarkerHandoff>,
+    pub(crate) write_attempted: bool,
 }
 
 /// The `/clear` marker of a target: `<dir>/<md5(main)>-<branch slug>.json`.
-pub fn marker_path(target: &Target) -> Option<PathBuf> {
+pub(crate) fn marker_path(target: &Target) -> Option<PathBuf> {
     let dir = match crate::env::settings().last_clear_dir.clone() {
         Some(d) => PathBuf::from(d),
         None => home()?.join(".claude/state/last-clear"),
@@ -57,7 +57,7 @@ fn string(m: &Value, key: &str) -> Option<String> {
 impl Marker {
     /// Read the marker at `path`: a regular file of at most 64 KiB holding a JSON object. An
     /// unusable one, or one older than a day, is deleted and ignored.
-    pub fn read(path: &Path, now: i64) -> Option<Marker> {
+    pub(crate) fn read(path: &Path, now: i64) -> Option<Marker> {
         let meta = crate::fs::symlink_metadata(path).ok()?;
         let parsed = (meta.is_file() && meta.len() <= 64 * 1024)
             .then(|| crate::fs::read(path).ok())
@@ -95,7 +95,7 @@ impl Marker {
 
     /// Write it atomically to `path` (its directory created private); failures are silent, as
     /// a hook's must be.
-    pub fn write(&self, path: &Path) {
+    pub(crate) fn write(&self, path: &Path) {
         let Ok(json) = serde_json::to_vec(self) else {
             return;
         };

@@ -4,22 +4,22 @@
 //! client's renderer (`harness`), treats stdin strings as data (never a shell word, never a path
 //! without the safe-id rule), and changes the store only through `store`'s changes.
 
-pub mod claims;
-pub mod claude;
-pub mod delivered;
-pub mod delivery;
-pub mod dispatch;
-pub mod git_hook;
-pub mod input;
-pub mod marker;
-pub mod post_checkout;
-pub mod post_compact;
-pub mod pre_compact;
-pub mod session_end;
-pub mod session_start;
-pub mod supervisor;
-pub mod texts;
-pub mod user_prompt;
-pub mod writer;
+pub(crate) mod claims;
+pub(crate) mod claude;
+pub(crate) mod delivered;
+pub(crate) mod delivery;
+pub(crate) mod dispatch;
+pub(crate) mod git_hook;
+pub(crate) mod input;
+pub(crate) mod marker;
+pub(crate) mod post_checkout;
+pub(crate) mod post_compact;
+pub(crate) mod pre_compact;
+pub(crate) mod session_end;
+pub(crate) mod session_start;
+pub(crate) mod supervisor;
+pub(crate) mod texts;
+pub(crate) mod user_prompt;
+pub(crate) mod writer;
 
-pub use dispatch::{Event, guard};
+pub(crate) use dispatch::{Event, guard};

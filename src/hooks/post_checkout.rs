@@ -8,7 +8,7 @@ use std::io::Write;
 use crate::store::{HandoffInfo, Target, gap, now};
 
 /// Run the hook with git's three arguments.
-pub fn run(args: &[String], err: &mut dyn Write) {
+pub(crate) fn run(args: &[String], err: &mut dyn Write) {
     let [_prev, _new, flag] = args else { return };
     if flag != "1" {
         return;

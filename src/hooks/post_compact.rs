@@ -8,7 +8,7 @@ use crate::store::runs;
 
 /// Confirm the session's newest unconfirmed run, `by` naming the client's signal. Prints
 /// nothing.
-pub fn run(input: &HookInput, by: &str) {
+pub(crate) fn run(input: &HookInput, by: &str) {
     let Some(sid) = input.sid() else { return };
     let Some(store) = store() else { return };
     if let Some(run) = runs::confirm_session(&store, sid, by) {

@@ -23,23 +23,23 @@ use crate::store::{Store, now};
 /// compaction instructions are printed (a client that turns PreCompact's stdout into the
 /// summary's custom instructions).
 #[derive(Debug, Clone)]
-pub struct WriterSpec {
-    pub profile: Profile,
+pub(crate) struct WriterSpec {
+    pub(crate) profile: Profile,
     /// The program; `None`: `HANDOFF_WRITER`, else `claude` on PATH.
-    pub program: Option<PathBuf>,
-    pub instructions: bool,
+    pub(crate) program: Option<PathBuf>,
+    pub(crate) instructions: bool,
     /// Set when the client has already compacted: the writer reads a copy of the transcript
     /// cut where the compaction began, and the run is confirmed from the start.
-    pub compacted: Option<Compacted>,
+    pub(crate) compacted: Option<Compacted>,
 }
 
 /// A compaction that already happened, seen in the transcript itself.
 #[derive(Debug, Clone)]
-pub struct Compacted {
+pub(crate) struct Compacted {
     /// The transcript's length before the compaction: the copy the writer reads ends here.
-    pub cut: u64,
+    pub(crate) cut: u64,
     /// Who confirmed it, for the run record.
-    pub by: &'static str,
+    pub(crate) by: &'static str,
 }
 
 /// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
@@ -89,7 +89,7 @@ fn uuid_v4() -> String {
 /// background only when a writer for this session is really at work: started now, or by an
 /// earlier firing within the dedup window whose run is still writing. Declines are silent
 /// (logged once past the dedup step); the slot is never changed here.
-pub fn run(input: &HookInput, spec: &WriterSpec) -> Option<String> {
+pub(crate) fn run(input: &HookInput, spec: &WriterSpec) -> Option<String> {
     let slot_path = input.target().and_then(|target| {
         let store = Store::locate().ok()?;
         let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();

@@ -17,7 +17,7 @@ const TAIL_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Resident context at the end of the transcript: input + cache creation + cache read of the
 /// last record with `message.usage`.
-pub fn resident_tokens(transcript: &Path) -> Option<u64> {
+pub(crate) fn resident_tokens(transcript: &Path) -> Option<u64> {
     let meta = crate::fs::metadata(transcript).ok()?;
     if !meta.is_file() {
         return None;
@@ -51,7 +51,7 @@ pub fn resident_tokens(transcript: &Path) -> Option<u64> {
 }
 
 /// Run the hook.
-pub fn run(input: &HookInput) {
+pub(crate) fn run(input: &HookInput) {
     if input.reason.as_deref() != Some("clear") {
         return;
     }

@@ -22,18 +22,18 @@ use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, now};
 
 /// The claim name of a SessionStart firing with `source` (none counts as `other`).
-pub fn claim_name(source: Option<Source>) -> String {
+pub(crate) fn claim_name(source: Option<Source>) -> String {
     format!("session-start-{}", source.unwrap_or(Source::Other).word())
 }
 
 /// What a SessionStart (or its fallback) decided to inject. The client's renderer puts `text` in
 /// its own output shape; once that got out, [`Injection::delivered`] does what follows.
 #[derive(Serialize)]
-pub struct Injection {
+pub(crate) struct Injection {
     /// What the model is given.
-    pub text: String,
+    pub(crate) text: String,
     /// The hook event that injects it (`SessionStart`, `UserPromptSubmit`, `BeforeAgent`…).
-    pub event: String,
+    pub(crate) event: String,
     #[serde(skip)]
     then: Then,
 }
@@ -53,7 +53,7 @@ impl Injection {
     /// The injection got out: mark the handoff shown consumed (only an exact, unread pick, and
     /// only where the client passes the output on every time), record the delivery for
     /// `status`, and use up the `/clear` marker. The one write of a delivery.
-    pub fn delivered(self) {
+    pub(crate) fn delivered(self) {
         let then = self.then;
         let shown = match &then.subject {
             InjectionBody::Document(d) => Some(d),
@@ -87,7 +87,7 @@ impl Injection {
 }
 
 /// The hook: at most one injection for this firing.
-pub fn run(input: &HookInput) -> Option<Injection> {
+pub(crate) fn run(input: &HookInput) -> Option<Injection> {
     // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
     // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
     let window = Duration::from_secs(crate::env::settings().claim_window);
@@ -106,7 +106,7 @@ pub fn run(input: &HookInput) -> Option<Injection> {
 }
 
 /// Compose the injection for `source` (its title naming `event`).
-pub fn deliver(input: &HookInput, source: Option<Source>, event: &str) -> Option<Injection> {
+pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) -> Option<Injection> {
     let target = input.target()?;
     let now = now();
     let marker_file = marker_path(&target);

@@ -25,7 +25,7 @@ const RETRIES: usize = 2;
 const LOG_CAP: u64 = 1024 * 1024;
 
 /// Append one line to the writer log, rotating it above 1 MiB.
-pub fn log(path: &Path, line: &str) {
+pub(crate) fn log(path: &Path, line: &str) {
     if crate::fs::metadata(path).is_ok_and(|m| m.len() > LOG_CAP) {
         let _ = crate::fs::rename(path, path.with_extension("txt.1"));
     }
@@ -52,7 +52,7 @@ fn own_group(cmd: &mut Command) {
 
 /// Start `handoff-store hook __supervise <run dir>` in the background; its pid. It is spawned
 /// in the hook's process group, so it is not a group leader and can call setsid itself.
-pub fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
+pub(crate) fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
     let exe = std::env::current_exe().ok()?;
     let mut cmd = Command::new(exe);
     cmd.args(["hook", "__supervise"]).arg(run_dir);
@@ -65,7 +65,7 @@ pub fn spawn_supervisor(run_dir: &Path) -> Option<u32> {
 /// The supervisor: leave the hook's session (so closing its terminal cannot hang up the
 /// writer), run the writer under its time limit, take its answer, record and log the run's
 /// end, prune old runs.
-pub fn supervise(run_dir: &Path) {
+pub(crate) fn supervise(run_dir: &Path) {
     #[cfg(unix)]
     let _ = nix::unistd::setsid();
     // Orphans of a writer whose `__exec-writer` was ended (the time limit) come back here.
@@ -284,7 +284,7 @@ fn run_writer(
 /// ends — or the supervisor dies (SIGKILL included: the writer's parent is then no longer the
 /// supervisor) — every process it started ends too, a `setsid` daemon included: this process
 /// is their subreaper.
-pub fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::error::Exit {
+pub(crate) fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::error::Exit {
     let Some((program, args)) = argv.split_first() else {
         return crate::error::Exit::Relayed(127);
     };

@@ -10,7 +10,7 @@ use super::session_start::{self, Injection};
 
 /// Deliver once per session when SessionStart did not (`event` names the client's hook);
 /// otherwise nothing.
-pub fn run(input: &HookInput, event: &str) -> Option<Injection> {
+pub(crate) fn run(input: &HookInput, event: &str) -> Option<Injection> {
     let sid = input.sid()?;
     let started = Source::ALL
         .iter()

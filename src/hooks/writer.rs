@@ -16,46 +16,46 @@ use crate::store::runs::{Answer, Run};
 
 /// How much of a writer's stdout is read to find its answer (the answer itself is capped at
 /// the store's 4 MiB; JSON escaping may double it).
-pub const OUTPUT_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const OUTPUT_CAP: u64 = 16 * 1024 * 1024;
 
 /// A client's background writer: its headless mode, read-only.
 #[derive(Debug, Clone, Copy)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// The client's name as the writer's prompt says it (`Claude Code`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// How the writer explores the transcript, as the prompt says it.
-    pub explore: &'static str,
+    pub(crate) explore: &'static str,
     /// Its command lines for one run.
-    pub invocation: fn(&Call) -> Invocation,
+    pub(crate) invocation: fn(&Call) -> Invocation,
     /// The files it needs in its run directory before it starts: name and text.
-    pub files: &'static [(&'static str, &'static str)],
+    pub(crate) files: &'static [(&'static str, &'static str)],
 }
 
 /// What one run's command lines are made of.
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     /// The writer program.
-    pub program: String,
+    pub(crate) program: String,
     /// The writer's own session id.
-    pub id: &'a str,
+    pub(crate) id: &'a str,
     /// The checkout.
-    pub here: &'a str,
+    pub(crate) here: &'a str,
     /// The run directory (absolute).
-    pub run_dir: &'a str,
+    pub(crate) run_dir: &'a str,
     /// The folder of the transcript the writer reads (else the run directory).
-    pub folder: String,
+    pub(crate) folder: String,
 }
 
 /// A writer's command lines and where its answer will be.
-pub struct Invocation {
-    pub argv: Vec<String>,
-    pub resume: Option<Vec<String>>,
-    pub answer: Answer,
+pub(crate) struct Invocation {
+    pub(crate) argv: Vec<String>,
+    pub(crate) resume: Option<Vec<String>>,
+    pub(crate) answer: Answer,
     /// Where it runs, when not in the checkout.
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
 }
 
 /// `program` followed by `args`.
-pub fn argv(program: &str, args: &[&str]) -> Vec<String> {
+pub(crate) fn argv(program: &str, args: &[&str]) -> Vec<String> {
     std::iter::once(program)
         .chain(args.iter().copied())
         .map(str::to_string)
@@ -64,7 +64,7 @@ pub fn argv(program: &str, args: &[&str]) -> Vec<String> {
 
 /// The argument vector of `profile`'s read-only headless writer for checkout `here`. `run_dir`
 /// holds the run's files; `transcript` is the file the writer reads.
-pub fn invocation(
+pub(crate) fn invocation(
     profile: &Profile,
     program: &Path,
     id: &str,
@@ -95,7 +95,7 @@ pub fn invocation(
 
 /// Why a writer's answer could not be taken; the word is the run's recorded exit.
 #[derive(Debug, PartialEq, Eq)]
-pub enum NoAnswer {
+pub(crate) enum NoAnswer {
     /// Nothing where the answer should be, or only whitespace.
     Missing,
     /// The client said its run failed.
@@ -105,7 +105,7 @@ pub enum NoAnswer {
 }
 
 impl NoAnswer {
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             NoAnswer::Missing => "no-answer",
             NoAnswer::Error => "writer-error",
@@ -117,7 +117,7 @@ impl NoAnswer {
 /// The writer's answer, from where its job says it is (`stdout`: what the writer printed, read
 /// through the supervisor's own handle, so a run directory removed meanwhile loses nothing);
 /// `Ok(None)` for a writer that stores its document itself.
-pub fn answer(run: &Run, stdout: impl Read) -> Result<Option<String>, NoAnswer> {
+pub(crate) fn answer(run: &Run, stdout: impl Read) -> Result<Option<String>, NoAnswer> {
     let read = |from: Box<dyn Read + '_>| -> Result<Vec<u8>, NoAnswer> {
         let mut bytes = Vec::new();
         from.take(OUTPUT_CAP + 1)
@@ -179,7 +179,7 @@ fn from_json(bytes: &[u8], field: &str) -> Result<String, NoAnswer> {
 
 /// The document in an answer: from its first `# ` heading on (a model may say a word first),
 /// one fence around the whole of it removed.
-pub fn document_of(answer: &str) -> String {
+pub(crate) fn document_of(answer: &str) -> String {
     let lines: Vec<&str> = answer.trim().lines().collect();
     let Some(heading) = lines.iter().position(|l| l.starts_with("# ")) else {
         return match answer.trim() {

@@ -9,29 +9,29 @@ use crate::resolve::{Resolution, Verdict};
 
 /// Which command ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Gate,
     Citations,
 }
 
 /// The located checkout.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckoutInfo {
-    pub root: String,
-    pub requested: String,
-    pub origin: Origin,
+pub(crate) struct CheckoutInfo {
+    pub(crate) root: String,
+    pub(crate) requested: String,
+    pub(crate) origin: Origin,
     /// The header path an argument overrode.
-    pub overriding: Option<String>,
-    pub header: Option<String>,
-    pub head: String,
-    pub detached: bool,
-    pub declared_branch: Option<String>,
-    pub branch_matches: Option<bool>,
+    pub(crate) overriding: Option<String>,
+    pub(crate) header: Option<String>,
+    pub(crate) head: String,
+    pub(crate) detached: bool,
+    pub(crate) declared_branch: Option<String>,
+    pub(crate) branch_matches: Option<bool>,
 }
 
 impl CheckoutInfo {
     /// The compat checkout line.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let origin = match (self.origin, &self.overriding) {
             (Origin::ArgumentOverriding, Some(h)) => {
                 format!("from argument, OVERRIDING checkout: {h}")
@@ -49,7 +49,7 @@ impl CheckoutInfo {
 
 /// Which stream a text line goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     Out,
     Err,
 }
@@ -57,18 +57,18 @@ pub enum Stream {
 /// A whole run's result.
 #[derive(Debug, Clone)]
 pub struct Report {
-    pub mode: Mode,
-    pub input: String,
-    pub input_error: Option<InputError>,
-    pub findings: Vec<Finding>,
-    pub size: Option<Size>,
-    pub checkout: Option<CheckoutInfo>,
-    pub citations: Option<Resolution>,
+    pub(crate) mode: Mode,
+    pub(crate) input: String,
+    pub(crate) input_error: Option<InputError>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) size: Option<Size>,
+    pub(crate) checkout: Option<CheckoutInfo>,
+    pub(crate) citations: Option<Resolution>,
     pub exit_code: i32,
 }
 
 impl Report {
-    pub fn new(mode: Mode, input: &str) -> Report {
+    pub(crate) fn new(mode: Mode, input: &str) -> Report {
         Report {
             mode,
             input: input.to_string(),
@@ -82,14 +82,14 @@ impl Report {
     }
 
     /// A run that ended on its input.
-    pub fn from_input_error(mode: Mode, input: &str, err: InputError) -> Report {
+    pub(crate) fn from_input_error(mode: Mode, input: &str, err: InputError) -> Report {
         let mut r = Report::new(mode, input);
         r.input_error = Some(err);
         r.exit_code = 2;
         r
     }
 
-    pub fn count(&self, s: Severity) -> usize {
+    pub(crate) fn count(&self, s: Severity) -> usize {
         self.findings.iter().filter(|f| f.severity == s).count()
     }
 
@@ -101,7 +101,7 @@ impl Report {
     }
 
     /// Decide the exit code from what was computed.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         let unresolved = self
             .citations
             .as_ref()
@@ -116,13 +116,13 @@ impl Report {
     }
 
     /// The text rendering, line by line, each with its stream.
-    pub fn text_lines(&self) -> Vec<(Stream, String)> {
+    pub(crate) fn text_lines(&self) -> Vec<(Stream, String)> {
         self.lines_where(|_| true)
     }
 
     /// The report as its reader sees it (docs/store.md §7 step 6): every line except the WARN
     /// findings, which address the handoff's author; and how many lines were left out.
-    pub fn reader_lines(&self) -> (Vec<String>, usize) {
+    pub(crate) fn reader_lines(&self) -> (Vec<String>, usize) {
         let all = self.text_lines().len();
         let kept: Vec<String> = self
             .lines_where(|f| f.severity != Severity::Warn)
@@ -216,7 +216,7 @@ impl Report {
     }
 
     /// The JSON rendering (docs/gate.md §4).
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::to_value(JsonReport::from(self)).unwrap_or(serde_json::Value::Null)
     }
 }

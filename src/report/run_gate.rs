@@ -55,7 +55,7 @@ fn header_state(doc: &Document, file: &str) -> HeaderCheckout {
 /// The first error that makes `doc` malformed (gate exit 2) without looking at a checkout or a
 /// citation's target — what sync checks before it imports a document whose `checkout:` it has
 /// just pointed at this checkout.
-pub fn malformed(doc: &Document, file: &str) -> Option<Finding> {
+pub(crate) fn malformed(doc: &Document, file: &str) -> Option<Finding> {
     before_checkout(doc, &header_state(doc, file))
         .findings
         .into_iter()
@@ -63,7 +63,7 @@ pub fn malformed(doc: &Document, file: &str) -> Option<Finding> {
 }
 
 /// Gate a parsed document. `file` is FILE as given; `checkout_arg` the CHECKOUT argument.
-pub fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
+pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -> Report {
     let mut report = Report::new(Mode::Gate, file);
     let header = doc.field("checkout");
     let header_state = header_state(doc, file);
@@ -172,7 +172,7 @@ pub fn gate_bytes(file: &str, bytes: Vec<u8>, checkout: Option<&str>) -> Report 
 
 /// [`gate_bytes`], also handing back the parsed document (when the bytes were text), so a
 /// caller that shows an excerpt does not parse it a second time.
-pub fn gate_bytes_parsed(
+pub(crate) fn gate_bytes_parsed(
     file: &str,
     bytes: Vec<u8>,
     checkout: Option<&str>,
@@ -201,7 +201,7 @@ fn read_citations(file: Option<&str>) -> Result<String, InputError> {
 }
 
 /// Resolve a citation list (docs/gate.md §3.1).
-pub fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
+pub(crate) fn citations(file: Option<&str>, checkout: Option<&str>) -> Report {
     let name = file.unwrap_or("-");
     let text = match read_citations(file) {
         Ok(t) => t,

@@ -6,12 +6,12 @@ use crate::finding::{Finding, GuardDetails, Severity};
 
 /// A refusal by the input guard (docs/gate.md §3.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuardRefusal {
-    pub details: GuardDetails,
+pub(crate) struct GuardRefusal {
+    pub(crate) details: GuardDetails,
 }
 
 impl GuardRefusal {
-    pub fn finding(&self) -> Finding {
+    pub(crate) fn finding(&self) -> Finding {
         let mut f = Finding::new(
             Severity::Error,
             "not_a_citation_list",
@@ -25,7 +25,7 @@ impl GuardRefusal {
 }
 
 /// Refuse input that is mostly prose: ≥ 5 candidates and a majority with whitespace.
-pub fn input_guard(citations: &[CitationLine]) -> Option<GuardRefusal> {
+pub(crate) fn input_guard(citations: &[CitationLine]) -> Option<GuardRefusal> {
     let with_ws: Vec<&Citation> = citations
         .iter()
         .map(|l| &l.citation)

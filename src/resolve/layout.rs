@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// Top-level names that are never prefixes or search roots (compat).
-pub const EXCLUDED: [&str; 22] = [
+pub(crate) const EXCLUDED: [&str; 22] = [
     ".git",
     ".github",
     ".claude",
@@ -32,15 +32,15 @@ pub const EXCLUDED: [&str; 22] = [
 
 /// The derived or configured layout.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// In resolution order, starting with `""`.
-    pub prefixes: Vec<String>,
+    pub(crate) prefixes: Vec<String>,
     /// Repo-relative directories searched for symbols.
-    pub search_roots: Vec<String>,
+    pub(crate) search_roots: Vec<String>,
     /// Regular, non-hidden, non-`.md` files directly in the root, searched for symbols.
-    pub top_level_files: Vec<String>,
+    pub(crate) top_level_files: Vec<String>,
     /// Whether top-level files are part of the search set.
-    pub includes_top_level_files: bool,
+    pub(crate) includes_top_level_files: bool,
 }
 
 fn env_words(name: &str) -> Option<Vec<String>> {
@@ -51,7 +51,7 @@ fn env_words(name: &str) -> Option<Vec<String>> {
 
 impl Layout {
     /// Derive the layout of work tree `root` from its index's top-level entries.
-    pub fn derive(root: &Path, top_level: &[String]) -> Layout {
+    pub(crate) fn derive(root: &Path, top_level: &[String]) -> Layout {
         let included = || top_level.iter().filter(|e| !EXCLUDED.contains(&e.as_str()));
         let mut prefixes = vec![String::new()];
         match env_words("VERIFY_CITATIONS_PREFIXES") {

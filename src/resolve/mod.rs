@@ -3,16 +3,16 @@
 //! opened); each cited file is read at most once; symbols go to one batched scan.
 
 mod confine;
-pub mod guard;
-pub mod layout;
-pub mod scan;
-pub mod symbols;
+pub(crate) mod guard;
+pub(crate) mod layout;
+pub(crate) mod scan;
+pub(crate) mod symbols;
 
 use crate::citation::{Citation, CitationLine, LineRef};
 use crate::git::WorkTree;
 use confine::PathMatch;
-pub use guard::{GuardRefusal, input_guard};
-pub use layout::Layout;
+pub(crate) use guard::input_guard;
+pub(crate) use layout::Layout;
 use scan::FileText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,14 +20,14 @@ use std::rc::Rc;
 
 /// The verdict on one citation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Ok,
     Changed,
     Missing,
 }
 
 impl Verdict {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Ok => "ok",
             Verdict::Changed => "changed",
@@ -36,7 +36,7 @@ impl Verdict {
     }
 
     /// The 9-column text prefix.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Verdict::Ok => "OK       ",
             Verdict::Changed => "CHANGED  ",
@@ -47,33 +47,33 @@ impl Verdict {
 
 /// One resolved citation (docs/gate.md §4.6 entry).
 #[derive(Debug, Clone)]
-pub struct Entry {
-    pub line: usize,
-    pub raw: String,
-    pub citation: Citation,
-    pub symbol: bool,
-    pub verdict: Verdict,
-    pub reason: &'static str,
-    pub resolved: Option<String>,
-    pub also_resolves_to: Vec<String>,
-    pub line_count: Option<u64>,
-    pub found_at_line: Option<u64>,
-    pub message: String,
+pub(crate) struct Entry {
+    pub(crate) line: usize,
+    pub(crate) raw: String,
+    pub(crate) citation: Citation,
+    pub(crate) symbol: bool,
+    pub(crate) verdict: Verdict,
+    pub(crate) reason: &'static str,
+    pub(crate) resolved: Option<String>,
+    pub(crate) also_resolves_to: Vec<String>,
+    pub(crate) line_count: Option<u64>,
+    pub(crate) found_at_line: Option<u64>,
+    pub(crate) message: String,
 }
 
 /// Everything the resolver found.
 #[derive(Debug, Clone)]
-pub struct Resolution {
-    pub layout: Layout,
-    pub entries: Vec<Entry>,
+pub(crate) struct Resolution {
+    pub(crate) layout: Layout,
+    pub(crate) entries: Vec<Entry>,
 }
 
 impl Resolution {
-    pub fn count(&self, v: Verdict) -> usize {
+    pub(crate) fn count(&self, v: Verdict) -> usize {
         self.entries.iter().filter(|e| e.verdict == v).count()
     }
 
-    pub fn symbol_missing(&self) -> bool {
+    pub(crate) fn symbol_missing(&self) -> bool {
         self.entries
             .iter()
             .any(|e| e.symbol && e.verdict == Verdict::Missing)
@@ -81,7 +81,7 @@ impl Resolution {
 }
 
 /// Resolves citations against one work tree.
-pub struct Resolver<'w> {
+pub(crate) struct Resolver<'w> {
     work_tree: &'w WorkTree,
     /// The work tree's root, opened once, for confined lookups relative to it.
     root_dir: Option<crate::fs::File>,
@@ -94,7 +94,7 @@ pub struct Resolver<'w> {
 }
 
 impl<'w> Resolver<'w> {
-    pub fn new(work_tree: &'w WorkTree) -> Resolver<'w> {
+    pub(crate) fn new(work_tree: &'w WorkTree) -> Resolver<'w> {
         let layout = Layout::derive(&work_tree.root, &work_tree.top_level);
         Resolver {
             work_tree,
@@ -107,7 +107,7 @@ impl<'w> Resolver<'w> {
     }
 
     /// Resolve citation lines, in order.
-    pub fn resolve(mut self, citations: &[CitationLine]) -> Resolution {
+    pub(crate) fn resolve(mut self, citations: &[CitationLine]) -> Resolution {
         let mut entries = Vec::with_capacity(citations.len());
         // Distinct symbol keys in first-seen order, with their index in the one batched scan.
         let mut symbol_keys: Vec<String> = Vec::new();

@@ -8,19 +8,19 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// Binary files have a NUL byte in this prefix.
-pub const BINARY_PROBE: usize = 8192;
+pub(crate) const BINARY_PROBE: usize = 8192;
 /// How much is read at a time.
 const CHUNK: usize = 1 << 20;
 /// A file up to this size may be kept in memory …
 const CACHE_FILE: u64 = 4 << 20;
 /// … while all kept files together stay under this.
-pub const CACHE_BUDGET: u64 = 16 << 20;
+pub(crate) const CACHE_BUDGET: u64 = 16 << 20;
 
 /// A cited file's facts from one pass, and where its bytes are.
-pub struct FileText {
+pub(crate) struct FileText {
     source: Source,
-    pub binary: bool,
-    pub line_count: u64,
+    pub(crate) binary: bool,
+    pub(crate) line_count: u64,
 }
 
 enum Source {
@@ -55,14 +55,14 @@ impl Facts {
 
 impl FileText {
     /// Read `path`'s facts; its bytes are kept when it fits in `budget` (which shrinks).
-    pub fn read(path: &Path, budget: &mut u64) -> Option<FileText> {
+    pub(crate) fn read(path: &Path, budget: &mut u64) -> Option<FileText> {
         let (file, _) = File::open(path).ok()?.into_parts();
         let size = file.metadata().ok()?.len();
         FileText::read_from(path, file, size, budget)
     }
 
     /// How many bytes of it are held in memory (counted against the reader's budget).
-    pub fn kept_bytes(&self) -> u64 {
+    pub(crate) fn kept_bytes(&self) -> u64 {
         match &self.source {
             Source::Kept(b) => b.len() as u64,
             Source::OnDisk(_) => 0,
@@ -71,7 +71,7 @@ impl FileText {
 
     /// [`FileText::read`] on `path` already open as `file`, whose size the caller knows (a
     /// streamed file is opened again by `path` when it is searched).
-    pub fn read_from(
+    pub(crate) fn read_from(
         path: &Path,
         mut file: crate::fs::FdFile,
         size: u64,
@@ -129,7 +129,7 @@ impl FileText {
     }
 
     /// Whether some line containing `fragment` satisfies `pred`.
-    pub fn any_line(&self, fragment: &str, pred: impl Fn(u64) -> bool) -> bool {
+    pub(crate) fn any_line(&self, fragment: &str, pred: impl Fn(u64) -> bool) -> bool {
         let mut hit = false;
         self.each_line_containing(fragment, |n| {
             hit = pred(n);
@@ -143,7 +143,7 @@ impl FileText {
     }
 
     /// The line containing `fragment` nearest to line `to` (the lower one on a tie).
-    pub fn nearest_line(&self, fragment: &str, to: u64) -> Option<u64> {
+    pub(crate) fn nearest_line(&self, fragment: &str, to: u64) -> Option<u64> {
         let mut best: Option<u64> = None;
         self.each_line_containing(fragment, |n| {
             if best.is_none_or(|b| n.abs_diff(to) < b.abs_diff(to)) {

@@ -28,7 +28,7 @@ struct Queue {
 }
 
 /// Which of `keys` occur in some searched file under `root`.
-pub fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
+pub(crate) fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
     if keys.is_empty() {
         return Vec::new();
     }

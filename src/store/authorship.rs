@@ -25,7 +25,7 @@ const LABEL_MAX: usize = 64;
 
 /// This store's secret: marks the versions it records.
 #[derive(Clone)]
-pub struct StoreKey([u8; KEY_BYTES]);
+pub(crate) struct StoreKey([u8; KEY_BYTES]);
 
 impl std::fmt::Debug for StoreKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -35,7 +35,7 @@ impl std::fmt::Debug for StoreKey {
 
 impl StoreKey {
     /// The store's key, if it has one (nothing is created).
-    pub fn read(store: &Store) -> Option<StoreKey> {
+    pub(crate) fn read(store: &Store) -> Option<StoreKey> {
         let text = crate::fs::read_to_string(key_path(store)).ok()?;
         parse_hex(text.trim()).map(StoreKey)
     }
@@ -44,7 +44,7 @@ impl StoreKey {
     /// into place, so two processes making it at once agree on one and a crash leaves none
     /// half-written. The private file is named as the store's temp files are, so one a kill left
     /// is cleaned with them (`slot::clean_temps`).
-    pub fn get_or_create(store: &Store) -> Result<StoreKey, Error> {
+    pub(crate) fn get_or_create(store: &Store) -> Result<StoreKey, Error> {
         if let Some(key) = StoreKey::read(store) {
             return Ok(key);
         }
@@ -77,12 +77,12 @@ impl StoreKey {
     }
 
     /// The mark of a version holding `document` and a meta whose other lines are `meta`.
-    pub fn mark(&self, document: &[u8], meta: &str) -> String {
+    pub(crate) fn mark(&self, document: &[u8], meta: &str) -> String {
         crate::text::hex(&self.mac(document, meta).finalize().into_bytes())
     }
 
     /// Whether `mark` is this store's mark of `document` and `meta` (compared in constant time).
-    pub fn verifies(&self, document: &[u8], meta: &str, mark: &str) -> bool {
+    pub(crate) fn verifies(&self, document: &[u8], meta: &str, mark: &str) -> bool {
         parse_hex::<32>(mark).is_some_and(|m| self.mac(document, meta).verify_slice(&m).is_ok())
     }
 
@@ -114,7 +114,7 @@ fn parse_hex<const N: usize>(text: &str) -> Option<[u8; N]> {
 
 /// A name from elsewhere (a host, a remote) in the form it may be shown in: 1 to 64 of
 /// `A-Z a-z 0-9 . _ -`, starting with a letter or digit; anything else is not shown.
-pub fn label(name: &str) -> Option<&str> {
+pub(crate) fn label(name: &str) -> Option<&str> {
     let name = name.trim();
     let safe = !name.is_empty()
         && name.len() <= LABEL_MAX
@@ -126,7 +126,7 @@ pub fn label(name: &str) -> Option<&str> {
 }
 
 /// What a version brought in from the local refs (not a remote's) says it came via.
-pub const LOCAL_REFS: &str = "this repository's refs";
+pub(crate) const LOCAL_REFS: &str = "this repository's refs";
 
 /// A `via` as shown: a remote's name checked by [`label`], or [`LOCAL_REFS`].
 fn via_label(via: &str) -> Option<&str> {
@@ -141,14 +141,14 @@ fn via_label(via: &str) -> Option<&str> {
 /// `<author> via <remote>, written <when>`, each part checked by [`label`] (an author or remote
 /// that is not shown reads `unknown`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct From {
-    pub author: String,
-    pub via: String,
-    pub written: String,
+pub(crate) struct From {
+    pub(crate) author: String,
+    pub(crate) via: String,
+    pub(crate) written: String,
 }
 
 impl From {
-    pub fn new(author: Option<&str>, via: &str, written: String) -> From {
+    pub(crate) fn new(author: Option<&str>, via: &str, written: String) -> From {
         From {
             author: author.and_then(label).unwrap_or("unknown").to_string(),
             via: via_label(via).unwrap_or("unknown").to_string(),
@@ -157,12 +157,12 @@ impl From {
     }
 
     /// The `from:` value.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         format!("{} via {}, written {}", self.author, self.via, self.written)
     }
 
     /// A `from:` value this store wrote; `None` for one in any other form.
-    pub fn parse(value: &str) -> Option<From> {
+    pub(crate) fn parse(value: &str) -> Option<From> {
         let (author, rest) = value.trim().split_once(" via ")?;
         let (via, written) = rest.split_once(", written ")?;
         let time = !written.is_empty()

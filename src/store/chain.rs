@@ -15,33 +15,33 @@ use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError, Version};
 
 /// The local chain of `branch`.
-pub fn handoff_ref(branch: &str) -> String {
+pub(crate) fn handoff_ref(branch: &str) -> String {
     format!("refs/handoffs/{branch}")
 }
 
 /// The store's slot for `branch` in the repository whose main worktree is `main`.
-pub fn slot_of(main: &Path, branch: &str) -> String {
+pub(crate) fn slot_of(main: &Path, branch: &str) -> String {
     slot_name(&path_bytes(main), branch)
 }
 
 /// The small metadata a version carries next to its document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// When the document was written (epoch seconds): the slot's mtime, which consuming keeps.
-    pub written_at: i64,
-    pub progress: Option<String>,
+    pub(crate) written_at: i64,
+    pub(crate) progress: Option<String>,
     /// The author's host as recorded: this machine's for a version written here, the
     /// teammate's (from the document's `from:`) for one that came from elsewhere. Data only:
     /// who wrote a version is decided by `mark`.
-    pub host: Option<String>,
-    pub branch: String,
+    pub(crate) host: Option<String>,
+    pub(crate) branch: String,
     /// The recording store's mark ([`StoreKey::mark`] of the document and the lines above).
-    pub mark: Option<String>,
+    pub(crate) mark: Option<String>,
 }
 
 impl Meta {
     /// The meta file's text (the mark last).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = self.unmarked();
         if let Some(m) = &self.mark {
             out.push_str(&format!("mark: {m}\n"));
@@ -63,7 +63,7 @@ impl Meta {
 
     /// Parse a version's `meta`; a version without a readable `written-at` counts as written
     /// at its author time's absence: 0, the oldest.
-    pub fn parse(text: &str) -> Meta {
+    pub(crate) fn parse(text: &str) -> Meta {
         let field = |name: &str| {
             text.lines().find_map(|l| {
                 l.strip_prefix(name)
@@ -85,7 +85,7 @@ impl Meta {
 
 /// Whether this store recorded `version` exactly as it is: its mark verifies under this
 /// store's key. Nothing a remote can say (a host name, a copied mark) makes it so.
-pub fn recorded_here(key: Option<&StoreKey>, version: &Version) -> bool {
+pub(crate) fn recorded_here(key: Option<&StoreKey>, version: &Version) -> bool {
     let meta = Meta::parse(&version.meta);
     match (key, &meta.mark) {
         (Some(key), Some(mark)) => key.verifies(&version.document, &meta.unmarked(), mark),
@@ -95,19 +95,19 @@ pub fn recorded_here(key: Option<&StoreKey>, version: &Version) -> bool {
 
 /// Whether `version` is this store's own writing: recorded here, and not a teammate's
 /// handoff brought in (its document carries no `from:`).
-pub fn written_here(key: Option<&StoreKey>, version: &Version) -> bool {
+pub(crate) fn written_here(key: Option<&StoreKey>, version: &Version) -> bool {
     recorded_here(key, version) && from_of(&version.document).is_none()
 }
 
 /// The `from:` header of a document, as written (`None` when it has none).
-pub fn from_of(document: &[u8]) -> Option<String> {
+pub(crate) fn from_of(document: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(document);
     Document::parse(&text.replace('\r', ""))
         .field("from")
         .map(|f| f.value.clone())
 }
 
-pub fn host() -> Option<String> {
+pub(crate) fn host() -> Option<String> {
     crate::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
@@ -222,7 +222,11 @@ fn commit_version(
 /// another branch's handoff, or a document carrying a credential. Versions the chain missed
 /// (a record that failed or was cut short) are caught up from the slot's history first, oldest
 /// first: those written after the chain's tip. Returns the chain's tip.
-pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<String>, Error> {
+pub(crate) fn record(
+    store: &Store,
+    chains: &Chains,
+    branch: &str,
+) -> Result<Option<String>, Error> {
     let name = slot_of(&chains.main(), branch);
     let reference = handoff_ref(branch);
     let tip = chains.tip(&reference);
@@ -287,7 +291,7 @@ pub fn record(store: &Store, chains: &Chains, branch: &str) -> Result<Option<Str
 
 /// [`record`] for `target`'s branch (the caller holds its slot lock); nothing for a detached
 /// HEAD, whose slot is not a branch's.
-pub fn record_target(
+pub(crate) fn record_target(
     store: &Store,
     target: &crate::store::Target,
 ) -> Result<Option<String>, Error> {
@@ -312,7 +316,7 @@ const RECORD_FAILED: &str = ".chain-record-failed";
 
 /// Note that recording `checkout`'s slot in its chain failed with `message`; a later success
 /// ([`record_ok`]) clears it. Best effort.
-pub fn record_failed(store: &Store, checkout: &str, message: &str) {
+pub(crate) fn record_failed(store: &Store, checkout: &str, message: &str) {
     let one_line = |s: &str| s.replace(['\t', '\n', '\r'], " ").trim().to_string();
     let line = format!(
         "{}\t{}\t{}\n",
@@ -324,7 +328,7 @@ pub fn record_failed(store: &Store, checkout: &str, message: &str) {
 }
 
 /// A chain record succeeded: the note of an earlier failure goes.
-pub fn record_ok(store: &Store) {
+pub(crate) fn record_ok(store: &Store) {
     let path = store.dir.join(RECORD_FAILED);
     if path.exists() {
         let _ = slot::remove(&path);
@@ -332,7 +336,7 @@ pub fn record_ok(store: &Store) {
 }
 
 /// The failed record still outstanding: when, for which checkout, why.
-pub fn record_failure(store: &Store) -> Option<(String, String, String)> {
+pub(crate) fn record_failure(store: &Store) -> Option<(String, String, String)> {
     let text = crate::fs::read_to_string(store.dir.join(RECORD_FAILED)).ok()?;
     let mut f = text.trim_end_matches('\n').splitn(3, '\t');
     Some((f.next()?.into(), f.next()?.into(), f.next()?.into()))

@@ -17,7 +17,7 @@ use crate::error::Error;
 
 /// How long to wait for the slot's lock.
 #[derive(Debug, Clone, Copy)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// The CLI's 10 s, then the "locked by another process" error.
     Cli,
     /// A hook's short wait; a busy slot is [`Error::Locked`].
@@ -25,7 +25,7 @@ pub enum Wait {
 }
 
 /// A change of one slot under way (its lock held); recorded on the chain when it ends.
-pub struct SlotChange<'a> {
+pub(crate) struct SlotChange<'a> {
     store: &'a Store,
     name: String,
     /// The checkout whose branch the slot is: `None` when there is no chain to record on (a
@@ -41,7 +41,11 @@ pub struct SlotChange<'a> {
 
 impl<'a> SlotChange<'a> {
     /// Begin changing `target`'s slot.
-    pub fn begin(store: &'a Store, target: &Target, wait: Wait) -> Result<SlotChange<'a>, Error> {
+    pub(crate) fn begin(
+        store: &'a Store,
+        target: &Target,
+        wait: Wait,
+    ) -> Result<SlotChange<'a>, Error> {
         let mut change = SlotChange::of_slot(store, &target.name, wait)?;
         change.target = Some(target.clone());
         Ok(change)
@@ -49,7 +53,11 @@ impl<'a> SlotChange<'a> {
 
     /// Begin changing slot `name`, whose branch is found from the slot itself: the checkout its
     /// `checkout:` header names, when that checkout's current branch is this slot's.
-    pub fn of_slot(store: &'a Store, name: &str, wait: Wait) -> Result<SlotChange<'a>, Error> {
+    pub(crate) fn of_slot(
+        store: &'a Store,
+        name: &str,
+        wait: Wait,
+    ) -> Result<SlotChange<'a>, Error> {
         let lock = match wait {
             Wait::Cli => slot::lock_cli(store, name)?,
             Wait::Hook(w) => {
@@ -68,49 +76,61 @@ impl<'a> SlotChange<'a> {
 
     /// Begin bringing a version that a chain already holds into slot `name` (`pull`, the
     /// hooks' offer): the caller moves the chain; nothing is recorded here.
-    pub fn from_chain(store: &'a Store, name: &str, wait: Wait) -> Result<SlotChange<'a>, Error> {
+    pub(crate) fn from_chain(
+        store: &'a Store,
+        name: &str,
+        wait: Wait,
+    ) -> Result<SlotChange<'a>, Error> {
         let mut change = SlotChange::of_slot(store, name, wait)?;
         change.record = false;
         Ok(change)
     }
 
     /// The store the slot is in.
-    pub fn store(&self) -> &'a Store {
+    pub(crate) fn store(&self) -> &'a Store {
         self.store
     }
 
     /// The slot's name.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
     /// The slot's path.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.store.path_of(&self.name)
     }
 
     /// Replace the slot with `bytes` (the displaced version kept in history); the history file.
-    pub fn replace(&self, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
+    pub(crate) fn replace(&self, bytes: &[u8]) -> Result<Option<PathBuf>, Error> {
         self.changed.set(true);
         slot::replace_slot_at(self.store, &self.name, bytes, None)
     }
 
     /// [`SlotChange::replace`] with the new version's mtime given (an imported version keeps the
     /// time it was written).
-    pub fn replace_at(&self, bytes: &[u8], mtime: SystemTime) -> Result<Option<PathBuf>, Error> {
+    pub(crate) fn replace_at(
+        &self,
+        bytes: &[u8],
+        mtime: SystemTime,
+    ) -> Result<Option<PathBuf>, Error> {
         self.changed.set(true);
         slot::replace_slot_at(self.store, &self.name, bytes, Some(mtime))
     }
 
     /// Swap history version `chosen` into the slot with `mtime`.
-    pub fn restore(&self, chosen: &Version, mtime: SystemTime) -> Result<Option<PathBuf>, Error> {
+    pub(crate) fn restore(
+        &self,
+        chosen: &Version,
+        mtime: SystemTime,
+    ) -> Result<Option<PathBuf>, Error> {
         self.changed.set(true);
         slot::restore_version(self.store, &self.name, chosen, mtime)
     }
 
     /// Set the slot's `progress:` to `value`, keeping its mtime; with `expect`, only while the
     /// file is still that (mtime, size).
-    pub fn flip(
+    pub(crate) fn flip(
         &self,
         value: &str,
         expect: Option<(Option<SystemTime>, u64)>,
@@ -121,7 +141,7 @@ impl<'a> SlotChange<'a> {
 
     /// End the change: the chain records what the slot now holds. Its result (the chain's tip)
     /// for a caller that reports a failed record; a failure is also kept for `status`.
-    pub fn finish(mut self) -> Result<Option<String>, Error> {
+    pub(crate) fn finish(mut self) -> Result<Option<String>, Error> {
         let record = std::mem::replace(&mut self.record, false);
         if !record {
             return Ok(None);
@@ -156,7 +176,7 @@ impl Drop for SlotChange<'_> {
 
 /// Set `progress:` of a handoff file outside the store (`set-progress` on any file): no slot,
 /// so no chain.
-pub fn flip_unstored(path: &Path, value: &str) -> Result<Flip, Error> {
+pub(crate) fn flip_unstored(path: &Path, value: &str) -> Result<Flip, Error> {
     slot::flip_progress(path, value, None)
 }
 

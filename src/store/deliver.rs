@@ -15,14 +15,14 @@ use crate::error::Error;
 
 /// A handoff ready to be shown.
 #[derive(Debug)]
-pub struct Delivery {
-    pub info: HandoffInfo,
-    pub kind: PickKind,
-    pub others: Vec<HandoffInfo>,
+pub(crate) struct Delivery {
+    pub(crate) info: HandoffInfo,
+    pub(crate) kind: PickKind,
+    pub(crate) others: Vec<HandoffInfo>,
     /// The document's text (invalid UTF-8 shown as U+FFFD), or why it could not be read.
-    pub document: Result<String, Error>,
-    pub verdict: GateVerdict,
-    pub drift: Vec<Drift>,
+    pub(crate) document: Result<String, Error>,
+    pub(crate) verdict: GateVerdict,
+    pub(crate) drift: Vec<Drift>,
     /// (mtime, size) of the file as read, for the consume flip.
     version: Option<(Option<SystemTime>, u64)>,
     /// The checkout whose own slot this is (an exact pick), whose chain records the consume.
@@ -31,7 +31,7 @@ pub struct Delivery {
 
 impl Delivery {
     /// Read, gate and measure drift for a pick, from the point of view of `target`.
-    pub fn prepare(
+    pub(crate) fn prepare(
         info: HandoffInfo,
         kind: PickKind,
         others: Vec<HandoffInfo>,
@@ -74,14 +74,14 @@ impl Delivery {
     }
 
     /// Whether delivering it consumes it: an exact pick that was unread.
-    pub fn consumes(&self) -> bool {
+    pub(crate) fn consumes(&self) -> bool {
         self.kind == PickKind::Exact && self.info.is_unread() && self.document.is_ok()
     }
 
     /// After delivery: flip `progress:` to `consumed` under the slot lock, keeping the mtime,
     /// only if the file is unchanged since it was read. `wait`: how long a hook waits for the
     /// lock; `None` is the CLI's wait and error.
-    pub fn consume(&self, store: &Store, wait: Option<Duration>) -> Result<Flip, Error> {
+    pub(crate) fn consume(&self, store: &Store, wait: Option<Duration>) -> Result<Flip, Error> {
         let Some(version) = self.version else {
             return Ok(Flip::Replaced);
         };

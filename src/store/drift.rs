@@ -12,15 +12,15 @@ use crate::git::{self, HeadRelation, RepoFacts};
 
 /// One signal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Drift {
-    pub kind: &'static str,
-    pub text: String,
+pub(crate) struct Drift {
+    pub(crate) kind: &'static str,
+    pub(crate) text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<usize>,
+    pub(crate) count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub age_seconds: Option<u64>,
+    pub(crate) age_seconds: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub threshold_hours: Option<u64>,
+    pub(crate) threshold_hours: Option<u64>,
 }
 
 impl Drift {
@@ -36,7 +36,7 @@ impl Drift {
 }
 
 /// The handoff's `checkout:` as a path (tilde-expanded; relative to the file's directory).
-pub fn checkout_path(info: &HandoffInfo) -> Option<std::path::PathBuf> {
+pub(crate) fn checkout_path(info: &HandoffInfo) -> Option<std::path::PathBuf> {
     match expand_checkout(info.checkout.as_deref()?, Path::new(&info.path)) {
         HeaderCheckout::Usable(p) => Some(p),
         _ => None,
@@ -44,7 +44,7 @@ pub fn checkout_path(info: &HandoffInfo) -> Option<std::path::PathBuf> {
 }
 
 /// Whether a declared branch names the checkout's current ref (detached: a 4–64 hex prefix).
-pub fn declared_matches(declared: &str, facts: &RepoFacts) -> bool {
+pub(crate) fn declared_matches(declared: &str, facts: &RepoFacts) -> bool {
     if facts.detached
         && (4..=64).contains(&declared.len())
         && declared.bytes().all(|b| b.is_ascii_hexdigit())
@@ -59,7 +59,7 @@ fn short(id: &str) -> &str {
 }
 
 /// Every signal for the document `info` (not a placeholder) and the target's facts.
-pub fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) -> Vec<Drift> {
+pub(crate) fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) -> Vec<Drift> {
     let mut out = Vec::new();
     if let Some(c) = info.checkout.as_deref() {
         let path = checkout_path(info);

@@ -18,33 +18,33 @@ use super::info::{FileState, HandoffInfo};
 use super::slot;
 
 /// The file's name inside the store directory.
-pub const FILE: &str = ".list-index";
+pub(crate) const FILE: &str = ".list-index";
 const MAGIC: &str = "handoff-store list index 2";
 /// The largest index read: some 400,000 entries, far past any store this serves.
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// A store smaller than this is listed without an index (it would not pay for itself).
-pub const MIN_ENTRIES: usize = 256;
+pub(crate) const MIN_ENTRIES: usize = 256;
 
 /// The index as read: file name → its record (the fields after the name).
 #[derive(Default)]
-pub struct Index {
+pub(crate) struct Index {
     text: String,
 }
 
 /// The loaded index's records by file name.
-pub struct Records<'a> {
+pub(crate) struct Records<'a> {
     by_name: HashMap<&'a str, &'a str>,
 }
 
 impl Index {
-    pub fn path(store: &Store) -> PathBuf {
+    pub(crate) fn path(store: &Store) -> PathBuf {
         store.dir.join(FILE)
     }
 
     /// Read the index; anything unreadable reads as empty — and so does anything that is not
     /// a regular file of a sane size: a FIFO, a device or a link there (`/dev/zero`) hung
     /// `list`, so the file is opened without following a link or blocking, and read capped.
-    pub fn load(store: &Store) -> Index {
+    pub(crate) fn load(store: &Store) -> Index {
         use crate::fs::OpenOptionsExt;
         use std::io::Read;
         let read = || -> Option<String> {
@@ -68,7 +68,7 @@ impl Index {
     }
 
     /// The records, or none at all when the file is not a whole index of this version.
-    pub fn records(&self) -> Records<'_> {
+    pub(crate) fn records(&self) -> Records<'_> {
         let by_name = self.parse().unwrap_or_default();
         Records { by_name }
     }
@@ -95,12 +95,12 @@ const FIELDS: usize = 13;
 impl Records<'_> {
     /// Whether the index holds no entry (absent, torn, or a small store's): then looking
     /// anything up is wasted work.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }
 
     /// The envelope of `name` if the index holds it for exactly this state of the file.
-    pub fn get(&self, store: &Store, name: &str, stamp: FileState) -> Option<HandoffInfo> {
+    pub(crate) fn get(&self, store: &Store, name: &str, stamp: FileState) -> Option<HandoffInfo> {
         let mut f = self.by_name.get(name)?.split('\0');
         let mut num = || f.next().and_then(|v| v.parse::<i64>().ok());
         let held = FileState {
@@ -132,14 +132,14 @@ impl Records<'_> {
 /// Whether an enumeration that found `stale` of `total` handoffs missing from the index though
 /// settled enough to enter should write the index anew: only for a store large enough, and only once a thirty-second of it is stale, so
 /// one new handoff does not cost a rewrite of the whole index on the next `list`.
-pub fn worth_rewriting(total: usize, stale: usize) -> bool {
+pub(crate) fn worth_rewriting(total: usize, stale: usize) -> bool {
     total >= MIN_ENTRIES && stale > 0 && stale * 32 >= total
 }
 
 /// Write the index for `entries` (each handoff with the stamp it was read with), leaving out
 /// files changed too recently to be trusted and values the format cannot hold. Best effort:
 /// a failure leaves the old index, which stamps keep honest.
-pub fn write(store: &Store, entries: &[(&HandoffInfo, FileState)], now: SystemTime) {
+pub(crate) fn write(store: &Store, entries: &[(&HandoffInfo, FileState)], now: SystemTime) {
     let mut out = String::with_capacity(64 + entries.len() * 160);
     out.push_str(MAGIC);
     out.push('\n');

@@ -12,19 +12,19 @@ use super::{Store, slot};
 use crate::document::envelope::{self, Progress};
 
 /// How long a file's ctime must lie in the past before its envelope may be cached.
-pub const SETTLED: Duration = Duration::from_secs(2);
+pub(crate) const SETTLED: Duration = Duration::from_secs(2);
 
 /// What identifies one state of a file: any write, rename over, or metadata change moves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileState {
-    pub ino: u64,
-    pub size: u64,
-    pub mtime: (i64, i64),
-    pub ctime: (i64, i64),
+pub(crate) struct FileState {
+    pub(crate) ino: u64,
+    pub(crate) size: u64,
+    pub(crate) mtime: (i64, i64),
+    pub(crate) ctime: (i64, i64),
 }
 
 impl FileState {
-    pub fn of(meta: &crate::fs::Metadata) -> FileState {
+    pub(crate) fn of(meta: &crate::fs::Metadata) -> FileState {
         FileState {
             ino: meta.ino(),
             size: meta.size(),
@@ -33,7 +33,7 @@ impl FileState {
         }
     }
 
-    pub fn of_stat(st: &nix::sys::stat::FileStat) -> FileState {
+    pub(crate) fn of_stat(st: &nix::sys::stat::FileStat) -> FileState {
         FileState {
             ino: st.st_ino,
             size: u64::try_from(st.st_size).unwrap_or(0),
@@ -43,7 +43,7 @@ impl FileState {
     }
 
     /// Whether the file last changed at least [`SETTLED`] before `now`.
-    pub fn settled(&self, now: SystemTime) -> bool {
+    pub(crate) fn settled(&self, now: SystemTime) -> bool {
         let (secs, nanos) = self.ctime;
         let Ok(secs) = u64::try_from(secs) else {
             return true;
@@ -56,30 +56,30 @@ impl FileState {
 }
 
 /// What `from:` reads as when it is not in the form this store writes.
-pub const UNRECORDED_FROM: &str = "an unrecorded origin";
+pub(crate) const UNRECORDED_FROM: &str = "an unrecorded origin";
 
 /// What readers know about one handoff file (docs/store.md §9 `HandoffInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HandoffInfo {
-    pub path: String,
-    pub name: String,
-    pub branch: Option<String>,
-    pub checkout: Option<String>,
-    pub status: Option<String>,
-    pub progress: Option<String>,
-    pub head: Option<String>,
+pub(crate) struct HandoffInfo {
+    pub(crate) path: String,
+    pub(crate) name: String,
+    pub(crate) branch: Option<String>,
+    pub(crate) checkout: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) progress: Option<String>,
+    pub(crate) head: Option<String>,
     /// Where a handoff that came from another machine came from (`from:`, set by `pull` and
     /// the hooks' offer): its host, the remote, when it was written.
-    pub from: Option<String>,
-    pub mtime: Option<i64>,
-    pub size: u64,
+    pub(crate) from: Option<String>,
+    pub(crate) mtime: Option<i64>,
+    pub(crate) size: u64,
     #[serde(skip)]
-    pub write_session: Option<String>,
+    pub(crate) write_session: Option<String>,
 }
 
 impl HandoffInfo {
     /// Read a candidate: a non-empty, readable regular file (never a symlink).
-    pub fn read(store: &Store, name: &str) -> Option<HandoffInfo> {
+    pub(crate) fn read(store: &Store, name: &str) -> Option<HandoffInfo> {
         use crate::fs::OpenOptionsExt;
         let file = crate::fs::OpenOptions::new()
             .read(true)
@@ -92,7 +92,7 @@ impl HandoffInfo {
     /// [`HandoffInfo::read`] for an entry of the open store directory `dir`: one `openat`
     /// relative to it, so a large store's listing walks no path twice.
     /// Also returns the state of the file it was read in, for the list index.
-    pub fn read_in(
+    pub(crate) fn read_in(
         store: &Store,
         dir: &crate::fs::File,
         name: &str,
@@ -132,7 +132,7 @@ impl HandoffInfo {
     }
 
     /// Build from the first bytes of the file and its metadata.
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         store: &Store,
         name: &str,
         head: &[u8],
@@ -169,44 +169,44 @@ impl HandoffInfo {
     }
 
     /// The declared branch: the first word of `branch:`.
-    pub fn declared(&self) -> Option<&str> {
+    pub(crate) fn declared(&self) -> Option<&str> {
         self.branch.as_deref().and_then(envelope::declared_branch)
     }
 
     /// The `progress:` value as a lifecycle state (`None` when absent or not one of the three;
     /// the raw value stays in `progress` for display).
-    pub fn lifecycle(&self) -> Option<Progress> {
+    pub(crate) fn lifecycle(&self) -> Option<Progress> {
         self.progress.as_deref().and_then(Progress::parse)
     }
 
-    pub fn is_placeholder(&self) -> bool {
+    pub(crate) fn is_placeholder(&self) -> bool {
         self.lifecycle() == Some(Progress::Writing)
     }
 
     /// Not yet delivered: `complete`, or no `progress:` at all (a legacy document).
-    pub fn is_unread(&self) -> bool {
+    pub(crate) fn is_unread(&self) -> bool {
         self.progress.is_none() || self.lifecycle() == Some(Progress::Complete)
     }
 
-    pub fn is_consumed(&self) -> bool {
+    pub(crate) fn is_consumed(&self) -> bool {
         self.lifecycle() == Some(Progress::Consumed)
     }
 
     /// The progress as shown: the raw value, or `complete` when absent.
-    pub fn progress_shown(&self) -> &str {
+    pub(crate) fn progress_shown(&self) -> &str {
         self.progress.as_deref().unwrap_or("complete")
     }
 }
 
 /// How a reader's pick was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PickKind {
+pub(crate) enum PickKind {
     Exact,
     Recent,
 }
 
 /// The exact pick, else the most recent non-placeholder (docs/store.md §5); plus the others.
-pub fn pick(
+pub(crate) fn pick(
     candidates: Vec<HandoffInfo>,
     exact: Option<&str>,
 ) -> Option<(HandoffInfo, PickKind, Vec<HandoffInfo>)> {

@@ -2,27 +2,28 @@
 //! enumerating and picking handoffs. Targets, slot names, what a reader knows of a file, times,
 //! changing a slot (`slot/`), background writes (`runs`) and delivery live in their own files.
 
-pub mod authorship;
-pub mod chain;
-pub mod change;
-pub mod deliver;
-pub mod drift;
-pub mod index;
-pub mod info;
-pub mod naming;
-pub mod placeholder;
-pub mod runs;
+pub(crate) mod authorship;
+pub(crate) mod chain;
+pub(crate) mod change;
+pub(crate) mod deliver;
+pub(crate) mod drift;
+pub(crate) mod index;
+pub(crate) mod info;
+pub(crate) mod naming;
+pub(crate) mod placeholder;
+pub(crate) mod runs;
 pub mod slot;
-pub mod target;
-pub mod time;
-pub mod verdict;
+pub(crate) mod target;
+pub(crate) mod time;
+pub(crate) mod verdict;
 
-pub use crate::env::home;
-pub use info::{HandoffInfo, PickKind, pick};
-pub use naming::{path_bytes, slot_name, slugify};
-pub use placeholder::{PlaceholderState, placeholder_state};
-pub use target::{Target, TargetFailure, TargetSource};
-pub use time::{days_ago, epoch, gap, iso, now};
+pub(crate) use crate::env::home;
+pub(crate) use info::{HandoffInfo, PickKind, pick};
+pub use naming::slot_name;
+pub(crate) use naming::{path_bytes, slugify};
+pub(crate) use placeholder::{PlaceholderState, placeholder_state};
+pub(crate) use target::{Target, TargetSource};
+pub(crate) use time::{days_ago, epoch, gap, iso, now};
 
 use std::path::PathBuf;
 
@@ -37,7 +38,7 @@ pub struct Store {
 
 impl Store {
     /// Resolve the store directory (docs/store.md §1). Does not touch the filesystem.
-    pub fn locate() -> Result<Store, Error> {
+    pub(crate) fn locate() -> Result<Store, Error> {
         // XDG's rules as `directories` implements them: `XDG_DATA_HOME` counts only when it
         // is absolute (a relative one would resolve against wherever a hook happens to run).
         let dir = if let Some(d) = crate::env::non_empty("HANDOFF_STORE_DIR") {
@@ -58,7 +59,7 @@ impl Store {
     }
 
     /// Locate and check that the path, if it exists, is a directory.
-    pub fn open() -> Result<Store, Error> {
+    pub(crate) fn open() -> Result<Store, Error> {
         let store = Store::locate()?;
         if let Ok(meta) = crate::fs::metadata(&store.dir)
             && !meta.is_dir()
@@ -69,28 +70,28 @@ impl Store {
     }
 
     /// The directory as printed.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         self.dir.to_string_lossy().into_owned()
     }
 
     /// `<store>/<name>` as printed.
-    pub fn path_of(&self, name: &str) -> PathBuf {
+    pub(crate) fn path_of(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 
     /// `<store>/.history/<name>`: the kept versions of slot `name`.
-    pub fn history_dir(&self, name: &str) -> PathBuf {
+    pub(crate) fn history_dir(&self, name: &str) -> PathBuf {
         self.dir.join(".history").join(name)
     }
 
     /// Create the store directory (and parents) with mode 0700.
-    pub fn create(&self) -> Result<(), Error> {
+    pub(crate) fn create(&self) -> Result<(), Error> {
         slot::create_private_dir(&self.dir)
     }
 
     /// Refuse to overwrite a slot that holds another branch's or repository's handoff
     /// (docs/store.md §9.3 step 1). A slot whose checkout is gone is judged on the branch alone.
-    pub fn check_collision(&self, target: &Target) -> Result<(), Error> {
+    pub(crate) fn check_collision(&self, target: &Target) -> Result<(), Error> {
         let Some(current) = HandoffInfo::read(self, &target.name) else {
             return Ok(());
         };
@@ -120,7 +121,7 @@ impl Store {
     /// The exact pick, else the most recent non-placeholder with the other candidates
     /// (docs/store.md §5). An exact pick is read directly — the store is not enumerated — so
     /// reading one's own slot costs the same whatever the store's size; its `others` is empty.
-    pub fn pick(
+    pub(crate) fn pick(
         &self,
         exact: Option<&str>,
     ) -> Result<Option<(HandoffInfo, PickKind, Vec<HandoffInfo>)>, Error> {
@@ -132,7 +133,17 @@ impl Store {
     }
 
     /// Every candidate (docs/store.md §5), newest first, and how many `*.md` entries were skipped.
-    pub fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
+    /// How many handoffs a listing sees (for the benches).
+    pub fn listed(&self) -> Option<usize> {
+        self.candidates().ok().map(|(c, _)| c.len())
+    }
+
+    /// Whether the handoff of `slot` is found as a reader finds it (for the benches).
+    pub fn finds(&self, slot: &str) -> bool {
+        self.pick(Some(slot)).ok().flatten().is_some()
+    }
+
+    pub(crate) fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
         // The directory is listed on a thread of its own while the list index is read here.
         let dir_path = self.dir.clone();
         let listing = std::thread::spawn(move || -> std::io::Result<Vec<String>> {
@@ -233,7 +244,7 @@ struct Scan {
 }
 
 /// Newest first; ties by the smaller name.
-pub fn sort_newest_first(list: &mut [HandoffInfo]) {
+pub(crate) fn sort_newest_first(list: &mut [HandoffInfo]) {
     // The entries are large: sort their positions, then move each entry once.
     let mut order: Vec<usize> = (0..list.len()).collect();
     order.sort_unstable_by(|&a, &b| {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Slugify bytes: everything outside `A–Z a–z 0–9 . _ -` becomes `_`, byte by byte.
-pub fn slugify(bytes: &[u8]) -> String {
+pub(crate) fn slugify(bytes: &[u8]) -> String {
     bytes
         .iter()
         .map(|&b| {
@@ -32,7 +32,7 @@ pub fn slot_name(main: &[u8], reference: &str) -> String {
 }
 
 /// The bytes of a path (its OS representation).
-pub fn path_bytes(p: &Path) -> Vec<u8> {
+pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -46,7 +46,7 @@ pub fn path_bytes(p: &Path) -> Vec<u8> {
 
 /// Whether `id` is safe to write into a file or use in a path.
 /// The rule is `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
-pub fn is_safe_id(id: &str) -> bool {
+pub(crate) fn is_safe_id(id: &str) -> bool {
     let b = id.as_bytes();
     (1..=128).contains(&b.len())
         && b[0].is_ascii_alphanumeric()

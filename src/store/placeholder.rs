@@ -12,7 +12,7 @@ use super::time::epoch;
 
 /// What a placeholder (`progress: writing`) means right now (docs/hooks.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlaceholderState {
+pub(crate) enum PlaceholderState {
     /// Young enough, or its age is unknown.
     Active,
     /// Past its budget, but its writer's transcript is still advancing.
@@ -22,7 +22,7 @@ pub enum PlaceholderState {
 
 /// The placeholder's state; `transcript` is its writer's transcript and mtime, when the agent's
 /// adapter found one (the store knows no agent's file layout).
-pub fn placeholder_state(
+pub(crate) fn placeholder_state(
     info: &HandoffInfo,
     now: i64,
     transcript: Option<(PathBuf, SystemTime)>,
@@ -47,7 +47,7 @@ pub fn placeholder_state(
 }
 
 /// The placeholder text for `reference` in `checkout` at `head`, with writer timeout `timeout`.
-pub fn document(
+pub(crate) fn document(
     reference: &str,
     checkout: &str,
     head: &str,

@@ -23,10 +23,8 @@ const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 const JOB: &str = "job.json";
 const PROMPT: &str = "prompt.txt";
-/// Where the writer drafts its document, inside the run directory.
-pub const DRAFT: &str = "draft.md";
 /// The copy of the transcript a writer reads when the client compacted before it started.
-pub const TRANSCRIPT: &str = "transcript.jsonl";
+pub(crate) const TRANSCRIPT: &str = "transcript.jsonl";
 const PID: &str = "supervisor.pid";
 const EXIT: &str = "exit";
 const CANDIDATE: &str = "candidate.md";
@@ -34,45 +32,45 @@ const CANDIDATE_GATE: &str = "candidate.gate";
 const CONFIRMED: &str = "confirmed";
 const OUTCOME: &str = "outcome.json";
 /// The writer's stdout and stderr, inside the run directory.
-pub const WRITER_OUT: &str = "writer.out";
-pub const WRITER_ERR: &str = "writer.err.log";
+pub(crate) const WRITER_OUT: &str = "writer.out";
+pub(crate) const WRITER_ERR: &str = "writer.err.log";
 /// The gate's report on the writer's last answer.
-pub const ANSWER_GATE: &str = "answer.gate.txt";
+pub(crate) const ANSWER_GATE: &str = "answer.gate.txt";
 
 /// What the supervisor needs and what readers know of a run, written once to `job.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
-    pub argv: Vec<String>,
-    pub env: Vec<(String, String)>,
-    pub cwd: String,
-    pub timeout: u64,
+pub(crate) struct Job {
+    pub(crate) argv: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) cwd: String,
+    pub(crate) timeout: u64,
     /// The safe id of the session being compacted.
-    pub session: String,
+    pub(crate) session: String,
     /// The writer's own session id (also the run directory's name).
-    pub write_session: String,
-    pub log: String,
+    pub(crate) write_session: String,
+    pub(crate) log: String,
     /// The slot the result is for.
     #[serde(default)]
-    pub slot: String,
+    pub(crate) slot: String,
     /// When PreCompact recorded the run (epoch seconds).
     #[serde(default)]
-    pub started: i64,
+    pub(crate) started: i64,
     /// Where the writer's final answer (the document) is read from.
     #[serde(default)]
-    pub answer: Answer,
+    pub(crate) answer: Answer,
     /// The argument vector that asks the same writer session again (its stdin the retry
     /// request); `None`: a retry starts `argv` afresh with the whole story on stdin.
     #[serde(default)]
-    pub resume: Option<Vec<String>>,
+    pub(crate) resume: Option<Vec<String>>,
     /// Where the writer runs, when not in the checkout (`cwd`).
     #[serde(default)]
-    pub writer_cwd: Option<String>,
+    pub(crate) writer_cwd: Option<String>,
 }
 
 /// Where a writer's final answer is found once it exited.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The writer stores its document itself (`write` with `HANDOFF_WRITE_SESSION`); a run
     /// recorded before answers existed.
     #[default]
@@ -88,15 +86,15 @@ pub enum Answer {
 
 /// One background write.
 #[derive(Debug, Clone)]
-pub struct Run {
-    pub dir: PathBuf,
-    pub job: Job,
+pub(crate) struct Run {
+    pub(crate) dir: PathBuf,
+    pub(crate) job: Job,
 }
 
 /// Where a run stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
-pub enum RunState {
+pub(crate) enum RunState {
     /// The writer is still at work.
     Writing,
     /// The writer ended without a candidate: its exit code, `timeout`, `signal-N`,
@@ -122,12 +120,12 @@ struct Outcome {
 }
 
 /// `<store>/.runs/`.
-pub fn runs_dir(store: &Store) -> PathBuf {
+pub(crate) fn runs_dir(store: &Store) -> PathBuf {
     store.dir.join(".runs")
 }
 
 /// `<store>/.runs/<id>/`: the directory of the run with writer id `id`.
-pub fn run_dir(store: &Store, id: &str) -> PathBuf {
+pub(crate) fn run_dir(store: &Store, id: &str) -> PathBuf {
     runs_dir(store).join(id)
 }
 
@@ -145,7 +143,7 @@ fn mtime_epoch(path: &Path) -> Option<i64> {
 
 impl Run {
     /// Record a new run: its directory, `prompt.txt` and `job.json`.
-    pub fn create(store: &Store, job: Job, prompt: &str) -> Result<Run, Error> {
+    pub(crate) fn create(store: &Store, job: Job, prompt: &str) -> Result<Run, Error> {
         let dir = run_dir(store, &job.write_session);
         create_private_dir(&dir)?;
         write_small(&dir.join(PROMPT), prompt.as_bytes())?;
@@ -155,7 +153,7 @@ impl Run {
     }
 
     /// The run in `dir`, if it has a readable `job.json`.
-    pub fn load(dir: &Path) -> Option<Run> {
+    pub(crate) fn load(dir: &Path) -> Option<Run> {
         let bytes = crate::fs::read(dir.join(JOB)).ok()?;
         let job: Job = serde_json::from_slice(&bytes).ok()?;
         Some(Run {
@@ -165,23 +163,23 @@ impl Run {
     }
 
     /// The run with writer id `id`.
-    pub fn find(store: &Store, id: &str) -> Option<Run> {
+    pub(crate) fn find(store: &Store, id: &str) -> Option<Run> {
         if !super::naming::is_safe_id(id) {
             return None;
         }
         Run::load(&run_dir(store, id))
     }
 
-    pub fn prompt_path(&self) -> PathBuf {
+    pub(crate) fn prompt_path(&self) -> PathBuf {
         self.dir.join(PROMPT)
     }
 
-    pub fn candidate_path(&self) -> PathBuf {
+    pub(crate) fn candidate_path(&self) -> PathBuf {
         self.dir.join(CANDIDATE)
     }
 
     /// The supervisor records its pid once it has its own session.
-    pub fn record_supervisor(&self, pid: u32) {
+    pub(crate) fn record_supervisor(&self, pid: u32) {
         let _ = write_small(&self.dir.join(PID), pid.to_string().as_bytes());
     }
 
@@ -206,7 +204,7 @@ impl Run {
         self.candidate_path().is_file().then_some(code)
     }
 
-    pub fn confirmed(&self) -> bool {
+    pub(crate) fn confirmed(&self) -> bool {
         self.dir.join(CONFIRMED).is_file()
     }
 
@@ -225,12 +223,12 @@ impl Run {
     }
 
     /// Seconds since PreCompact recorded the run.
-    pub fn age(&self, now: i64) -> u64 {
+    pub(crate) fn age(&self, now: i64) -> u64 {
         (now - self.job.started).max(0) as u64
     }
 
     /// Where the run stands now.
-    pub fn state(&self, now: i64) -> RunState {
+    pub(crate) fn state(&self, now: i64) -> RunState {
         let outcome = self.outcome();
         match outcome.as_ref().map(|o| o.outcome.as_str()) {
             Some("promoted") => return RunState::Promoted,
@@ -275,7 +273,7 @@ impl Run {
 
     /// Store the writer's gated document as this run's candidate, then promote it if the
     /// compaction is already confirmed. Returns the state afterwards.
-    pub fn record_candidate(
+    pub(crate) fn record_candidate(
         &self,
         store: &Store,
         bytes: &[u8],
@@ -297,7 +295,7 @@ impl Run {
 
     /// The confirmation that the compaction happened (PostCompact, or SessionStart with
     /// `source: compact`); promotes a candidate that is ready. Whether this call promoted it.
-    pub fn confirm(&self, store: &Store, by: &str) -> bool {
+    pub(crate) fn confirm(&self, store: &Store, by: &str) -> bool {
         if !self.confirmed() {
             let _ = write_small(&self.dir.join(CONFIRMED), by.as_bytes());
         }
@@ -311,7 +309,7 @@ impl Run {
     /// The supervisor's last word: the writer's exit, then promotion if everything is in place;
     /// a candidate that stays out of the slot is kept in the slot's history, so `history` and
     /// `restore` can reach it. Whether this call promoted the candidate.
-    pub fn record_exit(&self, store: &Store, rc: &str) -> bool {
+    pub(crate) fn record_exit(&self, store: &Store, rc: &str) -> bool {
         let before = self.state(now()) == RunState::Promoted;
         let _ = write_small(&self.dir.join(EXIT), rc.as_bytes());
         let Ok(change) = SlotChange::of_slot(store, &self.job.slot, Wait::Hook(HOOK_LOCK_WAIT))
@@ -379,7 +377,7 @@ impl Run {
 }
 
 /// Every run, newest first.
-pub fn all(store: &Store) -> Vec<Run> {
+pub(crate) fn all(store: &Store) -> Vec<Run> {
     let Ok(entries) = crate::fs::read_dir(runs_dir(store)) else {
         return Vec::new();
     };
@@ -395,7 +393,7 @@ pub fn all(store: &Store) -> Vec<Run> {
 /// The run readers of slot `name` must hear about: the newest one for the slot that began at
 /// or after the slot's last write (an older run's result is already in the slot or history),
 /// unless the slot holds its candidate already (installed by `restore`, say).
-pub fn latest_for(store: &Store, name: &str) -> Option<Run> {
+pub(crate) fn latest_for(store: &Store, name: &str) -> Option<Run> {
     let slot = store.path_of(name);
     let slot_mtime = mtime_epoch(&slot);
     all(store)
@@ -409,7 +407,7 @@ pub fn latest_for(store: &Store, name: &str) -> Option<Run> {
 
 /// Confirm the newest unconfirmed run of session `session` (a safe id); the run, when this
 /// confirmation promoted its candidate into the slot.
-pub fn confirm_session(store: &Store, session: &str, by: &str) -> Option<Run> {
+pub(crate) fn confirm_session(store: &Store, session: &str, by: &str) -> Option<Run> {
     let run = all(store)
         .into_iter()
         .find(|r| r.job.session == session && !r.confirmed())?;
@@ -419,7 +417,7 @@ pub fn confirm_session(store: &Store, session: &str, by: &str) -> Option<Run> {
 /// Whether the run in `dir` may still be at work: its supervisor or writer alive, or younger
 /// than its time limit plus a margin (a run being recorded has no readable job yet). `prune`
 /// never removes such a run: its writer's result would have nowhere to go.
-pub fn live(dir: &Path) -> bool {
+pub(crate) fn live(dir: &Path) -> bool {
     let Some(run) = Run::load(dir) else {
         return mtime_epoch(dir).is_some_and(|m| now() - m < OVERDUE_GRACE as i64);
     };
@@ -428,7 +426,7 @@ pub fn live(dir: &Path) -> bool {
 }
 
 /// Delete run directories beyond the newest 10, never one whose writer is still at work.
-pub fn prune(store: &Store) {
+pub(crate) fn prune(store: &Store) {
     let now = now();
     for run in all(store).into_iter().skip(RUNS_KEPT) {
         if run.state(now) != RunState::Writing {

@@ -10,7 +10,7 @@ use crate::git::{self, RepoFacts};
 
 /// Where the target came from (docs/store.md §2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetSource {
+pub(crate) enum TargetSource {
     Argument,
     Environment,
     Cwd,
@@ -18,22 +18,22 @@ pub enum TargetSource {
 
 /// The target checkout with its git facts and slot name.
 #[derive(Debug, Clone)]
-pub struct Target {
-    pub facts: RepoFacts,
-    pub name: String,
+pub(crate) struct Target {
+    pub(crate) facts: RepoFacts,
+    pub(crate) name: String,
 }
 
 /// A target that has no slot: why (its `Display` is the message, without prefix) and where
 /// it came from.
 #[derive(Debug, Clone)]
-pub struct TargetFailure {
-    pub why: NoTarget,
-    pub source: TargetSource,
+pub(crate) struct TargetFailure {
+    pub(crate) why: NoTarget,
+    pub(crate) source: TargetSource,
 }
 
 impl Target {
     /// Pick and inspect the target: `arg`, else `CONTEXT_ECONOMY_CHECKOUT`, else the cwd.
-    pub fn resolve(arg: Option<&str>) -> Result<Target, TargetFailure> {
+    pub(crate) fn resolve(arg: Option<&str>) -> Result<Target, TargetFailure> {
         let (dir, shown, source) = match arg.filter(|a| !a.is_empty()) {
             Some(a) => (PathBuf::from(a), a.to_string(), TargetSource::Argument),
             None => match crate::env::settings().checkout.clone() {
@@ -59,7 +59,7 @@ impl Target {
     }
 
     /// The target at `dir`, discovered as git would (for hooks, which never report why).
-    pub fn at(dir: &Path) -> Option<Target> {
+    pub(crate) fn at(dir: &Path) -> Option<Target> {
         git::repo_facts(dir, true).ok().map(Target::from_facts)
     }
 
@@ -68,18 +68,18 @@ impl Target {
         Target { facts, name }
     }
 
-    pub fn main(&self) -> String {
+    pub(crate) fn main(&self) -> String {
         self.facts.main.to_string_lossy().into_owned()
     }
 
-    pub fn checkout(&self) -> String {
+    pub(crate) fn checkout(&self) -> String {
         self.facts.checkout.to_string_lossy().into_owned()
     }
 
     /// `draft` with the envelope this target gives a stored document: `branch:`, `checkout:`,
     /// `progress: complete` and `head:` forced, any `from:` dropped (only bringing a version in
     /// from a remote says where it came from), every other byte kept.
-    pub fn normalise(&self, draft: &str) -> Result<String, crate::error::Error> {
+    pub(crate) fn normalise(&self, draft: &str) -> Result<String, crate::error::Error> {
         let checkout = self.checkout();
         let fields = [
             ("branch", self.facts.reference.as_str()),

@@ -3,12 +3,12 @@
 use std::time::SystemTime;
 
 /// Now, in epoch seconds.
-pub fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     epoch(SystemTime::now())
 }
 
 /// `gap(s)` of docs/store.md §0.
-pub fn gap(s: u64) -> String {
+pub(crate) fn gap(s: u64) -> String {
     if s < 90 {
         format!("{s} second(s)")
     } else if s < 5400 {
@@ -21,7 +21,7 @@ pub fn gap(s: u64) -> String {
 }
 
 /// `days-ago` of docs/store.md §0.
-pub fn days_ago(mtime: Option<i64>, now: i64) -> String {
+pub(crate) fn days_ago(mtime: Option<i64>, now: i64) -> String {
     match mtime {
         Some(m) => format!("{} day(s) ago", (now - m).max(0) / 86_400),
         None => "at an unknown time (mtime unreadable)".into(),
@@ -29,7 +29,7 @@ pub fn days_ago(mtime: Option<i64>, now: i64) -> String {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` in UTC.
-pub fn iso(epoch: i64) -> String {
+pub(crate) fn iso(epoch: i64) -> String {
     // RFC 3339 at whole seconds with `Z` is this exact shape, without parsing a format string
     // for every line of a 10,000-entry `list`.
     chrono::DateTime::from_timestamp(epoch, 0)
@@ -38,7 +38,7 @@ pub fn iso(epoch: i64) -> String {
 }
 
 /// Seconds since the epoch of a file time (negative before 1970).
-pub fn epoch(t: SystemTime) -> i64 {
+pub(crate) fn epoch(t: SystemTime) -> i64 {
     match t.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(e) => -(e.duration().as_secs() as i64),

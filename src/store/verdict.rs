@@ -21,7 +21,7 @@ const GATE_BUDGET: Duration = Duration::from_secs(30);
 /// What the gate said of a stored handoff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GateStatus {
+pub(crate) enum GateStatus {
     Ok,
     Failed,
     Malformed,
@@ -33,26 +33,26 @@ pub enum GateStatus {
 /// The outcome of gating one stored handoff (the resolver's per-citation verdict is
 /// `resolve::Verdict`).
 #[derive(Debug, Clone, Serialize)]
-pub struct GateVerdict {
-    pub status: GateStatus,
-    pub exit: Option<i32>,
+pub(crate) struct GateVerdict {
+    pub(crate) status: GateStatus,
+    pub(crate) exit: Option<i32>,
     /// The exact status line.
-    pub line: String,
-    pub reason: Option<String>,
-    pub report: Option<serde_json::Value>,
+    pub(crate) line: String,
+    pub(crate) reason: Option<String>,
+    pub(crate) report: Option<serde_json::Value>,
     /// The full report text, WARN lines included.
-    pub report_text: Option<String>,
+    pub(crate) report_text: Option<String>,
     /// The report as a reader sees it (WARN lines removed and counted).
     #[serde(skip)]
-    pub reader_report: Vec<String>,
+    pub(crate) reader_report: Vec<String>,
     /// The document as the in-process gate parsed it (CR removed, credential lines blanked),
     /// for a reader that shows an excerpt.
     #[serde(skip)]
-    pub document: Option<std::sync::Arc<crate::document::Document>>,
+    pub(crate) document: Option<std::sync::Arc<crate::document::Document>>,
 }
 
 impl GateVerdict {
-    pub fn not_run(reason: String) -> GateVerdict {
+    pub(crate) fn not_run(reason: String) -> GateVerdict {
         GateVerdict {
             status: GateStatus::NotRun,
             exit: None,
@@ -131,7 +131,7 @@ impl GateVerdict {
     }
 
     /// The exit code a reader command returns for this verdict.
-    pub fn reader_exit(&self) -> crate::error::Exit {
+    pub(crate) fn reader_exit(&self) -> crate::error::Exit {
         use crate::error::Exit;
         match self.status {
             GateStatus::Ok => Exit::Ok,
@@ -142,7 +142,7 @@ impl GateVerdict {
 }
 
 /// Gate the stored handoff at `file`, whose bytes the caller has already read (docs/store.md §7).
-pub fn gate_stored(
+pub(crate) fn gate_stored(
     file: &Path,
     bytes: &[u8],
     info: &HandoffInfo,

@@ -36,21 +36,21 @@ const PREFIX: &str = ".prune-lease.";
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// A private folder holding the hook and the leases of one push; removed when dropped.
-pub struct Leases {
+pub(crate) struct Leases {
     folder: PathBuf,
 }
 
 /// A remote ref the hook found not holding the id leased on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Moved {
-    pub reference: String,
+pub(crate) struct Moved {
+    pub(crate) reference: String,
     /// What the remote advertised (all zeros: absent).
-    pub advertised: String,
+    pub(crate) advertised: String,
 }
 
 impl Moved {
     /// Whether the remote does not hold the ref at all.
-    pub fn absent(&self) -> bool {
+    pub(crate) fn absent(&self) -> bool {
         is_absent(&self.advertised)
     }
 }
@@ -64,7 +64,7 @@ impl Leases {
     /// Write `leases` (`(remote ref, the id it must still hold)`; a ref not listed must be
     /// absent) and the hook into a new folder of `store_dir`, after removing the folders of
     /// runs that are gone.
-    pub fn create(store_dir: &Path, leases: &[(String, String)]) -> Result<Leases, Error> {
+    pub(crate) fn create(store_dir: &Path, leases: &[(String, String)]) -> Result<Leases, Error> {
         // A clone that never wrote a handoff may prune before the store exists.
         crate::store::slot::create_private_dir(store_dir)?;
         clean_stale(store_dir);
@@ -105,12 +105,12 @@ impl Leases {
     }
 
     /// The folder to give git as `core.hooksPath`.
-    pub fn folder(&self) -> &Path {
+    pub(crate) fn folder(&self) -> &Path {
         &self.folder
     }
 
     /// The refs the hook found moved when it refused the push; empty when it did not refuse.
-    pub fn moved(&self) -> Vec<Moved> {
+    pub(crate) fn moved(&self) -> Vec<Moved> {
         let Ok(text) = crate::fs::read_to_string(self.folder.join(MOVED)) else {
             return Vec::new();
         };
@@ -171,7 +171,7 @@ fn clean_stale(store_dir: &Path) {
 /// When this binary was started by git as the hook of [`Leases`]: the folder holding the
 /// leases. Decided from `argv[0]` (`<folder>/pre-push`) and the leases file beside it, so no
 /// ordinary command line is ever taken for the hook.
-pub fn hook_folder(argv0: &OsStr) -> Option<PathBuf> {
+pub(crate) fn hook_folder(argv0: &OsStr) -> Option<PathBuf> {
     let path = Path::new(argv0);
     if path.file_name()? != HOOK {
         return None;
@@ -186,7 +186,7 @@ pub fn hook_folder(argv0: &OsStr) -> Option<PathBuf> {
 /// The hook: read git's `<local ref> <local id> <remote ref> <remote id>` lines from `input`
 /// and allow the push (`Exit::Ok`) only when every remote ref it changes holds the id leased on
 /// it. A refusal (`Exit::Negative`: git's hook exit 1) writes the moved refs for the pusher and says so on `err` (git shows it).
-pub fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> Exit {
+pub(crate) fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> Exit {
     let Ok(text) = crate::fs::read_to_string(folder.join(LEASES)) else {
         let _ = writeln!(
             err,

@@ -5,11 +5,11 @@
 //! forcing. The local store stays the source of truth for the hooks, which only read local refs
 //! (`offer`). Objects and refs go through `git::chain`; only `transport` spawns `git`.
 
-pub mod lease;
-pub mod offer;
-pub mod ops;
-pub mod outcome;
-pub mod transport;
+pub(crate) mod lease;
+pub(crate) mod offer;
+pub(crate) mod ops;
+pub(crate) mod outcome;
+pub(crate) mod transport;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -19,9 +19,9 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError, Version};
-pub use crate::store::authorship::StoreKey;
-pub use crate::store::chain::{
-    Meta, handoff_ref, host, record, record_target, recorded_here, slot_of, written_here,
+pub(crate) use crate::store::authorship::StoreKey;
+pub(crate) use crate::store::chain::{
+    Meta, handoff_ref, record, recorded_here, slot_of, written_here,
 };
 use crate::store::change::{SlotChange, Wait};
 use crate::store::{Store, slot};
@@ -29,28 +29,28 @@ use crate::store::{Store, slot};
 /// Where `pull` keeps `remote`'s chains: a namespace of our own, outside `refs/remotes/`, where
 /// `refs/remotes/<remote>/handoffs/<b>` is also git's tracking branch of a remote branch named
 /// `handoffs/<b>` (fetching both into one ref made every plain `git fetch` fail).
-pub fn tracking_prefix(remote: &str) -> String {
+pub(crate) fn tracking_prefix(remote: &str) -> String {
     format!("refs/handoff-remotes/{remote}/")
 }
 
 /// Where releases before this one kept `remote`'s chains (`sync --setup` moves them).
-pub fn legacy_tracking_prefix(remote: &str) -> String {
+pub(crate) fn legacy_tracking_prefix(remote: &str) -> String {
     format!("refs/remotes/{remote}/handoffs/")
 }
 
 /// The fetch refspec that brings `remote`'s chains (what `sync --setup` configures).
-pub fn fetch_refspec(remote: &str) -> String {
+pub(crate) fn fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", tracking_prefix(remote))
 }
 
 /// The refspec releases before this one configured (`sync --setup` replaces it).
-pub fn legacy_fetch_refspec(remote: &str) -> String {
+pub(crate) fn legacy_fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", legacy_tracking_prefix(remote))
 }
 
 /// For `status`: each remote of the repository at `dir`, and whether a plain `git fetch` brings
 /// its handoffs (`sync --setup` done); and whether `handoff.autoPush` is on.
-pub fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
+pub(crate) fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
     let chains = Chains::open(dir)?;
     let remotes = chains
         .remotes()
@@ -71,7 +71,7 @@ pub fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
 /// After `write` stored `target`'s handoff: when the repository's git config sets
 /// `handoff.autoPush = true`, push it in the background. Returns whether a push was started.
 /// Called by `lifecycle` alone, which decides what follows a change.
-pub fn auto_push(target: &crate::store::Target) -> bool {
+pub(crate) fn auto_push(target: &crate::store::Target) -> bool {
     if target.facts.detached {
         return false;
     }
@@ -98,14 +98,14 @@ pub fn auto_push(target: &crate::store::Target) -> bool {
 /// A local chain whose branch no longer exists in its repository (`prune` deletes these
 /// locally; the remote's copy goes only with `push --prune`).
 #[derive(Debug, Clone)]
-pub struct Orphan {
-    pub reference: String,
-    pub id: String,
-    pub written_at: i64,
+pub(crate) struct Orphan {
+    pub(crate) reference: String,
+    pub(crate) id: String,
+    pub(crate) written_at: i64,
 }
 
 /// The local chains of `chains`' repository whose branch is gone.
-pub fn orphans(chains: &Chains) -> Vec<Orphan> {
+pub(crate) fn orphans(chains: &Chains) -> Vec<Orphan> {
     chains
         .list("refs/handoffs/")
         .into_iter()
@@ -122,7 +122,7 @@ pub fn orphans(chains: &Chains) -> Vec<Orphan> {
 
 /// A file time for `epoch` seconds (dates before 1970 and beyond what a file time holds are
 /// clamped, never a panic).
-pub fn at(epoch: i64) -> SystemTime {
+pub(crate) fn at(epoch: i64) -> SystemTime {
     SystemTime::UNIX_EPOCH
         .checked_add(Duration::from_secs(epoch.max(0).unsigned_abs()))
         .unwrap_or_else(SystemTime::now)
@@ -130,20 +130,20 @@ pub fn at(epoch: i64) -> SystemTime {
 
 /// How far ahead of this machine's clock another machine's may run before its date is not
 /// believed.
-pub const CLOCK_SKEW: i64 = 300;
+pub(crate) const CLOCK_SKEW: i64 = 300;
 
 /// A version that came from elsewhere, admitted: its meta with `written_at` in the sane window
 /// (not before 1970, not after now plus [`CLOCK_SKEW`]), and whether it had to be clamped — a
 /// clamped date never outranks a local version.
 #[derive(Debug, Clone)]
-pub struct Admitted {
-    pub meta: Meta,
-    pub clamped: bool,
+pub(crate) struct Admitted {
+    pub(crate) meta: Meta,
+    pub(crate) clamped: bool,
 }
 
 /// Why a version from elsewhere is not admitted as a handoff of a branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inadmissible {
+pub(crate) enum Inadmissible {
     NoDate,
     BadDate,
     NoBranch,
@@ -177,7 +177,7 @@ impl std::fmt::Display for Inadmissible {
 
 /// Admit `version` as a handoff of `branch`, or say why not: its `meta` must say when it was
 /// written and for which branch, and both its `meta` and its document must name `branch`.
-pub fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Inadmissible> {
+pub(crate) fn admit(version: &Version, branch: &str, now: i64) -> Result<Admitted, Inadmissible> {
     let field = |name: &str| {
         version.meta.lines().find_map(|l| {
             l.strip_prefix(name)
@@ -232,7 +232,7 @@ fn sync_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
 /// it goes out like a written version when `handoff.autoPush` is on — unless the run's
 /// checkout has moved to another branch since, whose slot this is not. Whether a push was
 /// started.
-pub fn auto_push_promoted(run: &crate::store::runs::Run) -> bool {
+pub(crate) fn auto_push_promoted(run: &crate::store::runs::Run) -> bool {
     crate::store::Target::at(Path::new(&run.job.cwd))
         .filter(|t| t.name == run.job.slot)
         .is_some_and(|target| auto_push(&target))
@@ -241,7 +241,7 @@ pub fn auto_push_promoted(run: &crate::store::runs::Run) -> bool {
 /// What merging one branch's remote chain did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Merge {
+pub(crate) enum Merge {
     /// Both sides hold the same version.
     UpToDate,
     /// The local chain already contains the remote's.
@@ -258,7 +258,7 @@ pub enum Merge {
 /// `checkout:` header is rewritten to `checkout`, and the gate's contract checks run on it here
 /// first — a document the gate calls malformed (a credential included) is refused, with the
 /// reason.
-pub fn import(
+pub(crate) fn import(
     change: &SlotChange,
     checkout: &str,
     version: &Version,
@@ -317,7 +317,7 @@ pub fn import(
 
 /// Why [`import`] did not bring a version in.
 #[derive(Debug)]
-pub enum ImportError {
+pub(crate) enum ImportError {
     /// The version is not admitted (the reason, said to the user); nothing changed.
     Refused(String),
     /// The store could not be written.
@@ -333,7 +333,7 @@ impl From<Error> for ImportError {
 /// Merge the remote chain tip `remote_tip` into the local chain of `branch` and the store:
 /// fast-forward when one side is ahead; when both moved, the newer by written-at goes into the
 /// slot, the other into history, and a merge commit with both parents records it.
-pub fn merge(
+pub(crate) fn merge(
     store: &Store,
     chains: &Chains,
     branch: &str,

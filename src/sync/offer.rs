@@ -12,16 +12,16 @@ use crate::store::{Store, Target};
 
 /// A handoff found in the refs for a target whose slot is empty.
 #[derive(Debug, Clone)]
-pub struct Found {
+pub(crate) struct Found {
     /// The ref it was found on.
-    pub reference: String,
-    pub version: Version,
-    pub meta: Meta,
+    pub(crate) reference: String,
+    pub(crate) version: Version,
+    pub(crate) meta: Meta,
 }
 
 /// The newest handoff the refs hold for `target`'s branch, when its slot is empty. Costs one
 /// `lstat` when the slot exists (the common case); otherwise a few ref lookups.
-pub fn peek(store: &Store, target: &Target) -> Option<Found> {
+pub(crate) fn peek(store: &Store, target: &Target) -> Option<Found> {
     look(store, target).map(|(_, found)| found)
 }
 
@@ -65,7 +65,7 @@ fn newest(chains: &Chains, branch: &str) -> Option<Found> {
 /// does), so it is read, delivered and consumed like any stored one. Returns the ref it came
 /// from; `None` when the slot is not empty, nothing is found, the gate refuses it, or the slot
 /// is busy.
-pub fn materialise(store: &Store, target: &Target) -> Option<String> {
+pub(crate) fn materialise(store: &Store, target: &Target) -> Option<String> {
     let (chains, found) = look(store, target)?;
     let change =
         SlotChange::from_chain(store, &target.name, Wait::Hook(Duration::from_millis(500))).ok()?;

@@ -13,14 +13,18 @@ use crate::git::chain::Chains;
 use crate::store::{Store, Target, slot};
 
 /// The target's repository, opened for its chains.
-pub fn open(target: &Target) -> Result<Chains, Error> {
+pub(crate) fn open(target: &Target) -> Result<Chains, Error> {
     Chains::open(&target.facts.checkout)
         .ok_or_else(|| Error::External(External::NoRepository(target.checkout())))
 }
 
 /// The remote to use: the one given (it must be configured), else the branch's upstream
 /// remote, else `origin`.
-pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Result<String, Error> {
+pub(crate) fn remote_for(
+    chains: &Chains,
+    target: &Target,
+    given: Option<&str>,
+) -> Result<String, Error> {
     let remotes = chains.remotes();
     let configured = |r: &str| remotes.iter().any(|x| x == r);
     if let Some(r) = given {
@@ -50,7 +54,7 @@ pub fn remote_for(chains: &Chains, target: &Target, given: Option<&str>) -> Resu
 
 /// Whether `push` also deletes the remote's chains of branches gone everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prune {
+pub(crate) enum Prune {
     No,
     /// Gone everywhere, except a teammate's recent chain.
     Gone,
@@ -60,38 +64,38 @@ pub enum Prune {
 
 /// What `push` did.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pushed {
-    pub remote: String,
+pub(crate) struct Pushed {
+    pub(crate) remote: String,
     /// The branches whose chains were sent.
-    pub branches: Vec<String>,
-    pub updates: Vec<RefUpdate>,
+    pub(crate) branches: Vec<String>,
+    pub(crate) updates: Vec<RefUpdate>,
     /// Remote chains `--prune` left alone: written on another host within
     /// [`TEAMMATE_DAYS`] days (`--force` deletes them too), with who and when.
-    pub kept: Vec<Kept>,
+    pub(crate) kept: Vec<Kept>,
 }
 
 /// A remote chain `push --prune` kept: a teammate's, recent.
 #[derive(Debug, Clone, Serialize)]
-pub struct Kept {
-    pub reference: String,
-    pub host: String,
-    pub written_at: String,
+pub(crate) struct Kept {
+    pub(crate) reference: String,
+    pub(crate) host: String,
+    pub(crate) written_at: String,
 }
 
 /// How recent a chain written on another host must be for `push --prune` to keep it: its
 /// branch may simply not be pushed yet.
-pub const TEAMMATE_DAYS: i64 = 14;
+pub(crate) const TEAMMATE_DAYS: i64 = 14;
 
 impl Pushed {
-    pub fn moved(&self) -> Vec<&RefUpdate> {
+    pub(crate) fn moved(&self) -> Vec<&RefUpdate> {
         self.with(PushStatus::Moved)
     }
 
-    pub fn refused(&self) -> Vec<&RefUpdate> {
+    pub(crate) fn refused(&self) -> Vec<&RefUpdate> {
         self.with(PushStatus::Refused)
     }
 
-    pub fn locked(&self) -> Vec<&RefUpdate> {
+    pub(crate) fn locked(&self) -> Vec<&RefUpdate> {
         self.with(PushStatus::Locked)
     }
 
@@ -123,7 +127,7 @@ fn all_branches(store: &Store, chains: &Chains) -> Vec<String> {
 /// Record the slots, then push their chains to `remote` (never forcing). With `prune`, the
 /// remote's chains of branches that exist neither here nor on the remote are deleted, each
 /// under a lease on the id last fetched.
-pub fn push(
+pub(crate) fn push(
     store: &Store,
     target: &Target,
     chains: &Chains,
@@ -424,25 +428,25 @@ fn finish(
 
 /// One branch's result of `pull`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pulled {
-    pub branch: String,
+pub(crate) struct Pulled {
+    pub(crate) branch: String,
     #[serde(flatten)]
-    pub merge: Merge,
+    pub(crate) merge: Merge,
 }
 
 /// What `pull` did.
 #[derive(Debug, Clone, Serialize)]
-pub struct PullReport {
-    pub remote: String,
-    pub branches: Vec<Pulled>,
+pub(crate) struct PullReport {
+    pub(crate) remote: String,
+    pub(crate) branches: Vec<Pulled>,
     /// Branches the remote has handoffs for but this repository has no branch of: kept as
     /// remote-tracking refs, offered when such a branch is checked out.
-    pub available: Vec<String>,
+    pub(crate) available: Vec<String>,
 }
 
 /// Fetch `remote`'s chains into `refs/handoff-remotes/<remote>/*`, then merge every one whose
 /// branch exists here (or is checked out) into the local chain and the store.
-pub fn pull(
+pub(crate) fn pull(
     store: &Store,
     target: &Target,
     chains: &Chains,
@@ -487,7 +491,7 @@ pub fn pull(
 /// versions under its old prefix move to the new one — a ref there that is not a handoff version
 /// (a real tracking branch) is left alone. Idempotent. The config is edited where it really is
 /// (through a symlink, as git does). Returns whether anything changed.
-pub fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
+pub(crate) fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
     let refspec = fetch_refspec(remote);
     let legacy = super::legacy_fetch_refspec(remote);
     let edited = chains

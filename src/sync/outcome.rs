@@ -8,45 +8,45 @@ use crate::store::{Store, iso, now, slot};
 
 const FILE: &str = ".background-push";
 /// The lock the one background push at work holds (a slot lock's name).
-pub const RUNNING: &str = ".background-push";
+pub(crate) const RUNNING: &str = ".background-push";
 /// The note a background push that found another at work leaves for it.
 const ASK: &str = ".background-push-again";
 
 /// Ask the background push at work to push once more when it is done.
-pub fn ask_again(store: &Store) {
+pub(crate) fn ask_again(store: &Store) {
     let _ = slot::replace(&store.dir.join(ASK), b"", None, None);
 }
 
 /// Whether a note left by [`ask_again`] is waiting.
-pub fn asked(store: &Store) -> bool {
+pub(crate) fn asked(store: &Store) -> bool {
     crate::fs::symlink_metadata(store.dir.join(ASK)).is_ok()
 }
 
 /// Take the note left by [`ask_again`]; whether there was one.
-pub fn clear_ask(store: &Store) -> bool {
+pub(crate) fn clear_ask(store: &Store) -> bool {
     slot::remove(&store.dir.join(ASK)).is_ok()
 }
 
 /// Whether a background push is at work now (its lock is held).
-pub fn in_flight(store: &Store) -> bool {
+pub(crate) fn in_flight(store: &Store) -> bool {
     slot::lock(store, RUNNING, std::time::Duration::ZERO).is_err()
 }
 
 /// The last background push.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// When it ended (RFC 3339, UTC).
-    pub at: String,
+    pub(crate) at: String,
     /// Its exit code (0 pushed or nothing new, 3 refused or failed, 4 nothing to push).
-    pub exit: i32,
+    pub(crate) exit: i32,
     /// The checkout it pushed for.
-    pub checkout: String,
+    pub(crate) checkout: String,
     /// What it said: the error, or `ok`.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// Record how a background push for `checkout` ended. Best effort.
-pub fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
+pub(crate) fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
     let one_line = |s: &str| s.replace(['\t', '\n', '\r'], " ").trim().to_string();
     let line = format!(
         "{}\t{exit}\t{}\t{}\n",
@@ -58,7 +58,7 @@ pub fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
 }
 
 /// The last background push, if one was recorded.
-pub fn last(store: &Store) -> Option<Outcome> {
+pub(crate) fn last(store: &Store) -> Option<Outcome> {
     let text = crate::fs::read_to_string(store.dir.join(FILE)).ok()?;
     let mut f = text.trim_end_matches('\n').splitn(4, '\t');
     Some(Outcome {

@@ -13,7 +13,7 @@ use crate::error::{Error, External, GitCommand};
 /// How the remote answered one pushed ref.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PushStatus {
+pub(crate) enum PushStatus {
     /// Created or moved forward.
     Pushed,
     /// Deleted (`push --prune`).
@@ -30,12 +30,12 @@ pub enum PushStatus {
 
 /// One line of `git push --porcelain`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RefUpdate {
+pub(crate) struct RefUpdate {
     /// The remote ref.
-    pub reference: String,
-    pub status: PushStatus,
+    pub(crate) reference: String,
+    pub(crate) status: PushStatus,
     /// git's summary (`[rejected] (fetch first)`, `abc..def`, ...).
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// Environment variables that would make git act on another repository than the target's.
@@ -91,7 +91,12 @@ fn tail(stderr: &[u8]) -> String {
 }
 
 /// `git fetch <remote> +refs/handoffs/*:refs/handoff-remotes/<remote>/*` in `dir`.
-pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Result<(), Error> {
+pub(crate) fn fetch(
+    dir: &Path,
+    remote: &str,
+    refspec: &str,
+    background: bool,
+) -> Result<(), Error> {
     let output = git(dir, background)
         .args([
             "fetch",
@@ -116,14 +121,14 @@ pub fn fetch(dir: &Path, remote: &str, refspec: &str, background: bool) -> Resul
 /// What a remote holds now, as `git ls-remote` tells it: its branches, and its chains (branch →
 /// id).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RemoteRefs {
-    pub branches: std::collections::HashSet<String>,
-    pub chains: std::collections::HashMap<String, String>,
+pub(crate) struct RemoteRefs {
+    pub(crate) branches: std::collections::HashSet<String>,
+    pub(crate) chains: std::collections::HashMap<String, String>,
 }
 
 /// `git ls-remote <remote> refs/heads/* refs/handoffs/*` in `dir` (the user's git, with their
 /// credentials); in the background bounded in time like a push.
-pub fn remote_refs(dir: &Path, remote: &str, background: bool) -> Result<RemoteRefs, Error> {
+pub(crate) fn remote_refs(dir: &Path, remote: &str, background: bool) -> Result<RemoteRefs, Error> {
     let mut cmd = git(dir, background);
     cmd.args(["ls-remote", "--"])
         .arg(remote)
@@ -155,7 +160,7 @@ fn parse_ls_remote(text: &str) -> RemoteRefs {
 /// `git push --porcelain <remote> <refspecs>` in `dir`, with a lease per deleted ref. Never
 /// forces. Returns the remote's answer per ref; an error only when git reported no ref at all
 /// (the remote could not be reached or read).
-pub fn push(
+pub(crate) fn push(
     dir: &Path,
     remote: &str,
     refspecs: &[String],
@@ -185,7 +190,7 @@ pub fn push(
 /// one command, see [`super::lease`]), and a negative fetch refspec keeps git from touching the
 /// remote-tracking refs one by one (the caller updates them in one transaction). Atomic where
 /// the remote allows it (one ref transaction there); otherwise one by one.
-pub fn prune(
+pub(crate) fn prune(
     dir: &Path,
     remote: &str,
     glob: &str,
@@ -225,7 +230,7 @@ pub fn prune(
 }
 
 /// How long a background push may take: `HANDOFF_PUSH_TIMEOUT_SECONDS`, default 120.
-pub fn push_time_limit() -> std::time::Duration {
+pub(crate) fn push_time_limit() -> std::time::Duration {
     std::time::Duration::from_secs(crate::env::u64_var("HANDOFF_PUSH_TIMEOUT_SECONDS", 120).max(1))
 }
 
@@ -303,7 +308,7 @@ fn bounded(mut cmd: Command, limit: std::time::Duration) -> Result<std::process:
 /// `handoff.autoPush`: start `handoff-store push --background` for `checkout`, detached, and
 /// do not wait for it (a write is never blocked or failed by the network). Returns whether it
 /// was started.
-pub fn spawn_background_push(checkout: &Path) -> bool {
+pub(crate) fn spawn_background_push(checkout: &Path) -> bool {
     let Ok(exe) = std::env::current_exe() else {
         return false;
     };
@@ -319,7 +324,7 @@ pub fn spawn_background_push(checkout: &Path) -> bool {
 }
 
 /// Read `git push --porcelain`'s ref lines: `<flag>\t<from>:<to>\t<summary>`.
-pub fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
+pub(crate) fn parse_porcelain(text: &str) -> Vec<RefUpdate> {
     text.lines()
         .filter_map(|line| {
             let mut parts = line.splitn(3, '\t');

@@ -69,7 +69,10 @@ fn no_module_imports_one_above_it_or_in_a_circle() {
     let lib = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
     let declared: Vec<String> = lib
         .lines()
-        .filter_map(|l| l.strip_prefix("pub mod "))
+        .filter_map(|l| {
+            l.strip_prefix("pub mod ")
+                .or_else(|| l.strip_prefix("pub(crate) mod "))
+        })
         .map(|l| l.trim_end_matches(';').to_string())
         .collect();
     let unplaced: Vec<&String> = declared.iter().filter(|m| layer_of(m).is_none()).collect();
@@ -478,4 +481,47 @@ fn the_client_json_stops_at_the_door_and_each_client_is_one_file() {
             "{client} named outside its file: {strays:?}"
         );
     }
+}
+
+/// Issue 34: the gate half (what `verify-handoff` runs: its front end `cli/verify.rs`, the gate's
+/// layers and the ground beneath them) imports nothing from the store half.
+#[test]
+fn the_gate_half_imports_nothing_from_the_store_half() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let store_half = ["store", "sync", "lifecycle", "hooks", "harness"];
+    let gate_half: Vec<&str> = LAYERS[..layer_of("store").expect("store is placed")]
+        .iter()
+        .flat_map(|l| l.iter().copied())
+        .collect();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let top = rel
+            .components()
+            .next()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let front_end =
+            rel == Path::new("cli/verify.rs") || rel == Path::new("bin/verify-handoff.rs");
+        if !front_end && !gate_half.contains(&top.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("source");
+        for m in imports(&text) {
+            if store_half.contains(&m.as_str()) || (front_end && text.contains("cli::store")) {
+                found.push(format!("{} imports crate::{m}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the gate half reaches the store half: {found:?}"
+    );
 }

@@ -151,34 +151,6 @@ fn a_progress_rewrite_reads_back_and_is_idempotent() {
         .expect("progress rewrite");
 }
 
-#[test]
-fn the_hook_input_parser_is_total() {
-    let env = TestEnv::new();
-    let input = prop_oneof![
-        document_bytes(),
-        prop::collection::vec(any::<u8>(), 0..512),
-        Just(b"{\"cwd\": 1, \"source\": []}".to_vec()),
-        Just(b"[1,2,3]".to_vec()),
-        Just(b"{\"a\":".repeat(1000)),
-    ];
-    runner(256)
-        .run(&input, |bytes| {
-            let path = env.write("input.json", &bytes);
-            let file = std::fs::File::open(&path).expect("open");
-            if let Some(raw) = handoff_store::hooks::input::RawInput::read(file) {
-                prop_assert!(serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
-                for h in handoff_store::harness::Harness::ALL {
-                    let typed = h
-                        .client()
-                        .input(&raw, &handoff_store::hooks::Event::PreCompact);
-                    prop_assert!(typed.cwd.as_deref() != Some(""));
-                }
-            }
-            Ok(())
-        })
-        .expect("hook input");
-}
-
 /// Lines of the text report that start with `prefix`.
 fn count(text: &str, prefix: &str) -> usize {
     text.lines().filter(|l| l.starts_with(prefix)).count()

@@ -5,12 +5,12 @@ use crate::error::{Error, Exit};
 
 /// Print a shell completion script.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[arg(value_enum)]
     shell: clap_complete::Shell,
 }
 
-pub fn run(args: &Args) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let mut script = Vec::new();
     clap_complete::generate(
         args.shell,

@@ -15,30 +15,30 @@ pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Err
 
 /// One kept version, numbered as `restore --version` takes it.
 #[derive(Debug, Serialize)]
-pub struct Kept {
-    pub version: usize,
-    pub path: String,
-    pub mtime: Option<i64>,
-    pub progress: Option<String>,
-    pub size: u64,
+pub(crate) struct Kept {
+    pub(crate) version: usize,
+    pub(crate) path: String,
+    pub(crate) mtime: Option<i64>,
+    pub(crate) progress: Option<String>,
+    pub(crate) size: u64,
 }
 
 /// What `history` found: the slot (version 0) and its kept versions, newest first.
 #[derive(Debug, Serialize)]
-pub struct History {
-    pub slot: String,
-    pub current: Option<HandoffInfo>,
-    pub versions: Vec<Kept>,
+pub(crate) struct History {
+    pub(crate) slot: String,
+    pub(crate) current: Option<HandoffInfo>,
+    pub(crate) versions: Vec<Kept>,
 }
 
 /// List the target's slot (version 0) and its kept versions.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Reply::show(format, &compute(args.dir.as_deref())?, render::history)
 }
 

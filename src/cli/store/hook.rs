@@ -12,7 +12,7 @@ use crate::hooks::Event;
 /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
 /// session-end; git post-checkout. Hooks always exit 0.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     event: HookEvent,
 }
@@ -60,7 +60,7 @@ enum HookEvent {
     },
 }
 
-pub fn run(args: Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub(crate) fn run(args: Args, ui: &mut Ui) -> Result<Exit, Error> {
     let claude = |h: Option<Harness>| h.unwrap_or(Harness::ClaudeCode);
     let (event, h) = match args.event {
         HookEvent::SessionStart { harness } => (Event::SessionStart, claude(harness)),

@@ -12,21 +12,21 @@ use crate::shell::self_command;
 
 /// Install an integration (or, for `uninstall`, remove it).
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[arg(value_enum)]
-    pub what: Integration,
-    pub dir: Option<String>,
+    pub(crate) what: Integration,
+    pub(crate) dir: Option<String>,
     #[command(flatten)]
-    pub scope: ScopeArgs,
+    pub(crate) scope: ScopeArgs,
 }
 
-pub fn run(args: &Args) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let done = install(args.what, args.dir.as_deref(), args.scope)?;
     Ok(Reply::new(Exit::Ok).text(render::installed(&done)))
 }
 
 /// What `install` put in place.
-pub enum Done {
+pub(crate) enum Done {
     /// An agent's hooks.
     Harness {
         harness: Harness,
@@ -44,7 +44,7 @@ pub enum Done {
 
 /// Integration to install: git's hook, or a client's hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Integration {
+pub(crate) enum Integration {
     GitHook,
     Client(Harness),
 }
@@ -88,13 +88,13 @@ impl Integration {
 
 /// `--project` / `--user` (the default is each client's usual place).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
-pub struct ScopeArgs {
+pub(crate) struct ScopeArgs {
     /// Into this repository's configuration.
     #[arg(long, conflicts_with = "user")]
-    pub project: bool,
+    pub(crate) project: bool,
     /// Into the user's configuration.
     #[arg(long)]
-    pub user: bool,
+    pub(crate) user: bool,
 }
 
 impl ScopeArgs {
@@ -124,10 +124,10 @@ pub(super) fn root_of(dir: &Path) -> Option<PathBuf> {
 /// Integration an `install`/`uninstall` of a harness acts on: the harness, the store (which keeps the
 /// file's bytes before and after), the plan, and the directory it was run for.
 pub(super) struct HarnessPlan {
-    pub h: Harness,
-    pub store: crate::store::Store,
-    pub plan: harness_install::Plan,
-    pub dir: PathBuf,
+    pub(crate) h: Harness,
+    pub(crate) store: crate::store::Store,
+    pub(crate) plan: harness_install::Plan,
+    pub(crate) dir: PathBuf,
 }
 
 /// The harness subject of `what`, or `Err(dir)` for the git hook.

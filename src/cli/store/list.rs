@@ -8,17 +8,17 @@ use crate::store::{HandoffInfo, Store};
 
 /// What `list` found: every candidate, newest first, and how many files were skipped.
 #[derive(Debug, Serialize)]
-pub struct Listing {
-    pub store: String,
-    pub handoffs: Vec<HandoffInfo>,
-    pub skipped: usize,
+pub(crate) struct Listing {
+    pub(crate) store: String,
+    pub(crate) handoffs: Vec<HandoffInfo>,
+    pub(crate) skipped: usize,
 }
 
 /// List every handoff in the store, newest first.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub(crate) struct Args {}
 
-pub fn run(_args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(_args: &Args, format: Format) -> Result<Reply, Error> {
     let store = Store::open()?;
     let (handoffs, skipped) = store.candidates()?;
     let listing = Listing {

@@ -30,7 +30,7 @@ use clap::{Parser, Subcommand};
 
 use crate::error::{Error, Exit};
 
-pub use super::Format;
+pub(crate) use super::Format;
 use reply::Reply;
 
 /// Keep one handoff per repository and branch, and carry it across a context reset.
@@ -49,10 +49,9 @@ struct StoreArgs {
 }
 
 /// What every command gets besides its own arguments: the output form and the writers.
-pub struct Ui<'a> {
-    pub format: Format,
-    pub out: &'a mut dyn Write,
-    pub err: &'a mut dyn Write,
+pub(crate) struct Ui<'a> {
+    pub(crate) out: &'a mut dyn Write,
+    pub(crate) err: &'a mut dyn Write,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,7 +122,7 @@ pub fn run(
     let reply = match parsed.command {
         // A hook streams to its client, and consumes only once its output got out.
         Command::Hook(a) => {
-            let ui = &mut Ui { format, out, err };
+            let ui = &mut Ui { out, err };
             return match hook::run(a, ui) {
                 Ok(exit) => exit,
                 Err(e) => {

@@ -30,28 +30,28 @@ fn gate_path() -> Option<PathBuf> {
 
 /// What `orient` found about the target's slot.
 #[derive(Debug, Serialize)]
-pub struct Orientation {
-    pub main: String,
-    pub checkout: String,
-    pub branch: String,
-    pub detached: bool,
-    pub head: String,
-    pub handoff: String,
-    pub exists: bool,
-    pub mtime: Option<i64>,
-    pub progress: Option<String>,
-    pub gate: Option<String>,
-    pub drift: Vec<Drift>,
+pub(crate) struct Orientation {
+    pub(crate) main: String,
+    pub(crate) checkout: String,
+    pub(crate) branch: String,
+    pub(crate) detached: bool,
+    pub(crate) head: String,
+    pub(crate) handoff: String,
+    pub(crate) exists: bool,
+    pub(crate) mtime: Option<i64>,
+    pub(crate) progress: Option<String>,
+    pub(crate) gate: Option<String>,
+    pub(crate) drift: Vec<Drift>,
 }
 
 /// Print everything a caller needs about the target's slot (eight key=value lines).
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Reply::show(format, &orient(args.dir.as_deref())?, render::orientation)
 }
 

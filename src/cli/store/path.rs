@@ -8,12 +8,12 @@ use crate::error::Error;
 
 /// Print the target's slot path.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (target, store) = locate(args.dir.as_deref())?;
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
@@ -23,6 +23,6 @@ pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 
 /// The target's slot path.
 #[derive(Debug, Serialize)]
-pub struct SlotPath {
-    pub path: String,
+pub(crate) struct SlotPath {
+    pub(crate) path: String,
 }

@@ -12,7 +12,7 @@ use crate::store::change::{self, SlotChange, Wait};
 use crate::store::slot::{self, Flip};
 
 impl ProgressArg {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ProgressArg::Writing => "writing",
             ProgressArg::Complete => "complete",
@@ -23,15 +23,15 @@ impl ProgressArg {
 
 /// What `set-progress` did to FILE.
 #[derive(Debug, Serialize)]
-pub struct ProgressSet {
-    pub path: String,
-    pub old: Option<String>,
-    pub new: &'static str,
-    pub changed: bool,
+pub(crate) struct ProgressSet {
+    pub(crate) path: String,
+    pub(crate) old: Option<String>,
+    pub(crate) new: &'static str,
+    pub(crate) changed: bool,
     /// FILE has no `progress:` (or `status:`) line in its first 20 lines: nothing was changed
     /// (exit 1).
     #[serde(skip)]
-    pub no_field: bool,
+    pub(crate) no_field: bool,
 }
 
 /// Whether `file` sits directly in the store directory.
@@ -47,7 +47,7 @@ fn in_store(file: &Path, store: &Store) -> Option<String> {
 
 /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     file: String,
     #[arg(value_enum)]
     value: ProgressArg,
@@ -55,13 +55,13 @@ pub struct Args {
 
 /// The lifecycle values `set-progress` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProgressArg {
+pub(crate) enum ProgressArg {
     Writing,
     Complete,
     Consumed,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let set = set_progress(&args.file, args.value)?;
     let exit = if set.no_field {
         Exit::Negative

@@ -16,17 +16,17 @@ use crate::store::{HandoffInfo, Store, slot};
 
 /// One thing `prune` would delete, or did.
 #[derive(Debug, Serialize)]
-pub struct Item {
-    pub path: String,
+pub(crate) struct Item {
+    pub(crate) path: String,
     kind: &'static str,
-    pub reason: &'static str,
-    pub age_seconds: u64,
-    pub deleted: bool,
+    pub(crate) reason: &'static str,
+    pub(crate) age_seconds: u64,
+    pub(crate) deleted: bool,
     #[serde(skip)]
     slot: Option<String>,
     /// Its slot was locked: left alone.
     #[serde(skip)]
-    pub skipped: bool,
+    pub(crate) skipped: bool,
     #[serde(skip)]
     failed: bool,
     /// For a `ref` item: the repository and the id the ref must still hold to be deleted.
@@ -287,15 +287,15 @@ fn delete(item: &mut Item, store: &Store) {
 
 /// What `prune` found, and with `--apply` did.
 #[derive(Debug, Serialize)]
-pub struct Pruned {
-    pub apply: bool,
-    pub older_than_days: u64,
-    pub items: Vec<Item>,
+pub(crate) struct Pruned {
+    pub(crate) apply: bool,
+    pub(crate) older_than_days: u64,
+    pub(crate) items: Vec<Item>,
 }
 
 /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[arg(long, value_name = "DAYS", default_value_t = 30)]
     older_than: u64,
     /// Really delete.
@@ -303,7 +303,7 @@ pub struct Args {
     apply: bool,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let pruned = prune(args.older_than, args.apply)?;
     let exit = if pruned.items.iter().any(|i| i.failed) {
         Exit::Failure

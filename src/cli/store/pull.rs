@@ -6,11 +6,11 @@ use crate::error::Error;
 
 /// Fetch REMOTE's handoffs and merge them into the local chains and the store.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     opts: Options,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     execute(&args.opts, Action::Pull, false, format)
 }

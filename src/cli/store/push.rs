@@ -8,7 +8,7 @@ use crate::sync::ops::Prune;
 
 /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     opts: Options,
     /// Every branch's handoff, not only the checked-out one.
@@ -26,7 +26,7 @@ pub struct Args {
     background: bool,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let prune = match (args.prune, args.force) {
         (false, _) => Prune::No,
         (true, false) => Prune::Gone,

@@ -18,14 +18,14 @@ use crate::store::{HandoffInfo, PlaceholderState, Store, Target, TargetSource, g
 
 /// The target a reader asked about, as `read --format json` names it.
 #[derive(Debug, Serialize)]
-pub struct TargetJson {
-    pub main: String,
-    pub checkout: String,
-    pub branch: String,
+pub(crate) struct TargetJson {
+    pub(crate) main: String,
+    pub(crate) checkout: String,
+    pub(crate) branch: String,
 }
 
 /// What `read` found to answer with.
-pub enum Answer {
+pub(crate) enum Answer {
     /// A background write for the slot is under way (`pending`), or ended with nothing to show
     /// (`failed`): exit 4.
     Background {
@@ -49,22 +49,22 @@ pub enum Answer {
 }
 
 /// A handoff `read` shows.
-pub struct Shown {
-    pub delivery: Delivery,
-    pub document: String,
-    pub target: Option<TargetJson>,
+pub(crate) struct Shown {
+    pub(crate) delivery: Delivery,
+    pub(crate) document: String,
+    pub(crate) target: Option<TargetJson>,
     /// For the GUESS line: the target's branch and main worktree, or why there is none.
-    pub target_names: Option<(String, String)>,
-    pub no_target_reason: Option<String>,
+    pub(crate) target_names: Option<(String, String)>,
+    pub(crate) no_target_reason: Option<String>,
     /// The slot's last background write and the note it deserves.
-    pub background: Option<(RunState, Option<String>)>,
-    pub consumable: bool,
-    pub now: i64,
+    pub(crate) background: Option<(RunState, Option<String>)>,
+    pub(crate) consumable: bool,
+    pub(crate) now: i64,
 }
 
 /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
     /// Wait up to SECS for a handoff that is still being written.
@@ -75,7 +75,7 @@ pub struct Args {
     no_consume: bool,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (store, answer) = read(args.dir.as_deref(), args.wait, args.no_consume)?;
     let reply = match format {
         Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,

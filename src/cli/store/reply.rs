@@ -13,9 +13,9 @@ use crate::report::Stream;
 
 /// Something done once the whole output got out (`read`'s consume); it may leave a note on
 /// stderr.
-pub type Then = Box<dyn FnOnce(&mut dyn Write)>;
+pub(crate) type Then = Box<dyn FnOnce(&mut dyn Write)>;
 
-pub struct Reply {
+pub(crate) struct Reply {
     pieces: Vec<(Stream, String)>,
     exit: Exit,
     /// The command failed after saying what it has to say (`write`'s refused draft): the
@@ -26,7 +26,7 @@ pub struct Reply {
 
 impl Reply {
     /// Nothing printed yet; ends with `exit`.
-    pub fn new(exit: Exit) -> Reply {
+    pub(crate) fn new(exit: Exit) -> Reply {
         Reply {
             pieces: Vec::new(),
             exit,
@@ -36,7 +36,7 @@ impl Reply {
     }
 
     /// `value` as one line of JSON, or as `text` renders it for people.
-    pub fn show<T: Serialize>(
+    pub(crate) fn show<T: Serialize>(
         format: Format,
         value: &T,
         text: impl FnOnce(&T) -> String,
@@ -45,7 +45,7 @@ impl Reply {
     }
 
     /// [`Reply::show`], after what this reply already holds.
-    pub fn shown<T: Serialize>(
+    pub(crate) fn shown<T: Serialize>(
         mut self,
         format: Format,
         value: &T,
@@ -65,7 +65,7 @@ impl Reply {
     }
 
     /// Lines, each to its stream, after what this reply already holds.
-    pub fn lines(mut self, lines: impl IntoIterator<Item = (Stream, String)>) -> Reply {
+    pub(crate) fn lines(mut self, lines: impl IntoIterator<Item = (Stream, String)>) -> Reply {
         self.pieces.extend(lines.into_iter().map(|(s, mut line)| {
             line.push('\n');
             (s, line)
@@ -74,27 +74,27 @@ impl Reply {
     }
 
     /// Text for stdout, as it is (its own newlines).
-    pub fn text(mut self, text: String) -> Reply {
+    pub(crate) fn text(mut self, text: String) -> Reply {
         self.pieces.push((Stream::Out, text));
         self
     }
 
     /// One line for stderr.
-    pub fn note(self, line: String) -> Reply {
+    pub(crate) fn note(self, line: String) -> Reply {
         self.lines([(Stream::Err, line)])
     }
 
-    pub fn exit(mut self, exit: Exit) -> Reply {
+    pub(crate) fn exit(mut self, exit: Exit) -> Reply {
         self.exit = exit;
         self
     }
 
-    pub fn failed(mut self, error: Error) -> Reply {
+    pub(crate) fn failed(mut self, error: Error) -> Reply {
         self.error = Some(error);
         self
     }
 
-    pub fn then(mut self, then: Then) -> Reply {
+    pub(crate) fn then(mut self, then: Then) -> Reply {
         self.then = Some(then);
         self
     }
@@ -102,7 +102,7 @@ impl Reply {
     /// Write it out: each piece to its stream in order (runs for one stream in one write);
     /// then the error, or what follows. A closed stdout ends the output quietly, skips what
     /// follows and keeps the exit.
-    pub fn deliver(self, out: &mut dyn Write, err: &mut dyn Write, prefix: &str) -> Exit {
+    pub(crate) fn deliver(self, out: &mut dyn Write, err: &mut dyn Write, prefix: &str) -> Exit {
         // Consecutive pieces for one stream go out in one write (a 1,000-citation report is a
         // handful of writes, not 2,000).
         let mut runs: Vec<(Stream, String)> = Vec::new();

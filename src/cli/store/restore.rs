@@ -11,29 +11,29 @@ use crate::store::{epoch, iso, slot};
 
 /// Swap a kept version back into the slot.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     version: u64,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let restored = restore(args.dir.as_deref(), args.version as usize)?;
     Reply::show(format, &restored, render::restored)
 }
 
 /// What `restore` did.
 #[derive(Debug, Serialize)]
-pub struct Restored {
-    pub slot: String,
-    pub version: usize,
+pub(crate) struct Restored {
+    pub(crate) slot: String,
+    pub(crate) version: usize,
     /// Where the slot's previous version went in history.
-    pub history: Option<String>,
-    pub auto_push: bool,
+    pub(crate) history: Option<String>,
+    pub(crate) auto_push: bool,
     /// The restored version's own time (ISO), which the slot now has.
     #[serde(skip)]
-    pub written: String,
+    pub(crate) written: String,
 }
 
 fn restore(dir: Option<&str>, version: usize) -> Result<Restored, Error> {

@@ -10,7 +10,7 @@ use crate::harness::{Harness, status};
 
 /// Per agent harness and scope: is our hook installed, and would it run?
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout (default: the working directory).
     dir: Option<String>,
     /// Exit 1 when something installed would not run, with one line per problem saying
@@ -35,7 +35,7 @@ fn store_problem(store: &crate::store::Store) -> Option<String> {
     }
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let dir = dir_of(args.dir.as_deref())?;
     let status = compute(&dir);
     let exit = if args.check && !status.problems.is_empty() {
@@ -48,49 +48,49 @@ pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 
 /// What `status` found: plain data, printed by [`render::status`] or as JSON.
 #[derive(Debug, Serialize)]
-pub struct Status {
-    pub harnesses: Vec<status::Row>,
+pub(crate) struct Status {
+    pub(crate) harnesses: Vec<status::Row>,
     /// Each thing that would not run, or cannot be used, with what to do: `--check` fails on
     /// any.
-    pub problems: Vec<String>,
-    pub deliveries: Vec<crate::hooks::delivered::Delivered>,
-    pub git_hook: Option<GitHook>,
-    pub sync: Option<Sync>,
-    pub last_background_write: Option<BackgroundWrite>,
-    pub background_push: Option<crate::sync::outcome::Outcome>,
-    pub background_push_in_flight: bool,
-    pub chain_record_failed: Option<RecordFailed>,
+    pub(crate) problems: Vec<String>,
+    pub(crate) deliveries: Vec<crate::hooks::delivered::Delivered>,
+    pub(crate) git_hook: Option<GitHook>,
+    pub(crate) sync: Option<Sync>,
+    pub(crate) last_background_write: Option<BackgroundWrite>,
+    pub(crate) background_push: Option<crate::sync::outcome::Outcome>,
+    pub(crate) background_push_in_flight: bool,
+    pub(crate) chain_record_failed: Option<RecordFailed>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct GitHook {
-    pub path: std::path::PathBuf,
-    pub installed: bool,
+pub(crate) struct GitHook {
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) installed: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Sync {
-    pub remotes: Vec<Remote>,
-    pub auto_push: bool,
+pub(crate) struct Sync {
+    pub(crate) remotes: Vec<Remote>,
+    pub(crate) auto_push: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Remote {
-    pub remote: String,
-    pub fetch_refspec: bool,
+pub(crate) struct Remote {
+    pub(crate) remote: String,
+    pub(crate) fetch_refspec: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct BackgroundWrite {
-    pub started: String,
-    pub state: crate::store::runs::RunState,
+pub(crate) struct BackgroundWrite {
+    pub(crate) started: String,
+    pub(crate) state: crate::store::runs::RunState,
 }
 
 #[derive(Debug, Serialize)]
-pub struct RecordFailed {
-    pub at: String,
-    pub checkout: String,
-    pub message: String,
+pub(crate) struct RecordFailed {
+    pub(crate) at: String,
+    pub(crate) checkout: String,
+    pub(crate) message: String,
 }
 
 /// Look at everything `status` reports, for the checkout at `dir`.

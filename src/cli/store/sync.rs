@@ -14,17 +14,17 @@ use crate::sync::ops::{self, PullReport, Pushed};
 
 /// The flags `push`, `pull` and `sync` share.
 #[derive(Debug, clap::Args)]
-pub struct Options {
+pub(crate) struct Options {
     /// The remote (default: the branch's upstream remote, else origin).
-    pub remote: Option<String>,
+    pub(crate) remote: Option<String>,
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     #[arg(long, value_name = "DIR")]
-    pub checkout: Option<String>,
+    pub(crate) checkout: Option<String>,
 }
 
 /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     opts: Options,
     /// Push every branch's handoff.
@@ -35,7 +35,7 @@ pub struct Args {
     setup: bool,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let action = if args.setup {
         Action::Setup
     } else {
@@ -46,7 +46,7 @@ pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Push { all: bool, prune: ops::Prune },
     Pull,
     Sync { all: bool },
@@ -55,20 +55,20 @@ pub enum Action {
 
 /// What one `push`, `pull` or `sync` did (its JSON), and how it ends.
 #[derive(Debug, Serialize)]
-pub struct Synced {
-    pub remote: String,
-    pub setup: Option<bool>,
-    pub pull: Option<PullReport>,
-    pub push: Option<Pushed>,
-    pub exit: u8,
+pub(crate) struct Synced {
+    pub(crate) remote: String,
+    pub(crate) setup: Option<bool>,
+    pub(crate) pull: Option<PullReport>,
+    pub(crate) push: Option<Pushed>,
+    pub(crate) exit: u8,
     /// What the remote did not take, said on stderr.
     #[serde(skip)]
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
     #[serde(skip)]
-    pub ended: Exit,
+    pub(crate) ended: Exit,
 }
 
-pub fn execute(
+pub(crate) fn execute(
     opts: &Options,
     action: Action,
     background: bool,

@@ -8,19 +8,19 @@ use crate::harness::Harness;
 
 /// Have a client trust the handoff-store hooks it lists here.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[arg(value_enum)]
     what: TrustWhat,
     dir: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TrustWhat {
+pub(crate) enum TrustWhat {
     /// Codex CLI, through `codex app-server`.
     Codex,
 }
 
-pub fn run(args: &Args) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let TrustWhat::Codex = args.what;
     let dir = dir_of(args.dir.as_deref())?;
     let trusted = Harness::Codex

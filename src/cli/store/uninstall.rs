@@ -9,14 +9,14 @@ use crate::error::{Error, Exit};
 use crate::harness::install as harness_install;
 use crate::hooks::git_hook::{self, Removed};
 
-pub fn run(args: &Args) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let done = uninstall(args.what, args.dir.as_deref(), args.scope)?;
     Ok(Reply::new(Exit::Ok).text(render::uninstalled(&done)))
 }
 
 /// What `uninstall` took out.
 #[derive(Debug)]
-pub enum Uninstalled {
+pub(crate) enum Uninstalled {
     /// An agent's hooks: from which file, whether any was ours, whether the file came back
     /// byte for byte, and the skill removed with them.
     Harness {

@@ -26,25 +26,25 @@ fn background_run(store: &Store) -> Option<Run> {
 
 /// The flags of `write`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The checkout the handoff is for.
     #[arg(long, value_name = "DIR")]
-    pub checkout: Option<String>,
+    pub(crate) checkout: Option<String>,
     /// Read the document from FILE (`-` for stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// Write the placeholder (progress: writing) instead of a document.
     #[arg(long)]
-    pub placeholder: bool,
+    pub(crate) placeholder: bool,
     /// Replace a slot that holds another branch's or repository's handoff.
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Store without running the gate (credentials are still refused).
     #[arg(long)]
-    pub no_gate: bool,
+    pub(crate) no_gate: bool,
 }
 
-pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let w = write(args, format)?;
     let mut reply = Reply::new(Exit::Ok);
     if let Some(warning) = &w.warning {
@@ -67,7 +67,7 @@ pub fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 }
 
 /// What `write` did: what it stored (its JSON), and what it has to say besides.
-pub struct WriteOutcome {
+pub(crate) struct WriteOutcome {
     /// The gate's report as text lines (printed before the result, in text only).
     report: Vec<(Stream, String)>,
     /// Lines for stderr in every format (a credential `--no-gate` would have stored).
@@ -139,7 +139,7 @@ fn capped(reader: impl Read) -> Result<Vec<u8>, Error> {
 /// Store `bytes` in the target's slot under the CLI lock; returns the kept history file, and a
 /// warning when the version is stored but its record on the chain failed (the next record
 /// catches up from the slot's history).
-pub fn store_slot(
+pub(crate) fn store_slot(
     store: &Store,
     target: &Target,
     bytes: &[u8],
@@ -162,26 +162,26 @@ pub fn store_slot(
 
 /// Whether the gate ran on the draft, and what it said.
 #[derive(Debug, Serialize)]
-pub struct GateRun {
-    pub run: bool,
-    pub exit: Option<i32>,
-    pub report: Option<serde_json::Value>,
+pub(crate) struct GateRun {
+    pub(crate) run: bool,
+    pub(crate) exit: Option<i32>,
+    pub(crate) report: Option<serde_json::Value>,
 }
 
 /// What `write` stored, where (its JSON).
 #[derive(Debug, Serialize)]
-pub struct Written {
-    pub stored: bool,
-    pub path: String,
-    pub history: Option<String>,
-    pub placeholder: bool,
-    pub gate: GateRun,
+pub(crate) struct Written {
+    pub(crate) stored: bool,
+    pub(crate) path: String,
+    pub(crate) history: Option<String>,
+    pub(crate) placeholder: bool,
+    pub(crate) gate: GateRun,
     /// Whether a background push was started (`handoff.autoPush`).
-    pub auto_push: bool,
-    pub exit: i32,
+    pub(crate) auto_push: bool,
+    pub(crate) exit: i32,
     /// What the text says after the path: `(gate: OK)`, `(placeholder, …)`, ….
     #[serde(skip)]
-    pub note: String,
+    pub(crate) note: String,
 }
 
 fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {

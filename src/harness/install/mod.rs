@@ -10,9 +10,9 @@ mod ours;
 mod plan;
 mod skill;
 
-pub use ours::{installed_program, is_installed, is_ours};
-pub use plan::{CLAUDE_EVENTS, Plan, Scope, Shape, group, home, plan, project};
-pub use skill::{install_skill, uninstall_skill};
+pub(crate) use ours::{installed_program, is_installed, is_ours};
+pub(crate) use plan::{CLAUDE_EVENTS, Plan, Scope, Shape, group, home, plan, project};
+pub(crate) use skill::{install_skill, uninstall_skill};
 
 use std::path::{Path, PathBuf};
 
@@ -51,15 +51,15 @@ fn config_error(plan: &Plan, step: ConfigStep, e: jsonc::JsoncError) -> Error {
 
 /// The result of `install`.
 #[derive(Debug, Serialize)]
-pub struct Installed {
-    pub harness: &'static str,
-    pub file: String,
+pub(crate) struct Installed {
+    pub(crate) harness: &'static str,
+    pub(crate) file: String,
     /// False when our hook was already there.
-    pub changed: bool,
+    pub(crate) changed: bool,
 }
 
 /// Put our hook into the plan's file (idempotent).
-pub fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
+pub(crate) fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
     let before = read_text(&plan.file)?;
     let installed = |changed| Installed {
         harness: plan.harness.name(),
@@ -136,7 +136,11 @@ fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error>
 }
 
 /// Remember the client's trust keys for the hooks installed in `file`.
-pub fn remember_trust_keys(store: &Store, file: &Path, keys: &[String]) -> Result<(), Error> {
+pub(crate) fn remember_trust_keys(
+    store: &Store,
+    file: &Path,
+    keys: &[String],
+) -> Result<(), Error> {
     let path = record_path(store, file);
     let Some(text) = read_text(&path)? else {
         return Ok(());
@@ -154,20 +158,20 @@ pub fn remember_trust_keys(store: &Store, file: &Path, keys: &[String]) -> Resul
 
 /// The result of `uninstall`.
 #[derive(Debug, Serialize)]
-pub struct Removed {
-    pub harness: &'static str,
-    pub file: String,
+pub(crate) struct Removed {
+    pub(crate) harness: &'static str,
+    pub(crate) file: String,
     /// Whether anything of ours was there.
-    pub removed: bool,
+    pub(crate) removed: bool,
     /// True when the file was restored byte for byte (nobody had changed it since install).
-    pub exact: bool,
+    pub(crate) exact: bool,
     /// The client's trust keys of the removed hooks, for the caller to drop.
     #[serde(skip)]
-    pub trust_keys: Vec<String>,
+    pub(crate) trust_keys: Vec<String>,
 }
 
 /// Take our hook out of the plan's file.
-pub fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
+pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
     let current = read_text(&plan.file)?;
     let record_file = record_path(store, &plan.file);
     let record: Option<Record> =

@@ -10,7 +10,7 @@ use super::plan::{CLAUDE_EVENTS, Plan, Shape};
 
 /// Whether a hook group (or script) is ours: it runs one of our hooks for this harness. For
 /// Claude Code, exactly this binary's (a hook the user wrote by hand is theirs).
-pub fn is_ours(h: Harness, group: &Value) -> bool {
+pub(crate) fn is_ours(h: Harness, group: &Value) -> bool {
     if h == Harness::ClaudeCode {
         let mut commands = Vec::new();
         collect_commands(group, &mut commands);
@@ -46,7 +46,7 @@ fn unquote(word: &str) -> String {
 }
 
 /// The program our hook in the plan's file runs (its first word), when our hook is there.
-pub fn installed_program(plan: &Plan) -> Option<PathBuf> {
+pub(crate) fn installed_program(plan: &Plan) -> Option<PathBuf> {
     let text = read_text(&plan.file).ok()??;
     let command = match &plan.shape {
         Shape::Json { groups, .. } => groups.iter().find_map(|(path, _)| {
@@ -94,7 +94,7 @@ fn collect_commands<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 }
 
 /// Whether our hook is in the plan's file now.
-pub fn is_installed(plan: &Plan) -> bool {
+pub(crate) fn is_installed(plan: &Plan) -> bool {
     let Ok(Some(text)) = read_text(&plan.file) else {
         return false;
     };

@@ -10,14 +10,14 @@ use crate::error::{Error, Usage};
 
 /// User-wide or this repository's configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     User,
     Project,
 }
 
 /// How our hook is written into a harness's configuration.
 #[derive(Debug, Clone)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// One group appended to the array at each path of a JSON file; `new_file` is the text of
     /// a file that does not exist yet.
     Json {
@@ -30,17 +30,17 @@ pub enum Shape {
 
 /// Where and how our hook goes for one harness and scope.
 #[derive(Debug, Clone)]
-pub struct Plan {
-    pub harness: Harness,
-    pub scope: Scope,
-    pub file: PathBuf,
-    pub shape: Shape,
+pub(crate) struct Plan {
+    pub(crate) harness: Harness,
+    pub(crate) scope: Scope,
+    pub(crate) file: PathBuf,
+    pub(crate) shape: Shape,
     /// The `/handoff` skill's file (Claude Code), installed and removed with the hooks.
-    pub skill: Option<PathBuf>,
+    pub(crate) skill: Option<PathBuf>,
 }
 
 /// The events Claude Code gets a hook for, with each hook's time limit in seconds.
-pub const CLAUDE_EVENTS: [(&str, &str, u64); 5] = [
+pub(crate) const CLAUDE_EVENTS: [(&str, &str, u64); 5] = [
     ("SessionStart", "session-start", 60),
     ("UserPromptSubmit", "user-prompt-submit", 10),
     ("PreCompact", "pre-compact", 30),
@@ -49,24 +49,24 @@ pub const CLAUDE_EVENTS: [(&str, &str, u64); 5] = [
 ];
 
 /// The user's home, for a user-scope file.
-pub fn home() -> Result<PathBuf, Error> {
+pub(crate) fn home() -> Result<PathBuf, Error> {
     crate::env::home().ok_or(Error::NoHome)
 }
 
 /// `rel` in the repository at `root`, for a project-scope file of `h`.
-pub fn project(h: Harness, root: Option<&Path>, rel: &str) -> Result<PathBuf, Error> {
+pub(crate) fn project(h: Harness, root: Option<&Path>, rel: &str) -> Result<PathBuf, Error> {
     root.map(|r| r.join(rel))
         .ok_or_else(|| Error::Usage(Usage::NeedsCheckout { harness: h.name() }))
 }
 
 /// One JSON hook group running our hook for `event`, with its time limit (in the client's
 /// unit).
-pub fn group(h: Harness, event: &str, timeout: u64) -> Value {
+pub(crate) fn group(h: Harness, event: &str, timeout: u64) -> Value {
     json!({"hooks": [{"type": "command", "command": super::super::hook_command(h, event), "timeout": timeout}]})
 }
 
 /// The plan for `h` in `scope`; `root` is the repository's top level for project scope.
-pub fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error> {
+pub(crate) fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error> {
     let located = h.client().locate(scope, root)?;
     Ok(Plan {
         harness: h,

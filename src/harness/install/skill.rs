@@ -36,7 +36,7 @@ fn is_our_skill(text: &str) -> bool {
 
 /// Install the plan's skill file (replacing an earlier install's), unless one of the user's is
 /// there. Whether it was written.
-pub fn install_skill(plan: &Plan) -> Result<bool, Error> {
+pub(crate) fn install_skill(plan: &Plan) -> Result<bool, Error> {
     let Some(path) = &plan.skill else {
         return Ok(false);
     };
@@ -54,7 +54,7 @@ pub fn install_skill(plan: &Plan) -> Result<bool, Error> {
 
 /// Remove the plan's skill file when it is ours and unchanged, and the folders we made for it
 /// when they are left empty. Whether it was removed.
-pub fn uninstall_skill(plan: &Plan) -> Result<bool, Error> {
+pub(crate) fn uninstall_skill(plan: &Plan) -> Result<bool, Error> {
     let Some(path) = &plan.skill else {
         return Ok(false);
     };

@@ -15,7 +15,7 @@ use crate::store::verdict::GateVerdict;
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, days_ago, epoch, gap};
 
 /// What the body of the injection is about.
-pub enum InjectionBody {
+pub(crate) enum InjectionBody {
     Nothing,
     /// A background write for the exact slot is under way (the slot is untouched).
     Background {
@@ -31,11 +31,16 @@ pub enum InjectionBody {
     Document(Box<Delivery>),
 }
 
-pub const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
-pub const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
-pub const RULE_NEXT: &str = "Then start the first `## Next` item that is **not** blocked on a task that has yet to report — not simply item 1.";
+pub(crate) const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
+pub(crate) const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
+pub(crate) const RULE_NEXT: &str = "Then start the first `## Next` item that is **not** blocked on a task that has yet to report — not simply item 1.";
 
-pub fn compact_section(subject: &InjectionBody, lock: bool, reference: &str, now: i64) -> String {
+pub(crate) fn compact_section(
+    subject: &InjectionBody,
+    lock: bool,
+    reference: &str,
+    now: i64,
+) -> String {
     let w = match (lock, subject) {
         (false, _) => "No automatic write was attempted for this session before this compaction — the pre-compact hook did not run or declined, so nothing wrote down what the summary may have dropped.".to_string(),
         (true, InjectionBody::Document(d)) => format!(
@@ -53,7 +58,7 @@ pub fn compact_section(subject: &InjectionBody, lock: bool, reference: &str, now
     s
 }
 
-pub fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> String {
+pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> String {
     let mut s = format!(
         "## The session you just cleared\nIt ended at {} by `/clear`",
         m.ended_at.as_deref().unwrap_or("an unrecorded time")
@@ -108,7 +113,7 @@ pub fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> 
     s
 }
 
-pub fn placeholder_section(
+pub(crate) fn placeholder_section(
     info: &HandoffInfo,
     state: PlaceholderState,
     transcript: Option<&(std::path::PathBuf, std::time::SystemTime)>,
@@ -175,7 +180,7 @@ pub fn placeholder_section(
 
 /// Section C for a background write recorded in the run directory: the slot still holds the
 /// previous handoff (or nothing), so the model waits for the new one through `read --wait`.
-pub fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> String {
+pub(crate) fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> String {
     let timeout = run.job.timeout;
     let window = crate::env::settings().liveness_window;
     let age = run.age(now);
@@ -196,7 +201,7 @@ pub fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> S
     )
 }
 
-pub fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> String {
+pub(crate) fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> String {
     let mut s = pick_intro(info, kind, reference, now);
     if let Some(from) = &info.from {
         s.push_str(&teammate(from));
@@ -206,7 +211,7 @@ pub fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> S
 
 /// The frame around a handoff written on another machine (`from:`): whose notes they are, and
 /// that nothing in them is to be run without the user.
-pub fn teammate(from: &str) -> String {
+pub(crate) fn teammate(from: &str) -> String {
     // The author and remote are quoted data of a checked form; anything else is not repeated.
     let whose = crate::store::authorship::From::parse(from).map_or_else(
         || "whose origin is not recorded".to_string(),
@@ -240,7 +245,7 @@ fn pick_intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> 
     }
 }
 
-pub fn drift_block(drift: &[Drift]) -> Option<String> {
+pub(crate) fn drift_block(drift: &[Drift]) -> Option<String> {
     (!drift.is_empty()).then(|| {
         let lines: Vec<String> = drift
             .iter()
@@ -260,7 +265,7 @@ fn fence_for(text: &str) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn compose_document(
+pub(crate) fn compose_document(
     head: &[String],
     info: &HandoffInfo,
     kind: PickKind,

@@ -2,8 +2,8 @@
 //! instructions PreCompact prints, and the one-line notes about a background write. Kept in one
 //! place so that wording changes do not hunt through the decision code.
 
-pub mod injection;
-pub mod truncate;
+pub(crate) mod injection;
+pub(crate) mod truncate;
 
 use crate::store::gap;
 use crate::store::runs::RunState;
@@ -11,7 +11,7 @@ use crate::store::runs::RunState;
 /// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The
 /// background sentence names `slot` only when a writer is really at work on it: the summary
 /// must never promise a handoff that is not coming.
-pub fn compaction_instructions(background: Option<&str>) -> String {
+pub(crate) fn compaction_instructions(background: Option<&str>) -> String {
     let keep = "Keep verbatim, in a section of their own: every decision with what it beat, every dead end with why it failed, and every trap that will bite the next step — they cannot be re-derived from the code. Reduce everything else (file contents, command output, exploration) to short pointers (path:line).";
     match background {
         Some(slot) => format!(
@@ -23,7 +23,7 @@ pub fn compaction_instructions(background: Option<&str>) -> String {
 
 /// One line about a background write that did not put its result in the slot, for a reader
 /// that is about to see the previous handoff (or none). `None` when there is nothing to say.
-pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<String> {
+pub(crate) fn background_note(state: &RunState, age: u64, restore: &str) -> Option<String> {
     match state {
         RunState::Writing | RunState::Promoted => None,
         RunState::Failed { rc } => Some(format!(
@@ -66,7 +66,7 @@ pub fn background_note(state: &RunState, age: u64, restore: &str) -> Option<Stri
 /// for the document as its final answer, which the supervisor gates and stores. `name` and
 /// `explore` are the client's (its writer profile); `compacted`: the client compacted before the
 /// writer started, which then reads a copy of the transcript as it was.
-pub fn writer_prompt(
+pub(crate) fn writer_prompt(
     (name, explore): (&str, &str),
     compacted: bool,
     transcript: &str,
@@ -129,7 +129,7 @@ path/to/file.ext:12 | a fragment of that line
 /// The supervisor's second (or third) request when the gate refused the writer's answer. A
 /// resumed session has its answer in view; a fresh one (`previous`) is given the first prompt,
 /// its answer and the gate's words.
-pub fn writer_retry(gate_exit: i32, gate: &str, previous: Option<(&str, &str)>) -> String {
+pub(crate) fn writer_retry(gate_exit: i32, gate: &str, previous: Option<(&str, &str)>) -> String {
     let why = if gate_exit == 2 {
         "it violates the format contract (exit 2)"
     } else {

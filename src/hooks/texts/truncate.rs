@@ -7,13 +7,13 @@ use crate::document::envelope::store_envelope;
 
 /// The most an injection (`additionalContext`) may hold, in UTF-16 code units: Claude Code
 /// swaps anything longer for a preview.
-pub const INJECTION_LIMIT: usize = 9_500;
+pub(crate) const INJECTION_LIMIT: usize = 9_500;
 
 /// The reading rules in one line, for the reduced composition.
-pub const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
+pub(crate) const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
 
 /// A text's length as the client counts it: UTF-16 code units.
-pub fn utf16_len(s: &str) -> usize {
+pub(crate) fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
@@ -35,11 +35,11 @@ fn cut_line(k: usize) -> String {
 }
 
 /// The opening of the line an injection carries when the handoff was cut to fit.
-pub const TRUNCATED: &str = "**TRUNCATED:**";
+pub(crate) const TRUNCATED: &str = "**TRUNCATED:**";
 
 /// The reduced composition (docs/hooks.md §2.7).
 #[allow(clippy::too_many_arguments)]
-pub fn reduce(
+pub(crate) fn reduce(
     head: &[String],
     intro: &str,
     status: &str,

@@ -14,7 +14,7 @@ use crate::process::kill_point;
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Remove a file the store owns, as one counted mutation.
-pub fn remove(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     kill_point();
     crate::fs::remove_file(path)
 }
@@ -34,7 +34,7 @@ fn temp_name(target: &Path) -> PathBuf {
 
 /// Atomically replace `target` with `bytes` (docs/store.md §6.2). `mtime` is set before the rename
 /// when the operation preserves it; `mode` is applied to the new file (default 0600).
-pub fn replace(
+pub(crate) fn replace(
     target: &Path,
     bytes: &[u8],
     mtime: Option<SystemTime>,
@@ -45,7 +45,7 @@ pub fn replace(
 
 /// [`replace`] with the bytes streamed from `source`, so a file of any size is copied in
 /// bounded memory.
-pub fn replace_from(
+pub(crate) fn replace_from(
     target: &Path,
     source: &mut dyn Read,
     mtime: Option<SystemTime>,
@@ -113,7 +113,7 @@ fn write_temp(
 }
 
 /// The permission bits of an existing file, to keep them across a rewrite.
-pub fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
+pub(crate) fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -146,14 +146,14 @@ fn temp_is_stale(file_name: &str, meta: &crate::fs::Metadata) -> bool {
 }
 
 /// Whether process `pid` exists (ESRCH is the only "gone"; EPERM means alive, not ours).
-pub fn pid_alive(pid: i32) -> bool {
+pub(crate) fn pid_alive(pid: i32) -> bool {
     crate::process::alive(pid)
 }
 
 /// Remove the temp files of dead processes in the store directory and in slot `name`'s history
 /// directory (called under the slot lock, before a write), so a killed writer leaves nothing
 /// the next write does not clean. A live writer's file is never touched.
-pub fn clean_temps(store: &Store, name: &str) {
+pub(crate) fn clean_temps(store: &Store, name: &str) {
     for dir in [store.dir.clone(), store.history_dir(name)] {
         let Ok(entries) = crate::fs::read_dir(&dir) else {
             continue;
@@ -175,7 +175,7 @@ pub fn clean_temps(store: &Store, name: &str) {
 }
 
 /// Whether a time lies more than an hour in the past.
-pub fn is_older_than_an_hour(t: SystemTime) -> bool {
+pub(crate) fn is_older_than_an_hour(t: SystemTime) -> bool {
     SystemTime::now()
         .duration_since(t)
         .is_ok_and(|d| d > Duration::from_secs(3600))

@@ -16,14 +16,14 @@ use super::{HISTORY_KEEP, create_private_dir};
 
 /// One kept version of a slot.
 #[derive(Debug, Clone)]
-pub struct Version {
-    pub path: PathBuf,
-    pub mtime: Option<SystemTime>,
-    pub size: u64,
+pub(crate) struct Version {
+    pub(crate) path: PathBuf,
+    pub(crate) mtime: Option<SystemTime>,
+    pub(crate) size: u64,
 }
 
 /// Kept versions, newest first (mtime, then name).
-pub fn versions(store: &Store, name: &str) -> Vec<Version> {
+pub(crate) fn versions(store: &Store, name: &str) -> Vec<Version> {
     let Ok(entries) = crate::fs::read_dir(store.history_dir(name)) else {
         return Vec::new();
     };
@@ -49,7 +49,7 @@ pub fn versions(store: &Store, name: &str) -> Vec<Version> {
 }
 
 /// `YYYYMMDDTHHMMSSZ` of a time, in UTC.
-pub fn stamp(t: SystemTime) -> String {
+pub(crate) fn stamp(t: SystemTime) -> String {
     // A time beyond chrono's range (a file time set from a remote's date) is never a panic.
     chrono::DateTime::from_timestamp(crate::store::epoch(t), 0)
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
@@ -58,7 +58,7 @@ pub fn stamp(t: SystemTime) -> String {
 }
 
 /// Whether two files hold the same bytes, compared in chunks.
-pub fn same_content(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_content(a: &Path, b: &Path) -> bool {
     let (Ok(mut fa), Ok(mut fb)) = (File::open(a), File::open(b)) else {
         return false;
     };
@@ -95,7 +95,7 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
 /// Keep the current slot in history before it is replaced by `new_bytes` (store.md §6.3):
 /// only a non-empty regular file that is not a placeholder and differs from the new bytes.
 /// The copy is durable when this returns; retention is the caller's last step ([`retain`]).
-pub fn keep_current(
+pub(crate) fn keep_current(
     store: &Store,
     name: &str,
     new_bytes: Option<&[u8]>,
@@ -120,7 +120,7 @@ pub fn keep_current(
 
 /// Add the file at `source` with `mtime` as a history version, unless history already holds
 /// the same bytes (then that version's path is returned): identical bytes are kept once.
-pub fn keep_file(
+pub(crate) fn keep_file(
     store: &Store,
     name: &str,
     source: &Path,
@@ -141,7 +141,7 @@ pub fn keep_file(
 
 /// Add `bytes` with `mtime` as a history version (a version that arrived from elsewhere, e.g.
 /// the losing side of a sync merge), unless history already holds the same bytes.
-pub fn keep_bytes(
+pub(crate) fn keep_bytes(
     store: &Store,
     name: &str,
     bytes: &[u8],
@@ -162,7 +162,7 @@ const REFUSED_KEEP: usize = 3;
 /// Keep a background writer's answer the gate refused: in `<history>/.refused/`, apart from the
 /// slot's versions (`history` and `restore` never count or offer it), the newest
 /// [`REFUSED_KEEP`] kept.
-pub fn keep_refused(store: &Store, name: &str, source: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn keep_refused(store: &Store, name: &str, source: &Path) -> Result<PathBuf, Error> {
     let dir = store.history_dir(name).join(".refused");
     create_private_dir(&dir)?;
     let now = SystemTime::now();
@@ -225,7 +225,7 @@ fn fresh_version_path(store: &Store, name: &str, mtime: SystemTime) -> Result<Pa
 /// Retention (store.md §6.3): the newest 10 distinct versions stay; an older copy of bytes a
 /// newer version holds, and everything past the tenth, are removed. Called last, once the slot
 /// is durably replaced, so no step before it can leave a version only in a deleted file.
-pub fn retain(store: &Store, name: &str) {
+pub(crate) fn retain(store: &Store, name: &str) {
     retain_keeping(store, name, None);
 }
 
@@ -233,7 +233,7 @@ pub fn retain(store: &Store, name: &str) {
 /// version from a remote carries its whole-second written-at as its mtime, so among versions of
 /// the same second it sorts below local ones written before it — counted by mtime alone, the
 /// newest version of all was the one retention removed. The oldest other version goes instead.
-pub fn retain_keeping(store: &Store, name: &str, just_kept: Option<&Path>) {
+pub(crate) fn retain_keeping(store: &Store, name: &str, just_kept: Option<&Path>) {
     let all = versions(store, name);
     let protected = just_kept.and_then(|p| all.iter().position(|v| v.path == p));
     // The protected version is considered first; every other keeps its place.

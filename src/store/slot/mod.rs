@@ -6,8 +6,8 @@ mod atomic;
 mod history;
 mod progress;
 
-pub use atomic::*;
-pub use history::*;
+pub(crate) use atomic::*;
+pub(crate) use history::*;
 pub use progress::*;
 
 use crate::fs::{File, OpenOptions};
@@ -20,12 +20,12 @@ use crate::document::envelope::ENVELOPE_LINES;
 use crate::error::Error;
 
 /// How many versions history keeps per slot.
-pub const HISTORY_KEEP: usize = 10;
+pub(crate) const HISTORY_KEEP: usize = 10;
 /// How much of a file readers look at for its envelope.
 const HEAD_BYTES: u64 = 64 * 1024;
 
 /// Create `dir` and its missing parents with mode 0700 (existing ones are left alone).
-pub fn create_private_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create_private_dir(dir: &Path) -> Result<(), Error> {
     let mut builder = crate::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -39,13 +39,13 @@ pub fn create_private_dir(dir: &Path) -> Result<(), Error> {
 /// The first bytes of a file, enough for its envelope: one 4 KiB read covers almost every
 /// handoff's 20 header lines (a store of 10,000 is listed with one read per file); only when
 /// those bytes end before the envelope could does it read on, up to 64 KiB.
-pub fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     read_head_from(File::open(path)?, None)
 }
 
 /// [`read_head`] on a file already open; with its `size` known, a file that fits is read with
 /// exactly one `read`, without a second one to see the end.
-pub fn read_head_from(mut file: File, size: Option<u64>) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_head_from(mut file: File, size: Option<u64>) -> std::io::Result<Vec<u8>> {
     const FIRST: usize = 4096;
     let want = size.map_or(FIRST, |s| (s as usize).min(FIRST));
     let mut buf = vec![0u8; FIRST];
@@ -69,7 +69,7 @@ pub fn read_head_from(mut file: File, size: Option<u64>) -> std::io::Result<Vec<
 
 /// Read a stored handoff whole, refusing one over the gate's 4 MiB input cap (it could only
 /// have been put there by hand): at most the cap and one byte are ever read.
-pub fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     match crate::input::read_capped(file) {
         Ok(bytes) => Ok(bytes),
@@ -83,19 +83,19 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
 
 /// A held slot lock; released when dropped.
 #[derive(Debug)]
-pub struct SlotLock {
+pub(crate) struct SlotLock {
     _file: File,
 }
 
 /// Why a lock was not taken.
 #[derive(Debug)]
-pub enum LockFailure {
+pub(crate) enum LockFailure {
     Busy,
     Io(Error),
 }
 
 /// Take the exclusive lock of slot `name`, waiting at most `wait`.
-pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockFailure> {
+pub(crate) fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockFailure> {
     let dir = store.dir.join(".locks");
     create_private_dir(&dir).map_err(LockFailure::Io)?;
     let path = dir.join(format!("{name}.lock"));
@@ -125,7 +125,7 @@ pub fn lock(store: &Store, name: &str, wait: Duration) -> Result<SlotLock, LockF
 }
 
 /// The CLI's lock: 10 s, then the exact "locked by another process" error.
-pub fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
+pub(crate) fn lock_cli(store: &Store, name: &str) -> Result<SlotLock, Error> {
     lock(store, name, Duration::from_secs(10)).map_err(|f| match f {
         LockFailure::Busy => Error::Locked(store.path_of(name)),
         LockFailure::Io(e) => e,

@@ -191,7 +191,7 @@ mod tests {
 
 /// What a `progress:` flip did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Flip {
+pub(crate) enum Flip {
     Changed {
         old: Option<String>,
     },

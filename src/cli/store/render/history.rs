@@ -3,7 +3,7 @@
 use super::super::history::History;
 use crate::store::iso;
 
-pub fn history(h: &History) -> String {
+pub(crate) fn history(h: &History) -> String {
     let mut text = String::new();
     let mut line = |n: usize, mtime: Option<i64>, progress: Option<&str>, size: u64, path: &str| {
         text.push_str(&format!(

@@ -3,7 +3,7 @@
 use super::super::install::Done;
 use crate::hooks::git_hook::Installed;
 
-pub fn installed(d: &Done) -> String {
+pub(crate) fn installed(d: &Done) -> String {
     match d {
         Done::GitHook { path, done } => match done {
             Installed::Fresh => format!("installed {}\n", path.display()),

@@ -4,7 +4,7 @@
 use super::super::list::Listing;
 use crate::store::iso;
 
-pub fn list(l: &Listing) -> String {
+pub(crate) fn list(l: &Listing) -> String {
     let mut text = String::with_capacity(l.handoffs.len() * 128);
     // Many entries share a second; its timestamp is formatted once.
     let mut when: Option<(i64, String)> = None;
@@ -36,7 +36,7 @@ pub fn list(l: &Listing) -> String {
 }
 
 /// The note for stderr when files were skipped.
-pub fn list_note(l: &Listing) -> Option<String> {
+pub(crate) fn list_note(l: &Listing) -> Option<String> {
     (l.skipped > 0).then(|| {
         format!(
             "handoff-store: note: {} empty or unreadable file(s) skipped",

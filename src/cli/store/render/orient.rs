@@ -3,7 +3,7 @@
 use super::super::orient::Orientation;
 use super::super::path::SlotPath;
 
-pub fn orientation(o: &Orientation) -> String {
+pub(crate) fn orientation(o: &Orientation) -> String {
     let mut text = format!(
         "main={}\ncheckout={}\nbranch={}\nhandoff={}\nexists={}\nmtime={}\nprogress={}\ngate={}\n",
         o.main,
@@ -21,6 +21,6 @@ pub fn orientation(o: &Orientation) -> String {
     text
 }
 
-pub fn slot_path(p: &SlotPath) -> String {
+pub(crate) fn slot_path(p: &SlotPath) -> String {
     format!("{}\n", p.path)
 }

@@ -2,7 +2,7 @@
 
 use super::super::progress::ProgressSet;
 
-pub fn progress_set(p: &ProgressSet) -> String {
+pub(crate) fn progress_set(p: &ProgressSet) -> String {
     if p.no_field {
         return format!(
             "unchanged {} (no progress: or status: line in the first 20 lines)\n",

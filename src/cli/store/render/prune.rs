@@ -2,7 +2,7 @@
 
 use super::super::prune::Pruned;
 
-pub fn pruned(p: &Pruned) -> String {
+pub(crate) fn pruned(p: &Pruned) -> String {
     let mut text = String::new();
     for it in &p.items {
         let days = it.age_seconds / 86_400;

@@ -13,7 +13,7 @@ use crate::store::{HandoffInfo, PickKind, days_ago, gap, iso};
 /// `read`'s JSON: a background write's state, or a handoff (a placeholder is one, unverified).
 #[derive(Serialize)]
 #[serde(untagged)]
-pub enum ReadJson<'a> {
+pub(crate) enum ReadJson<'a> {
     Background {
         path: &'a str,
         state: &'static str,
@@ -36,7 +36,7 @@ pub enum ReadJson<'a> {
     },
 }
 
-pub fn read_json(answer: &Answer) -> ReadJson<'_> {
+pub(crate) fn read_json(answer: &Answer) -> ReadJson<'_> {
     match answer {
         Answer::Background {
             path,
@@ -94,7 +94,7 @@ pub fn read_json(answer: &Answer) -> ReadJson<'_> {
     }
 }
 
-pub fn read_text(answer: &Answer) -> String {
+pub(crate) fn read_text(answer: &Answer) -> String {
     match answer {
         Answer::Background { line, .. } => line.clone(),
         Answer::Placeholder {

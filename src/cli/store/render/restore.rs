@@ -2,7 +2,7 @@
 
 use super::super::restore::Restored;
 
-pub fn restored(r: &Restored) -> String {
+pub(crate) fn restored(r: &Restored) -> String {
     let mut text = format!(
         "restored {} from version {} ({})\n",
         r.slot, r.version, r.written

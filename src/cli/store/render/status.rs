@@ -4,7 +4,7 @@ use super::super::status::{Status, Sync};
 
 /// `status` as text: a row per harness and scope, then the git hook, sync, the deliveries, the
 /// last background write and push, and with `check` a `problem` line per problem.
-pub fn status(s: &Status, check: bool) -> String {
+pub(crate) fn status(s: &Status, check: bool) -> String {
     let mut text = String::new();
     for r in &s.harnesses {
         text.push_str(&format!(

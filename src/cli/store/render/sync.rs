@@ -6,7 +6,7 @@ use crate::sync::Merge;
 use crate::sync::ops::{self, PullReport, Pushed};
 use crate::sync::transport::PushStatus;
 
-pub fn synced(s: &Synced) -> String {
+pub(crate) fn synced(s: &Synced) -> String {
     let mut text = String::new();
     if let Some(changed) = s.setup {
         text.push_str(&setup_text(&s.remote, changed));

@@ -4,7 +4,7 @@ use super::super::uninstall::Uninstalled;
 use crate::harness::Trusted;
 use crate::hooks::git_hook::Removed;
 
-pub fn uninstalled(u: &Uninstalled) -> String {
+pub(crate) fn uninstalled(u: &Uninstalled) -> String {
     match u {
         Uninstalled::Harness {
             name,
@@ -26,7 +26,7 @@ pub fn uninstalled(u: &Uninstalled) -> String {
             text
         }
         Uninstalled::GitHook { path, done } => match done {
-            Removed::Removed => format!("removed   {}\n", path.display()),
+            Removed::Gone => format!("removed   {}\n", path.display()),
             Removed::Restored => format!(
                 "removed   {} — the hook that was there before is back in its place\n",
                 path.display()
@@ -39,7 +39,7 @@ pub fn uninstalled(u: &Uninstalled) -> String {
     }
 }
 
-pub fn trusted(t: &Trusted) -> String {
+pub(crate) fn trusted(t: &Trusted) -> String {
     match t {
         Trusted::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
         Trusted::Already(client) => {

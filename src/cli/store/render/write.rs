@@ -2,7 +2,7 @@
 
 use super::super::write::Written;
 
-pub fn written(w: &Written) -> String {
+pub(crate) fn written(w: &Written) -> String {
     let mut text = format!("\nstored   {} {}\n", w.path, w.note);
     if let Some(h) = &w.history {
         text.push_str(&format!("history  {h}\n"));
