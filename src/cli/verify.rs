@@ -8,8 +8,8 @@ use std::io::Write;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser};
 
+use super::reply::Reply;
 use crate::error::Exit;
-use crate::report::Report;
 use crate::report::run_gate::{citations, gate_file};
 
 pub(crate) use super::Format;
@@ -54,9 +54,14 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Exit {
+    reply(args).deliver(out, err, "verify-handoff")
+}
+
+/// The report the command line asks for, rendered; a failed write of it ends with 2.
+fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
     let parsed = match VerifyArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return super::clap_exit(e, out, err),
+        Err(e) => return Reply::clap(&e),
     };
     let report = if parsed.citations {
         citations(parsed.file.as_deref(), parsed.checkout_dir.as_deref())
@@ -66,36 +71,17 @@ pub fn run(
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "the handoff <FILE> is required (or use --citations)",
             );
-            return super::clap_exit(e, out, err);
+            return Reply::clap(&e);
         };
         gate_file(file, parsed.checkout.as_deref())
     };
-    write_report(&report, parsed.format, out, err)
-}
-
-/// Print a report; a closed stdout is not an error.
-pub(crate) fn write_report(
-    report: &Report,
-    format: Format,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Exit {
-    let result = match format {
-        Format::Text => super::emit(&report.text_lines(), out, err),
-        Format::Json => serde_json::to_writer(&mut *out, &report.json())
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
-            .and_then(|()| out.flush()),
+    let exit = Exit::of_gate(report.exit_code);
+    let reply = match parsed.format {
+        Format::Text => Reply::new(exit).lines(report.text_lines()),
+        Format::Json => match Reply::show(Format::Json, &report.json(), |_| String::new()) {
+            Ok(r) => r.exit(exit),
+            Err(e) => Reply::error(e),
+        },
     };
-    match result {
-        Err(e) if !super::is_broken_pipe(&e) => {
-            let _ = err.write_all(
-                crate::error::Error::Output(e)
-                    .lines("verify-handoff")
-                    .as_bytes(),
-            );
-            Exit::Malformed
-        }
-        _ => Exit::of_gate(report.exit_code),
-    }
+    reply.output_failed(Exit::Malformed)
 }

@@ -19,15 +19,14 @@ pub(crate) mod jsonc;
 pub(crate) mod status;
 pub(crate) mod watch;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::error::Error;
-use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput};
 use crate::hooks::session_start::Injection;
+use crate::hooks::{Event, HookReply};
 use install::{Plan, Scope, Shape};
 use status::Verdict;
 
@@ -222,42 +221,50 @@ pub(crate) fn program(var: &str, name: &str) -> Option<PathBuf> {
 
 /// `hook <event> [--harness H]`: the door. git's post-checkout and the supervisor belong to no
 /// client; every other event reads stdin once, types it through the client, computes, and
-/// prints the client's output. Always 0: a hook never fails a session or a checkout.
-pub(crate) fn hook(
-    h: Harness,
-    event: Event,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> crate::error::Exit {
+/// renders the client's output for the dispatcher to print. A hook never fails a session or a
+/// checkout.
+pub(crate) fn hook(h: Harness, event: Event) -> HookReply {
     crate::hooks::guard(|| match &event {
-        Event::PostCheckout(args) => crate::hooks::post_checkout::run(args, err),
-        Event::Supervise(dir) => crate::hooks::supervisor::supervise(dir),
-        _ if crate::hooks::input::is_writer_child() => {}
-        _ => client_hook(h.client(), &event, out),
+        Event::PostCheckout(args) => HookReply {
+            err: crate::hooks::post_checkout::run(args),
+            ..HookReply::default()
+        },
+        Event::Supervise(dir) => {
+            crate::hooks::supervisor::supervise(dir);
+            HookReply::default()
+        }
+        _ if crate::hooks::input::is_writer_child() => HookReply::default(),
+        _ => client_hook(h.client(), &event),
     })
 }
 
-fn client_hook(client: &dyn Client, event: &Event, out: &mut dyn Write) {
+fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
     let raw = RawInput::read(std::io::stdin());
     // A client that reads an answer on every run gets one, whatever its input was.
     let raw = match (raw, event) {
         (Some(raw), _) => raw,
         (None, Event::SessionStart) => RawInput::default(),
-        (None, _) => return,
+        (None, _) => return HookReply::default(),
     };
     let input = client.input(&raw, event);
     let injection = match event {
         Event::SessionStart => client.session_start(&input),
         Event::UserPromptSubmit => client.user_prompt(&input),
         Event::PreCompact => {
-            if let Some(text) = client.pre_compact(&input) {
-                print_line(out, &text);
-            }
-            return;
+            return HookReply {
+                out: client.pre_compact(&input),
+                ..HookReply::default()
+            };
         }
-        Event::PostCompact => return client.post_compact(&input),
-        Event::SessionEnd => return client.session_end(&input),
-        Event::PostCheckout(_) | Event::Supervise(_) => return,
+        Event::PostCompact => {
+            client.post_compact(&input);
+            return HookReply::default();
+        }
+        Event::SessionEnd => {
+            client.session_end(&input);
+            return HookReply::default();
+        }
+        Event::PostCheckout(_) | Event::Supervise(_) => return HookReply::default(),
     };
     // Only SessionStart answers when there is nothing to inject (a client may read an answer on
     // every run); the prompt fallback stays silent then.
@@ -267,15 +274,15 @@ fn client_hook(client: &dyn Client, event: &Event, out: &mut dyn Write) {
         }
         _ => None,
     };
-    let got_out = rendered.is_some_and(|line| print_line(out, &line));
-    if got_out && let Some(injection) = injection {
-        injection.delivered();
+    // What follows runs once the client's line got out; no line, no delivery.
+    let then = injection
+        .filter(|_| rendered.is_some())
+        .map(|i| Box::new(move || i.delivered()) as Box<dyn FnOnce()>);
+    HookReply {
+        out: rendered,
+        err: None,
+        then,
     }
-}
-
-/// Print `line` on `out`; whether it got out.
-fn print_line(out: &mut dyn Write, line: &str) -> bool {
-    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
 #[cfg(test)]

@@ -16,10 +16,26 @@ pub(crate) enum Event {
     Supervise(PathBuf),
 }
 
-/// Run a hook body with panics caught and silenced; always 0 (a hook never fails a session or
-/// a checkout).
-pub(crate) fn guard(body: impl FnOnce()) -> crate::error::Exit {
+/// What a hook computed, for the dispatcher to print: a line for its client (stdout), a line
+/// for the person (stderr), and what follows once the client's line got out (a delivery's
+/// consume and record).
+#[derive(Default)]
+pub(crate) struct HookReply {
+    pub(crate) out: Option<String>,
+    pub(crate) err: Option<String>,
+    pub(crate) then: Option<Box<dyn FnOnce()>>,
+}
+
+/// Run a hook body with panics caught and silenced: a panic is a reply with nothing in it, and
+/// what follows runs guarded too (a hook never fails a session or a checkout).
+pub(crate) fn guard(body: impl FnOnce() -> HookReply) -> HookReply {
     std::panic::set_hook(Box::new(|_| {}));
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
-    crate::error::Exit::Ok
+    let mut reply =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_default();
+    if let Some(then) = reply.then.take() {
+        reply.then = Some(Box::new(move || {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(then));
+        }));
+    }
+    reply
 }

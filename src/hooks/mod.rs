@@ -22,4 +22,4 @@ pub(crate) mod texts;
 pub(crate) mod user_prompt;
 pub(crate) mod writer;
 
-pub(crate) use dispatch::{Event, guard};
+pub(crate) use dispatch::{Event, HookReply, guard};

@@ -3,44 +3,36 @@
 //! (`refs/handoffs/<branch>`, `refs/handoff-remotes/*/<branch>`; local refs only). It reads no
 //! stdin, writes no file, takes no lock and runs no gate, so it stays far under its 10 ms budget.
 
-use std::io::Write;
-
 use crate::store::{HandoffInfo, Target, gap, now};
 
-/// Run the hook with git's three arguments.
-pub(crate) fn run(args: &[String], err: &mut dyn Write) {
-    let [_prev, _new, flag] = args else { return };
+/// Run the hook with git's three arguments: the line for stderr, if there is one to say.
+pub(crate) fn run(args: &[String]) -> Option<String> {
+    let [_prev, _new, flag] = args else {
+        return None;
+    };
     if flag != "1" {
-        return;
+        return None;
     }
     // git sets GIT_DIR/GIT_WORK_TREE for hooks; CONTEXT_ECONOMY_CHECKOUT is ignored here.
-    let Some(target) = std::env::current_dir().ok().and_then(|d| Target::at(&d)) else {
-        return;
-    };
-    let Some(store) = super::input::store() else {
-        return;
-    };
+    let target = std::env::current_dir().ok().and_then(|d| Target::at(&d))?;
+    let store = super::input::store()?;
     let Some(info) = HandoffInfo::read(&store, &target.name) else {
         // Not in the store, but perhaps in the synced refs (local refs only, no network).
-        if let Some(found) = crate::sync::offer::peek(&store, &target) {
-            let age = (now() - found.meta.written_at).max(0) as u64;
-            let _ = writeln!(
-                err,
-                "handoff-store: {} has a handoff on {} ({}, last written {} ago) — show it with: handoff-store read",
-                target.facts.reference,
-                found.reference,
-                found.meta.progress.as_deref().unwrap_or("complete"),
-                gap(age)
-            );
-        }
-        return;
+        let found = crate::sync::offer::peek(&store, &target)?;
+        let age = (now() - found.meta.written_at).max(0) as u64;
+        return Some(format!(
+            "handoff-store: {} has a handoff on {} ({}, last written {} ago) — show it with: handoff-store read",
+            target.facts.reference,
+            found.reference,
+            found.meta.progress.as_deref().unwrap_or("complete"),
+            gap(age)
+        ));
     };
     let age = info.mtime.map_or(0, |m| (now() - m).max(0) as u64);
-    let _ = writeln!(
-        err,
+    Some(format!(
         "handoff-store: {} has a handoff ({}, last written {} ago) — show it with: handoff-store read",
         target.facts.reference,
         info.progress_shown(),
         gap(age)
-    );
+    ))
 }

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Exit};
@@ -185,14 +185,12 @@ pub(crate) fn hook_folder(argv0: &OsStr) -> Option<PathBuf> {
 
 /// The hook: read git's `<local ref> <local id> <remote ref> <remote id>` lines from `input`
 /// and allow the push (`Exit::Ok`) only when every remote ref it changes holds the id leased on
-/// it. A refusal (`Exit::Negative`: git's hook exit 1) writes the moved refs for the pusher and says so on `err` (git shows it).
-pub(crate) fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Write) -> Exit {
+/// it. A refusal (`Exit::Negative`: git's hook exit 1) writes the moved refs for the pusher;
+/// the lines are for stderr (git shows them).
+pub(crate) fn run_hook(folder: &Path, input: &mut dyn BufRead) -> (Exit, Vec<String>) {
+    let refused = |line: &str| (Exit::Negative, vec![format!("handoff-store: {line}")]);
     let Ok(text) = crate::fs::read_to_string(folder.join(LEASES)) else {
-        let _ = writeln!(
-            err,
-            "handoff-store: the leases of this push are gone; refused"
-        );
-        return Exit::Negative;
+        return refused("the leases of this push are gone; refused");
     };
     let leased: HashMap<&str, &str> = text
         .lines()
@@ -207,13 +205,7 @@ pub(crate) fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Wri
         match input.read_line(&mut line) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(_) => {
-                let _ = writeln!(
-                    err,
-                    "handoff-store: cannot read what git would push; refused"
-                );
-                return Exit::Negative;
-            }
+            Err(_) => return refused("cannot read what git would push; refused"),
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
         let [_, _, remote_ref, advertised] = fields[..] else {
@@ -229,18 +221,17 @@ pub(crate) fn run_hook(folder: &Path, input: &mut dyn BufRead, err: &mut dyn Wri
         }
     }
     if moved.is_empty() {
-        return Exit::Ok;
+        return (Exit::Ok, Vec::new());
     }
     let count = moved.lines().count();
-    let _ = writeln!(
-        err,
+    let mut said = vec![format!(
         "handoff-store: {count} remote chain(s) changed since the last fetch; nothing deleted"
-    );
+    )];
     let file = folder.join(MOVED);
     if crate::fs::write(&file, moved).is_err() {
-        let _ = writeln!(err, "handoff-store: cannot write {}", file.display());
+        said.push(format!("handoff-store: cannot write {}", file.display()));
     }
-    Exit::Negative
+    (Exit::Negative, said)
 }
 
 #[cfg(test)]
@@ -267,18 +258,19 @@ mod tests {
             Some(folder.clone())
         );
         assert_eq!(hook_folder(folder.join("other").as_os_str()), None);
-        let mut err = Vec::new();
         let fine = format!("(delete) {zero} refs/handoffs/gone {a}\n");
-        assert_eq!(run_hook(&folder, &mut fine.as_bytes(), &mut err), Exit::Ok);
+        assert_eq!(run_hook(&folder, &mut fine.as_bytes()).0, Exit::Ok);
         assert!(leases.moved().is_empty());
         let stale = format!(
             "(delete) {zero} refs/handoffs/gone {b}\n\
              (delete) {zero} refs/handoffs/unseen {a}\n\
              (delete) {zero} refs/handoffs/kept {b}\n"
         );
+        let (exit, said) = run_hook(&folder, &mut stale.as_bytes());
+        assert_eq!(exit, Exit::Negative);
         assert_eq!(
-            run_hook(&folder, &mut stale.as_bytes(), &mut err),
-            Exit::Negative
+            said,
+            ["handoff-store: 2 remote chain(s) changed since the last fetch; nothing deleted"]
         );
         assert_eq!(
             leases.moved(),

@@ -525,3 +525,47 @@ fn the_gate_half_imports_nothing_from_the_store_half() {
         "the gate half reaches the store half: {found:?}"
     );
 }
+
+/// Issue 34: commands and hooks compute and render into a `Reply`; `cli/reply.rs` alone writes
+/// to the output. The two front ends only hand their writers to it, `main` only passes the
+/// process's streams, and nothing else names a writer or the process's streams (the supervisor
+/// hands its descriptors to the writer's process, never writes to them).
+#[test]
+fn one_file_writes_to_the_output() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let front_ends = ["cli/store/mod.rs", "cli/verify.rs"];
+    let mut writers = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .display()
+            .to_string();
+        if rel == "cli/reply.rs" || rel.starts_with("bin/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("source");
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let names_a_writer = code.contains("dyn Write") || code.contains("dyn std::io::Write");
+        let streams = code
+            .replace("stdout().as_fd()", "")
+            .replace("stderr().as_fd()", "");
+        let names_a_stream = streams.contains("stdout()") || streams.contains("stderr()");
+        let front_end = front_ends.contains(&rel.as_str());
+        let front_end_writes =
+            front_end && (code.contains("writeln!(") || code.contains(".write_all("));
+        if (names_a_writer && !front_end) || names_a_stream || front_end_writes {
+            writers.push(rel);
+        }
+    }
+    assert!(
+        writers.is_empty(),
+        "writing to the output outside cli/reply.rs: {writers:?}"
+    );
+}

@@ -4,8 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::Ui;
-use crate::error::{Error, Exit};
+use super::Reply;
+use crate::error::Error;
 use crate::harness::{self, Harness};
 use crate::hooks::Event;
 
@@ -60,7 +60,7 @@ enum HookEvent {
     },
 }
 
-pub(crate) fn run(args: Args, ui: &mut Ui) -> Result<Exit, Error> {
+pub(crate) fn run(args: Args) -> Result<Reply, Error> {
     let claude = |h: Option<Harness>| h.unwrap_or(Harness::ClaudeCode);
     let (event, h) = match args.event {
         HookEvent::SessionStart { harness } => (Event::SessionStart, claude(harness)),
@@ -71,8 +71,10 @@ pub(crate) fn run(args: Args, ui: &mut Ui) -> Result<Exit, Error> {
         HookEvent::PostCheckout { args } => (Event::PostCheckout(args), Harness::ClaudeCode),
         HookEvent::Supervise { run_dir } => (Event::Supervise(run_dir), Harness::ClaudeCode),
         HookEvent::ExecWriter { parent, argv } => {
-            return Ok(crate::hooks::supervisor::exec_writer(&parent, &argv));
+            return Ok(Reply::new(crate::hooks::supervisor::exec_writer(
+                &parent, &argv,
+            )));
         }
     };
-    Ok(harness::hook(h, event, ui.out, ui.err))
+    Ok(Reply::hook(harness::hook(h, event)))
 }

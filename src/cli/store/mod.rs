@@ -15,7 +15,6 @@ mod pull;
 mod push;
 mod read;
 mod render;
-mod reply;
 mod restore;
 mod status;
 mod sync;
@@ -31,7 +30,8 @@ use clap::{Parser, Subcommand};
 use crate::error::{Error, Exit};
 
 pub(crate) use super::Format;
-use reply::Reply;
+use super::reply::Reply;
+use crate::report::Stream;
 
 /// Keep one handoff per repository and branch, and carry it across a context reset.
 #[derive(Debug, Parser)]
@@ -46,12 +46,6 @@ struct StoreArgs {
     format: Format,
     #[command(subcommand)]
     command: Command,
-}
-
-/// What every command gets besides its own arguments: the output form and the writers.
-pub(crate) struct Ui<'a> {
-    pub(crate) out: &'a mut dyn Write,
-    pub(crate) err: &'a mut dyn Write,
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,31 +100,28 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Exit {
+    reply(args).deliver(out, err, "handoff-store")
+}
+
+/// What the command line asks for, computed and rendered.
+fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
     let mut args = args.into_iter().peekable();
     // Started by git as the lease check of a `push --prune` (see `sync::lease`).
     if let Some(folder) = args
         .peek()
         .and_then(|argv0| crate::sync::lease::hook_folder(argv0))
     {
-        return crate::sync::lease::run_hook(&folder, &mut std::io::stdin().lock(), err);
+        let (exit, said) = crate::sync::lease::run_hook(&folder, &mut std::io::stdin().lock());
+        return Reply::new(exit).lines(said.into_iter().map(|l| (Stream::Err, l)));
     }
     let parsed = match StoreArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return super::clap_exit(e, out, err),
+        Err(e) => return Reply::clap(&e),
     };
     let format = parsed.format;
     let reply = match parsed.command {
-        // A hook streams to its client, and consumes only once its output got out.
-        Command::Hook(a) => {
-            let ui = &mut Ui { out, err };
-            return match hook::run(a, ui) {
-                Ok(exit) => exit,
-                Err(e) => {
-                    let _ = ui.err.write_all(e.lines("handoff-store").as_bytes());
-                    e.exit()
-                }
-            };
-        }
+        // A hook replies to its client, and consumes only once its output got out.
+        Command::Hook(a) => hook::run(a),
         Command::Orient(a) => orient::run(&a, format),
         Command::Path(a) => path::run(&a, format),
         Command::Write(a) => write::run(&a, format),
@@ -150,12 +141,10 @@ pub fn run(
         Command::Completions(a) => completions::run(&a),
     };
     match reply {
-        Ok(reply) => reply.deliver(out, err, "handoff-store"),
-        Err(Error::Output(e)) if super::is_broken_pipe(&e) => Exit::Ok,
-        Err(e) => {
-            let _ = err.write_all(e.lines("handoff-store").as_bytes());
-            e.exit()
-        }
+        Ok(reply) => reply,
+        // The reader went away while the result was being made: nothing more to say.
+        Err(Error::Output(e)) if super::is_broken_pipe(&e) => Reply::new(Exit::Ok),
+        Err(e) => Reply::error(e),
     }
 }
 

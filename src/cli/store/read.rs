@@ -3,7 +3,6 @@
 //! is never shown as content. Only an exact, unread pick is marked consumed, after the whole
 //! output was delivered, and only if the file is still the version shown.
 
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -89,7 +88,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         return Ok(reply);
     }
     // Once the whole output got out (a reader that went away skips it).
-    Ok(reply.then(Box::new(move |err| consume(&store, &shown.delivery, err))))
+    Ok(reply.then(Box::new(move || consume(&store, &shown.delivery))))
 }
 
 fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer), Error> {
@@ -209,22 +208,14 @@ fn find_waiting(store: &Store, target: Option<&Target>, wait: u64) -> delivery::
 }
 
 /// Mark the shown version consumed, keeping its mtime; a failure is a note, not an error.
-fn consume(store: &Store, delivery: &Delivery, err: &mut dyn Write) {
+fn consume(store: &Store, delivery: &Delivery) -> Option<String> {
     let path = &delivery.info.path;
-    match delivery.consume(store, None) {
-        Ok(Flip::Changed { .. } | Flip::Same | Flip::Replaced) => {}
-        Ok(Flip::NoField) => {
-            let _ = writeln!(
-                err,
-                "handoff-store: note: could not mark {path} consumed: no progress: or status: line in the first 20 lines"
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "handoff-store: note: could not mark {path} consumed: {}",
-                e.report()
-            );
-        }
-    }
+    let why = match delivery.consume(store, None) {
+        Ok(Flip::Changed { .. } | Flip::Same | Flip::Replaced) => return None,
+        Ok(Flip::NoField) => "no progress: or status: line in the first 20 lines".to_string(),
+        Err(e) => e.report(),
+    };
+    Some(format!(
+        "handoff-store: note: could not mark {path} consumed: {why}"
+    ))
 }

@@ -1,7 +1,7 @@
-//! What a command hands the dispatcher: its output, rendered, in the order it goes out, and how
-//! the command ends. Commands compute, render into a `Reply`, and never touch the output; the
-//! dispatcher alone writes (`hook` aside: a hook streams to its client, and consumes only once
-//! its output got out).
+//! What a command or a hook hands the dispatcher: its output, rendered, in the order it goes
+//! out, and how it ends. Commands and hooks compute, render into a `Reply`, and never touch the
+//! output; [`Reply::deliver`] is the one place that writes to stdout and stderr (clap's own
+//! help and errors included).
 
 use std::io::Write;
 
@@ -11,9 +11,9 @@ use super::Format;
 use crate::error::{Error, Exit};
 use crate::report::Stream;
 
-/// Something done once the whole output got out (`read`'s consume); it may leave a note on
+/// Something done once the whole output got out (`read`'s consume); it may leave a note for
 /// stderr.
-pub(crate) type Then = Box<dyn FnOnce(&mut dyn Write)>;
+pub(crate) type Then = Box<dyn FnOnce() -> Option<String>>;
 
 pub(crate) struct Reply {
     pieces: Vec<(Stream, String)>,
@@ -22,6 +22,11 @@ pub(crate) struct Reply {
     /// dispatcher prints it and ends with its exit.
     error: Option<Error>,
     then: Option<Then>,
+    /// A hook's reply: a failed write changes nothing (a hook never fails its client), and the
+    /// exit stays what it is.
+    quiet: bool,
+    /// How a failed write of the output ends (`verify-handoff` keeps to its 0 / 1 / 2).
+    output_failed: Exit,
 }
 
 impl Reply {
@@ -32,7 +37,52 @@ impl Reply {
             exit,
             error: None,
             then: None,
+            quiet: false,
+            output_failed: Exit::Failure,
         }
+    }
+
+    /// A hook's reply: `out` for the client, `err` for the person, and what follows once `out`
+    /// got out. Always exits 0, whatever the writes did.
+    pub(crate) fn hook(reply: crate::hooks::HookReply) -> Reply {
+        let mut r = Reply::new(Exit::Ok);
+        r.quiet = true;
+        if let Some(line) = reply.out {
+            r = r.lines([(Stream::Out, line)]);
+        }
+        if let Some(line) = reply.err {
+            r = r.note(line);
+        }
+        if let Some(then) = reply.then {
+            r = r.then(Box::new(move || {
+                then();
+                None
+            }));
+        }
+        r
+    }
+
+    /// clap's own output (help, version, a usage error) and its exit.
+    pub(crate) fn clap(e: &clap::Error) -> Reply {
+        let stream = if e.use_stderr() {
+            Stream::Err
+        } else {
+            Stream::Out
+        };
+        let mut r = Reply::new(Exit::of_clap(e.exit_code()));
+        r.pieces.push((stream, e.render().to_string()));
+        r
+    }
+
+    /// A command that failed before it had anything to say.
+    pub(crate) fn error(e: Error) -> Reply {
+        Reply::new(Exit::Ok).failed(e)
+    }
+
+    /// How a failed write of the output ends.
+    pub(crate) fn output_failed(mut self, exit: Exit) -> Reply {
+        self.output_failed = exit;
+        self
     }
 
     /// `value` as one line of JSON, or as `text` renders it for people.
@@ -120,11 +170,11 @@ impl Reply {
             let written = w.write_all(text.as_bytes()).and_then(|()| w.flush());
             match written {
                 Ok(()) => {}
-                Err(e) if super::super::is_broken_pipe(&e) => return self.exit,
+                Err(e) if super::is_broken_pipe(&e) => return self.exit,
+                Err(_) if self.quiet => return self.exit,
                 Err(e) if *stream == Stream::Out => {
-                    let e = Error::Output(e);
-                    let _ = err.write_all(e.lines(prefix).as_bytes());
-                    return e.exit();
+                    let _ = err.write_all(Error::Output(e).lines(prefix).as_bytes());
+                    return self.output_failed;
                 }
                 Err(_) => {}
             }
@@ -133,8 +183,10 @@ impl Reply {
             let _ = err.write_all(e.lines(prefix).as_bytes());
             return e.exit();
         }
-        if let Some(then) = self.then {
-            then(err);
+        if let Some(then) = self.then
+            && let Some(note) = then()
+        {
+            let _ = writeln!(err, "{note}").and_then(|()| err.flush());
         }
         self.exit
     }
