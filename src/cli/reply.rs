@@ -42,24 +42,10 @@ impl Reply {
         }
     }
 
-    /// A hook's reply: `out` for the client, `err` for the person, and what follows once `out`
-    /// got out. Always exits 0, whatever the writes did.
-    pub(crate) fn hook(reply: crate::hooks::HookReply) -> Reply {
-        let mut r = Reply::new(Exit::Ok);
-        r.quiet = true;
-        if let Some(line) = reply.out {
-            r = r.lines([(Stream::Out, line)]);
-        }
-        if let Some(line) = reply.err {
-            r = r.note(line);
-        }
-        if let Some(then) = reply.then {
-            r = r.then(Box::new(move || {
-                then();
-                None
-            }));
-        }
-        r
+    /// A hook's reply: a failed write changes nothing, and the exit stays what it is.
+    pub(crate) fn quiet(mut self) -> Reply {
+        self.quiet = true;
+        self
     }
 
     /// clap's own output (help, version, a usage error) and its exit.

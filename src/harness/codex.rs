@@ -27,7 +27,6 @@ use super::status::{Row, Verdict};
 use super::{Client, Harness, Located, Note, Trusted};
 use crate::error::{Error, External, NothingToDo};
 use crate::hooks::input::HookInput;
-use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::Answer;
 
@@ -114,13 +113,7 @@ impl Client for Codex {
     }
 
     fn pre_compact(&self, input: &HookInput) -> Option<String> {
-        let spec = WriterSpec {
-            profile: WRITER,
-            program: binary(),
-            instructions: false,
-            compacted: None,
-        };
-        crate::hooks::pre_compact::run(input, &spec);
+        crate::hooks::pre_compact::start(input, WRITER, binary());
         None
     }
 

@@ -26,7 +26,6 @@ use super::{Client, Harness, Located, Note};
 use crate::error::{Error, Usage};
 use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput, SessionId, Source};
-use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::{self, Answer};
 
@@ -121,13 +120,7 @@ impl Client for Copilot {
         let (_, now) = watch::open(input.transcript.as_deref()?)?;
         let watch_file = watch::path("copilot", input.session.as_ref()?.raw())?;
         watch::save(&watch_file, now);
-        let spec = WriterSpec {
-            profile: WRITER,
-            program: binary(),
-            instructions: false,
-            compacted: None,
-        };
-        crate::hooks::pre_compact::run(input, &spec);
+        crate::hooks::pre_compact::start(input, WRITER, binary());
         None
     }
 

@@ -99,6 +99,18 @@ pub(crate) fn run(input: &HookInput, spec: &WriterSpec) -> Option<String> {
         .then(|| texts::compaction_instructions(slot_path.as_deref()))
 }
 
+/// Start `profile`'s writer (`program`) for a client that neither reads compaction instructions
+/// nor has compacted yet; prints nothing.
+pub(crate) fn start(input: &HookInput, profile: Profile, program: Option<PathBuf>) {
+    let spec = WriterSpec {
+        profile,
+        program,
+        instructions: false,
+        compacted: None,
+    };
+    run(input, &spec);
+}
+
 /// Steps 2–11 of the hook: record a run and start its supervisor. Whether a writer for this
 /// session is at work when it returns.
 fn start_writer(input: &HookInput, spec: &WriterSpec, store: &Store, target: &Target) -> bool {

@@ -381,32 +381,49 @@ fn the_path_reader_resolves_super_self_crate_and_groups() {
 
 /// Issue 34: one place decides what follows a change — `lifecycle` is the only caller of the
 /// background push outside `sync` itself.
-#[test]
-fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
+/// Every source file under `src/`: its path there (`/`-separated) and its text.
+fn sources() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    let mut callers = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).expect("under src").to_path_buf();
-        if rel.starts_with("sync") || rel == Path::new("lifecycle.rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).expect("source");
+    files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .expect("under src")
+                .display()
+                .to_string();
+            (rel, std::fs::read_to_string(f).expect("source"))
+        })
+        .collect()
+}
+
+/// `file:line` of every line of code (comments aside) holding one of `needles`, in the files
+/// `keep` accepts.
+fn code_holding(needles: &[&str], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for (rel, text) in sources().iter().filter(|(rel, _)| keep(rel)) {
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            if [
-                "auto_push(",
-                "auto_push_promoted(",
-                "spawn_background_push(",
-            ]
-            .iter()
-            .any(|f| code.contains(f))
-            {
-                callers.push(format!("{}:{}", rel.display(), n + 1));
+            if needles.iter().any(|f| code.contains(f)) {
+                found.push(format!("{rel}:{}", n + 1));
             }
         }
     }
+    found
+}
+
+#[test]
+fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
+    let callers = code_holding(
+        &[
+            "auto_push(",
+            "auto_push_promoted(",
+            "spawn_background_push(",
+        ],
+        |rel| !rel.starts_with("sync/") && rel != "lifecycle.rs",
+    );
     assert!(
         callers.is_empty(),
         "the push after a change started outside lifecycle: {callers:?}"
@@ -417,22 +434,7 @@ fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
 /// writers): no `println!`, `print!`, `eprintln!` or `eprint!` anywhere in the crate's code.
 #[test]
 fn nothing_prints_with_the_std_macros() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut found = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).expect("source");
-        for (n, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if ["println!", "print!(", "eprintln!", "eprint!("]
-                .iter()
-                .any(|m| code.contains(m))
-            {
-                found.push(format!("{}:{}", file.display(), n + 1));
-            }
-        }
-    }
+    let found = code_holding(&["println!", "print!(", "eprintln!", "eprint!("], |_| true);
     assert!(found.is_empty(), "printed with a std macro: {found:?}");
 }
 
@@ -441,26 +443,16 @@ fn nothing_prints_with_the_std_macros() {
 /// clients (`harness/mod.rs`), and in the command-line words that name it.
 #[test]
 fn the_client_json_stops_at_the_door_and_each_client_is_one_file() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let rel = |f: &Path| {
-        f.strip_prefix(&src)
-            .expect("under src")
-            .display()
-            .to_string()
-    };
     let mut maps = Vec::new();
     let mut named: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("source");
+    for (rel, text) in sources() {
         if text.contains("Map<String, Value>") || text.contains("Map<String, serde_json::Value>") {
-            maps.push(rel(file));
+            maps.push(rel.clone());
         }
         let lower = text.to_lowercase();
         for client in ["codex", "gemini", "copilot", "cursor"] {
             if lower.contains(client) {
-                named.entry(client).or_default().push(rel(file));
+                named.entry(client).or_default().push(rel.clone());
             }
         }
     }
@@ -487,37 +479,31 @@ fn the_client_json_stops_at_the_door_and_each_client_is_one_file() {
 /// layers and the ground beneath them) imports nothing from the store half.
 #[test]
 fn the_gate_half_imports_nothing_from_the_store_half() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let store_half = ["store", "sync", "lifecycle", "hooks", "harness"];
     let gate_half: Vec<&str> = LAYERS[..layer_of("store").expect("store is placed")]
         .iter()
         .flat_map(|l| l.iter().copied())
         .collect();
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let front_end = [
+        "cli/verify.rs",
+        "cli/reply.rs",
+        "cli/mod.rs",
+        "bin/verify-handoff.rs",
+    ];
     let mut found = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).expect("under src");
-        let top = rel
-            .components()
-            .next()
-            .map(|c| {
-                c.as_os_str()
-                    .to_string_lossy()
-                    .trim_end_matches(".rs")
-                    .to_string()
-            })
-            .unwrap_or_default();
-        let front_end =
-            rel == Path::new("cli/verify.rs") || rel == Path::new("bin/verify-handoff.rs");
-        if !front_end && !gate_half.contains(&top.as_str()) {
+    for (rel, text) in sources() {
+        let top = rel.split('/').next().unwrap_or("").trim_end_matches(".rs");
+        let front_end = front_end.contains(&rel.as_str());
+        if !front_end && !gate_half.contains(&top) {
             continue;
         }
-        let text = std::fs::read_to_string(file).expect("source");
         for m in imports(&text) {
-            if store_half.contains(&m.as_str()) || (front_end && text.contains("cli::store")) {
-                found.push(format!("{} imports crate::{m}", rel.display()));
+            if store_half.contains(&m.as_str()) {
+                found.push(format!("{rel} imports crate::{m}"));
             }
+        }
+        if front_end && text.contains("cli::store") {
+            found.push(format!("{rel} names the store's commands"));
         }
     }
     assert!(
@@ -532,21 +518,12 @@ fn the_gate_half_imports_nothing_from_the_store_half() {
 /// hands its descriptors to the writer's process, never writes to them).
 #[test]
 fn one_file_writes_to_the_output() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let front_ends = ["cli/store/mod.rs", "cli/verify.rs"];
     let mut writers = Vec::new();
-    for file in &files {
-        let rel = file
-            .strip_prefix(&src)
-            .expect("under src")
-            .display()
-            .to_string();
+    for (rel, text) in sources() {
         if rel == "cli/reply.rs" || rel.starts_with("bin/") {
             continue;
         }
-        let text = std::fs::read_to_string(file).expect("source");
         let code: String = text
             .lines()
             .map(|l| l.split("//").next().unwrap_or(""))

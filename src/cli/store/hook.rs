@@ -5,9 +5,11 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::Reply;
-use crate::error::Error;
+use crate::error::{Error, Exit};
 use crate::harness::{self, Harness};
 use crate::hooks::Event;
+use crate::hooks::HookReply;
+use crate::report::Stream;
 
 /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
 /// session-end; git post-checkout. Hooks always exit 0.
@@ -76,5 +78,24 @@ pub(crate) fn run(args: Args) -> Result<Reply, Error> {
             )));
         }
     };
-    Ok(Reply::hook(harness::hook(h, event)))
+    Ok(reply(harness::hook(h, event)))
+}
+
+/// A hook's reply: its client's line, a line for the person, and what follows once the
+/// client's line got out; always exit 0, whatever the writes did.
+fn reply(hook: HookReply) -> Reply {
+    let mut reply = Reply::new(Exit::Ok).quiet();
+    if let Some(line) = hook.out {
+        reply = reply.lines([(Stream::Out, line)]);
+    }
+    if let Some(line) = hook.err {
+        reply = reply.note(line);
+    }
+    if let Some(then) = hook.then {
+        reply = reply.then(Box::new(move || {
+            then();
+            None
+        }));
+    }
+    reply
 }
