@@ -116,6 +116,21 @@ pub(crate) struct Settings {
     pub(crate) external_gate: Option<OsString>,
     /// `HANDOFF_STORE_BIN`.
     pub(crate) store_bin: Option<String>,
+    /// `HANDOFF_ON_STARTUP`: what a fresh start of a client gets.
+    pub(crate) on_startup: OnStartup,
+    /// `HANDOFF_OFFER_MAX_DAYS`: a handoff older than this is not offered at a fresh start.
+    pub(crate) offer_max_days: u64,
+}
+
+/// What a fresh start (`source: startup`, no `/clear` just before) gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnStartup {
+    /// One short offer: the title, age and verdict, and the command that reads it.
+    Offer,
+    /// The full delivery, as after `/clear` (it consumes).
+    Deliver,
+    /// Nothing.
+    Off,
 }
 
 impl Settings {
@@ -134,6 +149,12 @@ impl Settings {
             last_clear_dir: non_empty("LAST_CLEAR_STATE_DIR"),
             external_gate: non_empty("VERIFY_HANDOFF_GATE"),
             store_bin: non_empty_string("HANDOFF_STORE_BIN"),
+            on_startup: match non_empty_string("HANDOFF_ON_STARTUP").as_deref() {
+                Some("deliver") => OnStartup::Deliver,
+                Some("off") => OnStartup::Off,
+                _ => OnStartup::Offer,
+            },
+            offer_max_days: u64_var("HANDOFF_OFFER_MAX_DAYS", 7),
         }
     }
 }

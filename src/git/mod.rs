@@ -306,3 +306,118 @@ pub(crate) fn branch_matches(declared: &str, head: &Head) -> bool {
             .as_deref()
             .is_some_and(|id| id.starts_with(&declared.to_ascii_lowercase()))
 }
+
+/// What makes two checkouts one project: the objects of one repository (a commit the other
+/// checked out is among them) or a remote they share (its URL normalised). Asked for the
+/// handoffs of other checkouts when a reader has none of its own, so a guess never crosses
+/// projects.
+pub(crate) struct Project {
+    repo: Option<gix::Repository>,
+    remotes: Vec<String>,
+}
+
+impl Project {
+    /// The project of the checkout at `dir`.
+    pub(crate) fn of(dir: &Path) -> Project {
+        let repo = crate::fs::canonicalize(dir)
+            .ok()
+            .and_then(|real| discover(&real, false));
+        let remotes = repo.as_ref().map(remote_urls).unwrap_or_default();
+        Project { repo, remotes }
+    }
+
+    /// Whether a handoff that describes `head` in `checkout` belongs to this project: `head`
+    /// is an object here, or the repository at `checkout` has a remote this one has.
+    pub(crate) fn holds(&self, head: Option<&str>, checkout: Option<&Path>) -> bool {
+        let Some(repo) = &self.repo else {
+            return false;
+        };
+        let known = head
+            .and_then(|h| gix::ObjectId::from_hex(h.as_bytes()).ok())
+            .is_some_and(|id| repo.has_object(id));
+        known
+            || (!self.remotes.is_empty()
+                && checkout
+                    .and_then(|c| crate::fs::canonicalize(c).ok())
+                    .and_then(|real| discover(&real, false))
+                    .is_some_and(|other| {
+                        remote_urls(&other).iter().any(|u| self.remotes.contains(u))
+                    }))
+    }
+}
+
+/// The fetch URLs of `repo`'s remotes, normalised.
+fn remote_urls(repo: &gix::Repository) -> Vec<String> {
+    repo.remote_names()
+        .into_iter()
+        .filter_map(|name| {
+            repo.find_remote(AsRef::<gix::bstr::BStr>::as_ref(&name))
+                .ok()
+        })
+        .filter_map(|remote| {
+            remote
+                .url(gix::remote::Direction::Fetch)
+                .map(|u| normalise_url(&u.to_bstring().to_string()))
+        })
+        .filter(|u| !u.is_empty())
+        .collect()
+}
+
+/// A remote URL as one project's clones may spell it: scheme, user and a trailing `.git` or
+/// `/` gone, `host:path` as `host/path`, the host lowercased.
+/// (`git@github.com:a/b.git`, `https://github.com/a/b` and `ssh://git@GitHub.com/a/b/` are one.)
+pub(crate) fn normalise_url(url: &str) -> String {
+    let url = url.trim();
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = match rest.split_once('@') {
+        Some((user, r)) if !user.contains('/') => r,
+        _ => rest,
+    };
+    // scp-like `host:path` (not a Windows drive or a port): the first `:` before any `/`.
+    let rest = match rest.split_once(':') {
+        Some((host, path))
+            if !host.contains('/') && !path.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            format!("{host}/{path}")
+        }
+        Some((host, path)) if !host.contains('/') => {
+            // host:port/path
+            let path = path.split_once('/').map_or("", |(_, p)| p);
+            format!("{host}/{path}")
+        }
+        _ => rest.to_string(),
+    };
+    let rest = rest.trim_end_matches('/');
+    let rest = rest
+        .strip_suffix(".git")
+        .unwrap_or(rest)
+        .trim_end_matches('/');
+    match rest.split_once('/') {
+        Some((host, path)) => format!("{}/{path}", host.to_ascii_lowercase()),
+        None => rest.to_ascii_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod project_tests {
+    use super::normalise_url;
+
+    #[test]
+    fn one_remote_spelled_many_ways_is_one() {
+        let want = "github.com/a/b";
+        for url in [
+            "git@github.com:a/b.git",
+            "https://github.com/a/b",
+            "ssh://git@GitHub.com/a/b/",
+            "https://user@github.com/a/b.git",
+            "ssh://git@github.com:22/a/b.git",
+        ] {
+            assert_eq!(normalise_url(url), want, "{url}");
+        }
+        assert_ne!(normalise_url("/srv/git/a.git"), want);
+        assert_eq!(
+            normalise_url("/srv/git/a.git"),
+            normalise_url("file:///srv/git/a")
+        );
+    }
+}

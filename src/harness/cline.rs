@@ -45,7 +45,12 @@ impl Client for Cline {
         }
     }
 
-    fn render(&self, _event: &Event, context: Option<&str>) -> Option<String> {
+    fn render(
+        &self,
+        _event: &Event,
+        context: Option<&str>,
+        _receipt: Option<&str>,
+    ) -> Option<String> {
         serde_json::to_string(
             &json!({"cancel": false, "contextModification": context.unwrap_or("")}),
         )

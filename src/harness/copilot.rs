@@ -111,7 +111,12 @@ impl Client for Copilot {
         }
     }
 
-    fn render(&self, _event: &Event, context: Option<&str>) -> Option<String> {
+    fn render(
+        &self,
+        _event: &Event,
+        context: Option<&str>,
+        _receipt: Option<&str>,
+    ) -> Option<String> {
         context.and_then(|c| serde_json::to_string(&json!({"additionalContext": c})).ok())
     }
 

@@ -44,7 +44,12 @@ impl Client for Cursor {
         }
     }
 
-    fn render(&self, _event: &Event, context: Option<&str>) -> Option<String> {
+    fn render(
+        &self,
+        _event: &Event,
+        context: Option<&str>,
+        _receipt: Option<&str>,
+    ) -> Option<String> {
         let value = match context {
             Some(c) => json!({"additional_context": c}),
             None => json!({}),

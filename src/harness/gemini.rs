@@ -123,13 +123,19 @@ impl Client for Gemini {
         "Gemini CLI's hooks (settings.json)"
     }
 
-    /// BeforeAgent reads Claude Code's output shape under its own event name.
-    fn render(&self, event: &Event, context: Option<&str>) -> Option<String> {
+    /// BeforeAgent reads Claude Code's output shape under its own event name; the receipt is
+    /// its `systemMessage`, shown to the person.
+    fn render(
+        &self,
+        event: &Event,
+        context: Option<&str>,
+        receipt: Option<&str>,
+    ) -> Option<String> {
         let name = match event {
             Event::UserPromptSubmit => "BeforeAgent",
             _ => "SessionStart",
         };
-        context.and_then(|c| super::claude_json(name, c))
+        context.and_then(|c| super::claude_json(name, c, receipt))
     }
 
     fn session_start(&self, input: &HookInput) -> Option<Injection> {

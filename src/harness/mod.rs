@@ -113,13 +113,20 @@ pub(crate) trait Client: Sync {
         HookInput::claude_shape(raw, self.name())
     }
 
-    /// Its stdout for `event` injecting `context` (or nothing); `None`: print nothing.
-    fn render(&self, event: &Event, context: Option<&str>) -> Option<String> {
+    /// Its stdout for `event` injecting `context` (or nothing), with the `receipt` for the
+    /// person where the client shows one (Claude Code's shape: `systemMessage`, which Codex and
+    /// Gemini CLI show too); `None`: print nothing.
+    fn render(
+        &self,
+        event: &Event,
+        context: Option<&str>,
+        receipt: Option<&str>,
+    ) -> Option<String> {
         let name = match event {
             Event::UserPromptSubmit => "UserPromptSubmit",
             _ => "SessionStart",
         };
-        context.and_then(|c| claude_json(name, c))
+        context.and_then(|c| claude_json(name, c, receipt))
     }
 
     /// SessionStart: what to inject.
@@ -191,10 +198,14 @@ pub(crate) enum Trusted {
     Already(&'static str),
 }
 
-/// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`.
-fn claude_json(event: &str, context: &str) -> Option<String> {
-    let value =
+/// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`,
+/// and the receipt as `systemMessage`.
+fn claude_json(event: &str, context: &str, receipt: Option<&str>) -> Option<String> {
+    let mut value =
         json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}});
+    if let Some(r) = receipt {
+        value["systemMessage"] = json!(r);
+    }
     serde_json::to_string(&value).ok()
 }
 
@@ -269,9 +280,11 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
     // Only SessionStart answers when there is nothing to inject (a client may read an answer on
     // every run); the prompt fallback stays silent then.
     let rendered = match (event, &injection) {
-        (Event::SessionStart, _) | (_, Some(_)) => {
-            client.render(event, injection.as_ref().map(|i| i.text.as_str()))
-        }
+        (Event::SessionStart, _) | (_, Some(_)) => client.render(
+            event,
+            injection.as_ref().map(|i| i.text.as_str()),
+            injection.as_ref().map(|i| i.receipt.as_str()),
+        ),
         _ => None,
     };
     // What follows runs once the client's line got out; no line, no delivery.
@@ -347,7 +360,7 @@ mod tests {
     #[test]
     fn outputs_take_each_client_shape() {
         let v = |h: Harness, event: Event, c: Option<&str>| -> serde_json::Value {
-            let line = h.client().render(&event, c).expect("printed");
+            let line = h.client().render(&event, c, Some("R")).expect("printed");
             serde_json::from_str(&line).expect("json")
         };
         assert_eq!(
@@ -372,7 +385,9 @@ mod tests {
             (json!(false), json!("T"))
         );
         assert_eq!(
-            Harness::Gemini.client().render(&Event::SessionStart, None),
+            Harness::Gemini
+                .client()
+                .render(&Event::SessionStart, None, None),
             None
         );
         assert_eq!(

@@ -99,7 +99,7 @@ pub(crate) fn find(
             note,
         };
     }
-    let content = match store.pick(target.map(|t| t.name.as_str())).ok().flatten() {
+    let content = match store.pick(target).ok().flatten() {
         None => Content::Nothing,
         Some((info, kind, _)) if !info.is_placeholder() && !shown(&info, kind) => Content::Nothing,
         Some((info, kind, others)) => {

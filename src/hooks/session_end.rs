@@ -68,7 +68,7 @@ pub(crate) fn run(input: &HookInput) {
         .unwrap_or_default();
     let picked = store
         .as_ref()
-        .and_then(|s| s.pick(Some(&target.name)).ok().flatten());
+        .and_then(|s| s.pick(Some(&target)).ok().flatten());
     let handoff = match &picked {
         Some((info, kind, _)) => MarkerHandoff {
             present: true,

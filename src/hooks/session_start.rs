@@ -15,8 +15,9 @@ use super::input::{HookInput, Source};
 use super::marker::{FRESH_SECONDS, Marker, marker_path};
 use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
-    placeholder_section,
+    offer_text, placeholder_section,
 };
+use crate::env::OnStartup;
 use crate::store::runs;
 use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, now};
@@ -34,6 +35,9 @@ pub(crate) struct Injection {
     pub(crate) text: String,
     /// The hook event that injects it (`SessionStart`, `UserPromptSubmit`, `BeforeAgent`…).
     pub(crate) event: String,
+    /// One line for the person at the terminal, where the client shows one: what reached the
+    /// model (`handoff-store: handoff for main injected (gate OK, 2.6k chars)`).
+    pub(crate) receipt: String,
     #[serde(skip)]
     then: Then,
 }
@@ -96,13 +100,86 @@ pub(crate) fn run(input: &HookInput) -> Option<Injection> {
     {
         return None;
     }
-    if !matches!(
-        input.source,
-        Some(Source::Compact | Source::Clear | Source::Startup)
-    ) {
+    match input.source {
+        Some(Source::Compact | Source::Clear) => deliver(input, input.source, "SessionStart"),
+        Some(Source::Startup) => startup(input),
+        // The conversation is back (`--continue`, `/resume`): it has what it had.
+        _ => None,
+    }
+}
+
+/// A fresh start: a `/clear` just before it is a reset (the full delivery); otherwise, as
+/// `HANDOFF_ON_STARTUP` says, one short offer (the default), the full delivery, or nothing.
+fn startup(input: &HookInput) -> Option<Injection> {
+    let target = input.target()?;
+    let now = now();
+    let fresh_clear = marker_path(&target)
+        .and_then(|p| Marker::read(&p, now))
+        .and_then(|m| m.ended_at_epoch)
+        .is_some_and(|e| e >= now - FRESH_SECONDS);
+    match crate::env::settings().on_startup {
+        _ if fresh_clear => deliver(input, Some(Source::Startup), "SessionStart"),
+        OnStartup::Deliver => deliver(input, Some(Source::Startup), "SessionStart"),
+        OnStartup::Offer => offer(input, &target, now),
+        OnStartup::Off => None,
+    }
+}
+
+/// The offer at a fresh start: this branch's handoff when it is unread and young enough — its
+/// title, age and verdict, and the command that reads it (and marks it read). Never consumes.
+fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<Injection> {
+    let store = super::input::store()?;
+    delivery::bring_in_offer(&store, Some(target));
+    let found = delivery::find(&store, Some(target), now, |_, kind| kind == PickKind::Exact);
+    let Content::Handoff(d) = found.content else {
+        return None;
+    };
+    let age = (now - d.info.mtime?).max(0) as u64;
+    let max = crate::env::settings().offer_max_days * 86_400;
+    if !d.info.is_unread() || age > max || d.document.is_err() {
         return None;
     }
-    deliver(input, input.source, "SessionStart")
+    let text = offer_text(&d, &target.facts.reference, &target.checkout(), age);
+    let receipt = format!(
+        "handoff-store: handoff for {} offered ({})",
+        target.facts.reference,
+        verdict_word(&d.verdict)
+    );
+    Some(Injection {
+        text,
+        event: "SessionStart".to_string(),
+        receipt,
+        then: Then {
+            client: input.client,
+            session: input.session.as_ref().map(|s| s.raw().to_string()),
+            title_source: "startup, offered",
+            consume: false,
+            subject: InjectionBody::Document(d),
+            store: Some(store),
+            marker: None,
+        },
+    })
+}
+
+/// The gate's verdict in a word or two, for the person (`gate OK`, `gate FAILED`).
+fn verdict_word(v: &crate::store::verdict::GateVerdict) -> &'static str {
+    use crate::store::verdict::GateStatus;
+    match v.status {
+        GateStatus::Ok => "gate OK",
+        GateStatus::Failed => "gate FAILED",
+        GateStatus::Malformed => "gate MALFORMED",
+        GateStatus::NotRun | GateStatus::Unexpected => "gate not run",
+    }
+}
+
+/// How long a text is, for the person: `812 chars`, `2.6k chars`.
+fn size_word(text: &str) -> String {
+    let n = text.chars().count();
+    if n < 1000 {
+        format!("{n} chars")
+    } else {
+        format!("{:.1}k chars", n as f64 / 1000.0)
+    }
 }
 
 /// Compose the injection for `source` (its title naming `event`).
@@ -112,9 +189,14 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     let marker_file = marker_path(&target);
     let marker = match source {
         Some(Source::Compact) => None,
+        // A fresh start counts a `/clear` only just before it.
+        Some(Source::Startup) => marker_file
+            .as_deref()
+            .and_then(|p| Marker::read(p, now))
+            .filter(|m| m.ended_at_epoch.is_some_and(|e| e >= now - FRESH_SECONDS)),
         _ => marker_file.as_deref().and_then(|p| Marker::read(p, now)),
     };
-    let title_source = title_source(source, event, marker.as_ref(), now)?;
+    let title_source = title_source(source, event, marker.as_ref(), now);
     let compact = title_source == "compact";
     let store = super::input::store();
     if compact && let (Some(store), Some(sid)) = (&store, input.sid()) {
@@ -149,10 +231,14 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     if let Some(note) = background_note {
         head.push(format!("**Background write:** {note}"));
     }
-    let text = compose(head, &subject, &target, now);
+    // The section above dates the handoff (the one clock) after a compaction or a `/clear`.
+    let dated = compact || marker.is_some();
+    let text = compose(head, &subject, &target, now, dated);
+    let receipt = receipt(&subject, &target.facts.reference, &text);
     Some(Injection {
         text,
         event: event.to_string(),
+        receipt,
         then: Then {
             client: input.client,
             session: input.session.as_ref().map(|s| s.raw().to_string()),
@@ -165,28 +251,50 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     })
 }
 
-/// How the injection's title names its source; `None` when nothing is delivered for it (a fresh
-/// start without a `/clear` just before it).
+/// How the injection's title names its source.
 fn title_source(
     source: Option<Source>,
     event: &str,
     marker: Option<&Marker>,
     now: i64,
-) -> Option<&'static str> {
-    Some(match source {
-        Some(Source::Startup) => {
+) -> &'static str {
+    match source {
+        Some(Source::Startup)
             if marker
                 .and_then(|m| m.ended_at_epoch)
-                .is_none_or(|e| e < now - FRESH_SECONDS)
-            {
-                return None;
-            }
+                .is_some_and(|e| e >= now - FRESH_SECONDS) =>
+        {
             "startup, handled as clear"
         }
+        Some(Source::Startup) => "startup",
         Some(Source::Compact) => "compact",
         _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
         _ => "clear",
-    })
+    }
+}
+
+/// The line for the person: what reached the model.
+fn receipt(subject: &InjectionBody, reference: &str, text: &str) -> String {
+    match subject {
+        InjectionBody::Document(d) => {
+            let cut = if text.contains(super::texts::truncate::TRUNCATED) {
+                ", cut to fit"
+            } else {
+                ""
+            };
+            format!(
+                "handoff-store: handoff for {reference} injected ({}, {}{cut})",
+                verdict_word(&d.verdict),
+                size_word(text)
+            )
+        }
+        InjectionBody::Placeholder { .. } | InjectionBody::Background { .. } => format!(
+            "handoff-store: the handoff for {reference} is still being written; the model was told to wait for it"
+        ),
+        InjectionBody::Nothing => {
+            format!("handoff-store: no handoff for {reference}; the model was told")
+        }
+    }
 }
 
 /// What to show, found as every reader finds it, and the note on the slot's background write.
@@ -233,6 +341,7 @@ fn compose(
     subject: &InjectionBody,
     target: &crate::store::Target,
     now: i64,
+    dated: bool,
 ) -> String {
     match subject {
         InjectionBody::Nothing => {}
@@ -259,6 +368,7 @@ fn compose(
             };
             return compose_document(
                 &head,
+                dated,
                 &delivery.info,
                 delivery.kind,
                 &delivery.others,

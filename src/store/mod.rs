@@ -30,6 +30,9 @@ use std::path::PathBuf;
 use crate::error::Error;
 use crate::git;
 
+/// How many of the newest handoffs a guess looks at for the target's project.
+pub(crate) const GUESS_DEPTH: usize = 200;
+
 /// The store directory, as configured (printed paths keep this spelling).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Store {
@@ -118,21 +121,35 @@ impl Store {
         })
     }
 
-    /// The exact pick, else the most recent non-placeholder with the other candidates
-    /// (docs/store.md §5). An exact pick is read directly — the store is not enumerated — so
-    /// reading one's own slot costs the same whatever the store's size; its `others` is empty.
+    /// The target's own slot, else the most recent non-placeholder with the other candidates
+    /// (docs/store.md §5) — for a target, only among its project's handoffs (a commit its
+    /// repository holds, or a remote they share), the newest [`GUESS_DEPTH`] looked at: a guess
+    /// never crosses projects. An exact pick is read directly — the store is not enumerated —
+    /// so reading one's own slot costs the same whatever the store's size; its `others` is empty.
     pub(crate) fn pick(
         &self,
-        exact: Option<&str>,
+        target: Option<&Target>,
     ) -> Result<Option<(HandoffInfo, PickKind, Vec<HandoffInfo>)>, Error> {
+        let exact = target.map(|t| t.name.as_str());
         if let Some(info) = exact.and_then(|name| HandoffInfo::read(self, name)) {
             return Ok(Some((info, PickKind::Exact, Vec::new())));
         }
-        let (candidates, _) = self.candidates()?;
+        let (mut candidates, _) = self.candidates()?;
+        if let Some(t) = target {
+            let project = crate::git::Project::of(&t.facts.checkout);
+            let mut seen: std::collections::HashMap<Option<String>, bool> = Default::default();
+            candidates.truncate(GUESS_DEPTH);
+            candidates.retain(|c| {
+                let by_head = c.head.is_some() && project.holds(c.head.as_deref(), None);
+                by_head
+                    || *seen.entry(c.checkout.clone()).or_insert_with(|| {
+                        project.holds(None, c.checkout.as_deref().map(std::path::Path::new))
+                    })
+            });
+        }
         Ok(pick(candidates, exact))
     }
 
-    /// Every candidate (docs/store.md §5), newest first, and how many `*.md` entries were skipped.
     /// How many handoffs a listing sees (for the benches).
     pub fn listed(&self) -> Option<usize> {
         self.candidates().ok().map(|(c, _)| c.len())
@@ -140,9 +157,10 @@ impl Store {
 
     /// Whether the handoff of `slot` is found as a reader finds it (for the benches).
     pub fn finds(&self, slot: &str) -> bool {
-        self.pick(Some(slot)).ok().flatten().is_some()
+        HandoffInfo::read(self, slot).is_some()
     }
 
+    /// Every candidate (docs/store.md §5), newest first, and how many `*.md` entries were skipped.
     pub(crate) fn candidates(&self) -> Result<(Vec<HandoffInfo>, usize), Error> {
         // The directory is listed on a thread of its own while the list index is read here.
         let dir_path = self.dir.clone();

@@ -49,6 +49,95 @@ pub(crate) struct GateVerdict {
     /// for a reader that shows an excerpt.
     #[serde(skip)]
     pub(crate) document: Option<std::sync::Arc<crate::document::Document>>,
+    /// What a model can act on, in brief (the injection's verdict).
+    #[serde(skip)]
+    pub(crate) brief: Brief,
+}
+
+/// The verdict in brief: how many citations were checked and against which checkout, and one
+/// unpadded line per citation that does not hold (its cited fragment and where the line went)
+/// or per contract violation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Brief {
+    /// Citations checked; `None` when unknown (an external gate).
+    pub(crate) checked: Option<usize>,
+    /// One line per failing citation or contract error.
+    pub(crate) failing: Vec<String>,
+    /// Prose citations absent from `## Pointers`.
+    pub(crate) uncovered: usize,
+    /// The checkout the citations were checked against.
+    pub(crate) against: Option<String>,
+}
+
+impl Brief {
+    /// From the in-process gate's report.
+    fn of(report: &Report) -> Brief {
+        use crate::finding::Severity;
+        use crate::resolve::Verdict;
+        let mut failing: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .filter_map(|f| f.lines().into_iter().next())
+            .map(|l| squeeze(&l))
+            .collect();
+        let entries = report.citations.as_ref().map(|c| c.entries.as_slice());
+        for e in entries.unwrap_or_default() {
+            match e.verdict {
+                Verdict::Ok => {}
+                Verdict::Changed => failing.push(format!("CHANGED {}", e.message)),
+                Verdict::Missing => {
+                    let fragment = e
+                        .citation
+                        .fragment
+                        .as_deref()
+                        .map(|f| format!(" | {f}"))
+                        .unwrap_or_default();
+                    failing.push(format!(
+                        "MISSING {}{fragment}: {}",
+                        e.citation.display(),
+                        e.message
+                    ));
+                }
+            }
+        }
+        Brief {
+            checked: entries.map(<[_]>::len),
+            failing,
+            uncovered: report
+                .findings
+                .iter()
+                .filter(|f| f.code == "uncovered_evidence")
+                .count(),
+            against: report.checkout.as_ref().map(|c| c.root.clone()),
+        }
+    }
+
+    /// From an external gate's text: its MISSING, CHANGED and ERROR lines, unpadded.
+    fn of_text(lines: &[String], against: Option<&Path>) -> Brief {
+        Brief {
+            checked: None,
+            failing: lines
+                .iter()
+                .filter(|l| {
+                    ["MISSING", "CHANGED", "ERROR"]
+                        .iter()
+                        .any(|w| l.starts_with(w))
+                })
+                .map(|l| squeeze(l))
+                .collect(),
+            uncovered: 0,
+            against: against.map(|p| p.to_string_lossy().into_owned()),
+        }
+    }
+}
+
+/// `line` with its runs of spaces (the report's column padding) made one.
+fn squeeze(line: &str) -> String {
+    line.split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl GateVerdict {
@@ -64,6 +153,7 @@ impl GateVerdict {
             report_text: None,
             reader_report: Vec::new(),
             document: None,
+            brief: Brief::default(),
         }
     }
 
@@ -72,24 +162,41 @@ impl GateVerdict {
     fn from_report(report: &Report) -> GateVerdict {
         let lines: Vec<String> = report.text_lines().into_iter().map(|(_, l)| l).collect();
         let (reader, omitted) = report.reader_lines();
-        GateVerdict::build(
+        let mut verdict = GateVerdict::build(
             report.exit_code,
             &lines,
             reader,
             omitted,
             Some(report.json()),
-        )
+        );
+        verdict.brief = Brief::of(report);
+        verdict.name_the_checkout();
+        verdict
+    }
+
+    /// A verdict always names the checkout it was gated against (a guess may come from
+    /// another checkout of the project).
+    fn name_the_checkout(&mut self) {
+        if self.status == GateStatus::Ok
+            && let Some(c) = &self.brief.against
+        {
+            self.line = format!("GATE: OK — every citation resolved against {c}.");
+        }
     }
 
     /// The verdict of an external gate, which only gives text: its `WARN` lines are dropped.
-    fn from_text(code: i32, lines: Vec<String>) -> GateVerdict {
+    fn from_text(code: i32, lines: Vec<String>, against: Option<&Path>) -> GateVerdict {
+        let brief = Brief::of_text(&lines, against);
         let reader: Vec<String> = lines
             .iter()
             .filter(|l| !l.starts_with("WARN"))
             .cloned()
             .collect();
         let omitted = lines.len() - reader.len();
-        GateVerdict::build(code, &lines, reader, omitted, None)
+        let mut verdict = GateVerdict::build(code, &lines, reader, omitted, None);
+        verdict.brief = brief;
+        verdict.name_the_checkout();
+        verdict
     }
 
     fn build(
@@ -127,6 +234,7 @@ impl GateVerdict {
             report_text: Some(text),
             reader_report: reader,
             document: None,
+            brief: Brief::default(),
         }
     }
 
@@ -233,7 +341,7 @@ fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> GateVerdict
         Some(status) => {
             let text = String::from_utf8_lossy(&output);
             let lines = text.lines().map(str::to_string).collect();
-            GateVerdict::from_text(status.code().unwrap_or(-1), lines)
+            GateVerdict::from_text(status.code().unwrap_or(-1), lines, checkout)
         }
     }
 }

@@ -14,7 +14,7 @@ fn start(env: &TestEnv, source: &str, cwd: &Path) -> crate::util::Outcome {
 fn stub_gate(env: &TestEnv) -> PathBuf {
     let p = env.write(
         "stub-gate.sh",
-        "#!/bin/sh\necho \"stub-args $1 $2\"\nexit \"${STUB_GATE_EXIT:-0}\"\n",
+        "#!/bin/sh\necho \"CHANGED   stub-args $1 $2\"\nexit \"${STUB_GATE_EXIT:-0}\"\n",
     );
     chmod_x(&p);
     p
@@ -41,12 +41,16 @@ fn progress(path: &Path) -> Option<String> {
         .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
 }
 
+/// Issue 31: a fresh start offers (title, age, verdict, the command that reads it; nothing
+/// consumed), `resume` gets nothing, `/clear` and compaction deliver in full; a `/clear` just
+/// before a start makes it a reset; `HANDOFF_ON_STARTUP` turns the offer into the delivery or
+/// off, and an old or already-read handoff is not offered.
 #[test]
-fn only_clear_and_compact_inject_and_startup_needs_a_fresh_marker() {
+fn a_fresh_start_offers_a_reset_delivers_and_resume_gets_nothing() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
-    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
-    for silent in ["startup", "resume", "fork"] {
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    for silent in ["resume", "fork"] {
         let o = start(&env, silent, &repo);
         assert_eq!(
             (o.code, o.stdout.as_str(), o.stderr.as_str()),
@@ -54,6 +58,62 @@ fn only_clear_and_compact_inject_and_startup_needs_a_fresh_marker() {
             "{silent}"
         );
     }
+    let o = start(&env, "startup", &repo);
+    let offer = context(&o);
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    assert_eq!(
+        offer,
+        format!(
+            "# Handoff available (SessionStart, source: startup)\n\nA handoff for `main` is waiting, written {}: \"type the mailables\" (gate OK, 2 of 2 citations resolve). If the user wants to pick that work up, run `{} read '{}'` (it prints the handoff and marks it read); otherwise leave it.",
+            offer
+                .split("written ")
+                .nth(1)
+                .and_then(|r| r.split(':').next())
+                .unwrap_or("?"),
+            bin.display(),
+            repo.display()
+        )
+    );
+    assert!(offer.contains("written 0 second(s) ago") || offer.contains("second(s) ago"));
+    assert!(offer.chars().count() <= 400, "{}", offer.chars().count());
+    let receipt: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(
+        receipt["systemMessage"],
+        "handoff-store: handoff for main offered (gate OK)"
+    );
+    assert_eq!(
+        progress(&slot).as_deref(),
+        Some("complete"),
+        "an offer never consumes"
+    );
+    let o = run(env
+        .hook("session-start", &start_input("startup", &repo))
+        .env("HANDOFF_ON_STARTUP", "off"));
+    assert_eq!(o.stdout, "", "off");
+    let o = run(env
+        .hook("session-start", &start_input("startup", &repo))
+        .env("HANDOFF_OFFER_MAX_DAYS", "0"));
+    assert!(o.stdout.is_empty() || context(&o).contains("written 0 second(s) ago"));
+    env.age(&slot, 2 * 86_400);
+    let o = run(env
+        .hook("session-start", &start_input("startup", &repo))
+        .env("HANDOFF_OFFER_MAX_DAYS", "1"));
+    assert_eq!(o.stdout, "", "older than the offer's age");
+    let text = context(&run(env
+        .hook("session-start", &start_input("startup", &repo))
+        .env("HANDOFF_ON_STARTUP", "deliver")));
+    assert!(text.starts_with("# Context reset (SessionStart, source: startup)\n"));
+    assert!(text.contains("\n---\n# Handoff — type the mailables\n"));
+    assert_eq!(
+        progress(&slot).as_deref(),
+        Some("consumed"),
+        "a delivery consumes"
+    );
+    assert_eq!(
+        start(&env, "startup", &repo).stdout,
+        "",
+        "a handoff already read is not offered again"
+    );
     let text = context(&start(&env, "compact", &repo));
     assert!(text.starts_with("# Context reset (SessionStart, source: compact)"));
     let text = context(&start(&env, "clear", &repo));
@@ -62,22 +122,15 @@ fn only_clear_and_compact_inject_and_startup_needs_a_fresh_marker() {
         &env,
         &repo,
         "main",
-        serde_json::json!({"ended_at": "x", "ended_at_epoch": epoch_now() - 700}),
-    );
-    assert_eq!(
-        start(&env, "startup", &repo).stdout,
-        "",
-        "a marker older than 600 s"
-    );
-    write_marker(
-        &env,
-        &repo,
-        "main",
         serde_json::json!({"ended_at": "x", "ended_at_epoch": epoch_now() - 5}),
     );
     let text = context(&start(&env, "startup", &repo));
     assert!(text.starts_with("# Context reset (SessionStart, source: startup, handled as clear)"));
-    assert!(text.contains("## The session you just cleared"));
+    assert!(text.contains("The session before this one was cleared"));
+}
+
+fn start_input(source: &str, repo: &Path) -> String {
+    serde_json::json!({"session_id": format!("s-{source}-{}", epoch_now()), "cwd": repo, "source": source}).to_string()
 }
 
 #[test]
@@ -93,19 +146,21 @@ fn an_exact_pick_is_injected_with_its_verdict_and_consumed_with_mtime_kept() {
     let before = mtime(&slot);
     let text = context(&start(&env, "clear", &repo));
     assert!(text.contains(&format!(
-        "A handoff for the current branch (`main`) was found at `{}`, last written 2 day(s) ago",
+        "Handoff for `main`, written 2 day(s) ago: `{}`.",
         slot.display()
     )));
-    assert!(text.contains("\nGATE: OK — every citation resolved against this checkout.\n"));
-    assert!(text.contains("demote the cheap half") && text.contains("Do not re-derive eagerly"));
-    assert!(text.contains("**not** blocked on a task that has yet to report"));
+    assert!(text.contains(&format!(
+        "\nGATE: OK — 2 of 2 citations resolve against `{}`.\n",
+        repo.display()
+    )));
+    assert!(text.contains(handoff_store_rules()));
     assert!(text.contains("Chose `jq -Rs` over sed; \"quotes\"\tand a tab; C:\\Users\\Bart\\file.txt\r\n- back\\slash"), "bytes intact");
-    assert!(text.contains("\n## The handoff\n# Handoff — type the mailables\n"));
+    assert!(text.contains("\n---\n# Handoff — type the mailables\n"));
     assert_eq!(progress(&slot).as_deref(), Some("consumed"));
     assert_eq!(mtime(&slot), before, "the flip keeps the mtime");
     let text = context(&start(&env, "clear", &repo));
     assert!(
-        text.contains("already delivered at an earlier"),
+        text.contains("It was delivered before (`progress: consumed`)"),
         "a consumed handoff is still injected"
     );
 }
@@ -144,8 +199,8 @@ fn the_gate_seam_gets_the_handoffs_checkout_and_its_verdict_is_shown() {
     let stub = stub_gate(&env);
     let cases = [
         ("0", "GATE: OK"),
-        ("1", "GATE: FAILED (exit 1)"),
-        ("2", "GATE: MALFORMED (exit 2)"),
+        ("1", "GATE: FAILED — 1 citations do not hold against"),
+        ("2", "GATE: MALFORMED"),
         ("9", "unverified"),
     ];
     for (exit, phrase) in cases {
@@ -158,18 +213,18 @@ fn the_gate_seam_gets_the_handoffs_checkout_and_its_verdict_is_shown() {
         let text = context(&o);
         assert!(text.contains(phrase), "{exit}: {text}");
         assert!(
-            text.contains("(`feature/x`)"),
+            text.contains("Handoff for `feature/x`"),
             "a worktree session finds the main-key slot"
         );
         assert!(text.contains(&format!(
-                "stub-args {} {}",
+                "CHANGED stub-args {} {}",
                 env.store_dir()
                     .join(env.slot_name(&repo, "feature/x"))
                     .display(),
                 wt.display()
             )));
         if exit == "2" {
-            assert!(text.contains("NOT checked at all") && !text.contains("GATE: OK"));
+            assert!(text.contains("no citation was checked") && !text.contains("GATE: OK"));
         }
     }
     let input = serde_json::json!({"session_id": "s", "cwd": wt, "source": "compact"}).to_string();
@@ -179,7 +234,7 @@ fn the_gate_seam_gets_the_handoffs_checkout_and_its_verdict_is_shown() {
     assert!(
         text.contains("GATE: NOT RUN")
             && !text.contains("GATE: OK")
-            && text.contains("## The handoff\n")
+            && text.contains("\n---\n# Handoff — ")
     );
 }
 
@@ -197,10 +252,20 @@ fn warn_lines_are_hidden_from_the_reader_and_counted() {
     let text = context(&start(&env, "compact", &repo));
     assert!(!text.contains("nothing in the prose refers to it"));
     assert!(
-        text.contains("(3 authoring-side WARN line(s) omitted"),
+        !text.contains("WARN"),
+        "authoring-side lines are not the reader's: {text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "GATE: OK — 1 of 1 citations resolve against `{}`.",
+            repo.display()
+        )),
         "{text}"
     );
-    assert!(text.contains("OK       file.txt:1") && text.contains("All 1 citations resolve."));
+    assert!(
+        !text.contains("OK       file.txt:1"),
+        "no line per resolved citation"
+    );
 }
 
 #[test]
@@ -217,17 +282,14 @@ fn compact_says_whether_a_write_was_attempted() {
     std::fs::write(&lock, "").expect("lock");
     let text = context(&start(&env, "compact", &repo));
     assert!(
-        text.contains("attempt may have failed silently")
-            && text.contains("**No handoff exists for `main`.**")
+        text.contains("it may have failed") && text.contains("**no handoff exists for `main`**")
     );
     env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
     let text = context(&start(&env, "compact", &repo));
-    assert!(text.contains(
-        "An automatic write was attempted for this session. The handoff below was written"
-    ));
+    assert!(text.contains("This session was just compacted. The handoff below was written"));
     std::fs::remove_file(&lock).expect("rm lock");
     let text = context(&start(&env, "compact", &repo));
-    assert!(text.contains("No automatic write was attempted"));
+    assert!(text.contains("no handoff was written for it: the one below, written"));
 }
 
 #[test]
@@ -249,27 +311,39 @@ fn the_cleared_session_marker_is_reported_and_consumed_once() {
         "transcript_path": transcript, "write_attempted": true}),
     );
     let text = context(&start(&env, "clear", &repo));
-    assert!(text.contains("## The session you just cleared\nIt ended at 2026-12-02T10:00:00Z by `/clear`, with **250k of resident context**."));
-    assert!(text.contains("An automatic write WAS attempted"));
-    assert!(text.contains("very likely does cover that session"));
-    assert!(text.contains(&format!(
-        "at `{}`. Read it ONLY if the work turns out to matter",
-        transcript.display()
-    )));
+    assert!(text.contains("The session before this one was cleared (`/clear`, 250k tokens of context). The handoff below was written 2 minute(s) before that clear, so it covers it."), "{text}");
+    assert!(
+        !text.contains(&transcript.display().to_string()),
+        "a covered session's transcript is not worth its characters"
+    );
+    assert!(
+        !text.contains(", written "),
+        "one clock: the handoff is dated by the clear"
+    );
     assert!(!marker.exists(), "a shown marker is deleted");
     let text = context(&start(&env, "clear", &repo));
-    assert!(!text.contains("The session you just cleared"));
+    assert!(!text.contains("The session before this one was cleared"));
     write_marker(
         &env,
         &repo,
         "main",
         serde_json::json!({"ended_at_epoch": m + 5 * 86_000}),
     );
+    write_marker(
+        &env,
+        &repo,
+        "main",
+        serde_json::json!({"ended_at_epoch": m + 5 * 86_000, "transcript_path": transcript}),
+    );
     let text = context(&start(&env, "clear", &repo));
     assert!(
-        text.contains("**The handoff below predates that clear by 4 day(s).**"),
+        text.contains("**The handoff below was written 4 day(s) before that clear**: what the cleared session did after it is not in it."),
         "{text}"
     );
+    assert!(text.contains(&format!(
+        "Its transcript survives at `{}`: read it only if that work matters",
+        transcript.display()
+    )));
     std::fs::remove_file(&slot).expect("rm slot");
     write_marker(
         &env,
@@ -278,10 +352,7 @@ fn the_cleared_session_marker_is_reported_and_consumed_once() {
         serde_json::json!({"ended_at_epoch": epoch_now()}),
     );
     let text = context(&start(&env, "clear", &repo));
-    assert!(
-        text.contains("that work is undocumented")
-            && text.contains("It ended at an unrecorded time")
-    );
+    assert!(text.contains("**No handoff exists for `main`**, so its work is undocumented."));
     let bad = write_marker(&env, &repo, "main", serde_json::json!([1, 2]));
     assert_eq!(
         start(&env, "clear", &repo).stdout,
@@ -313,11 +384,12 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
         serde_json::json!({"ended_at_epoch": m + 30}),
     );
     let text = context(&start(&env, "clear", &b));
-    assert!(
-        text.contains("That is a GUESS")
-            && text.contains("Other handoffs in the store, not picked")
-    );
+    assert!(text.contains("**The handoff below is a GUESS**"), "{text}");
     assert!(text.contains("for branch `main`") && text.contains(&a.display().to_string()));
+    assert!(
+        text.contains(&format!("citations resolve against `{}`", a.display())),
+        "a guess names the checkout its verdict was gated against: {text}"
+    );
     assert_eq!(
         progress(&slot).as_deref(),
         Some("complete"),
@@ -330,7 +402,7 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
         serde_json::json!({"ended_at_epoch": m + 900}),
     );
     let text = context(&start(&env, "clear", &b));
-    assert!(!text.contains("That is a GUESS") && text.contains("The session you just cleared"));
+    assert!(!text.contains("GUESS") && text.contains("The session before this one was cleared"));
     assert_eq!(
         start(&env, "compact", &b).stdout,
         "",
@@ -382,7 +454,7 @@ fn silence_on_bad_input_and_unusable_targets() {
     let o = run(env
         .hook("session-start", r#"{"source":"clear"}"#)
         .current_dir(&repo));
-    assert!(context(&o).contains("(`main`)"));
+    assert!(context(&o).contains("Handoff for `main`"));
     let empty = env.shop("empty", "main");
     std::fs::write(env.store_dir().join(env.slot_name(&empty, "main")), "").expect("empty slot");
     assert_eq!(
@@ -1130,4 +1202,10 @@ fn status_shows_the_last_delivery_of_each_harness() {
         "{}",
         o.stdout
     );
+}
+
+/// The reading rules, as the injection carries them (three sentences; the Next instruction
+/// yields to the user).
+fn handoff_store_rules() -> &'static str {
+    "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else."
 }

@@ -54,7 +54,10 @@ fn exact_pick_is_shown_verified_and_consumed_with_its_mtime_kept() {
     );
     assert_eq!(
         lines[3],
-        "GATE: OK — every citation resolved against this checkout."
+        format!(
+            "GATE: OK — every citation resolved against {}.",
+            repo.display()
+        )
     );
     assert!(o.stdout.contains(
         "\nAll 2 citations resolve.\n\n----- begin handoff -----\n# Handoff — type the mailables\n"
@@ -234,12 +237,12 @@ fn the_gate_seam_gives_the_four_status_lines_and_hides_warn_lines() {
     let repo = env.shop("shop", "main");
     let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
     let stub = stub_gate(&env);
+    let ok = format!(
+        "GATE: OK — every citation resolved against {}.",
+        repo.display()
+    );
     let cases = [
-        (
-            "0",
-            0,
-            "GATE: OK — every citation resolved against this checkout.",
-        ),
+        ("0", 0, ok.as_str()),
         (
             "1",
             1,

@@ -379,7 +379,20 @@ pub fn context(o: &Outcome) -> String {
     let v: serde_json::Value =
         serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout));
     let obj = v.as_object().expect("object");
-    assert_eq!(obj.len(), 1);
+    let keys: Vec<&String> = obj.keys().collect();
+    assert_eq!(
+        keys,
+        ["hookSpecificOutput", "systemMessage"],
+        "{}",
+        o.stdout
+    );
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("handoff-store: ")),
+        "the receipt for the person: {}",
+        o.stdout
+    );
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
     v["hookSpecificOutput"]["additionalContext"]
         .as_str()

@@ -11,7 +11,7 @@ use crate::shell::{self, self_command};
 use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
-use crate::store::verdict::GateVerdict;
+use crate::store::verdict::{GateStatus, GateVerdict};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, days_ago, epoch, gap};
 
 /// What the body of the injection is about.
@@ -31,85 +31,86 @@ pub(crate) enum InjectionBody {
     Document(Box<Delivery>),
 }
 
-pub(crate) const RULE_DEMOTE: &str = "**A citation verdict can only ever demote the cheap half.** MISSING or CHANGED means a pointer rotted: re-derive that pointer, and treat any claim that cites the same path:line as suspect until you have. It says nothing about Decisions, Dead ends or Traps — a moved line does not un-decide a decision, so do not reopen them because of a red verdict.";
-pub(crate) const RULE_EAGER: &str = "**Do not re-derive eagerly.** Do not open every pointer to get oriented; open a pointer when the step you are on needs it, rotted ones included.";
-pub(crate) const RULE_NEXT: &str = "Then start the first `## Next` item that is **not** blocked on a task that has yet to report — not simply item 1.";
-
+/// After a compaction: whether the handoff below was written for it. The one clock of the
+/// injection when there is a handoff.
 pub(crate) fn compact_section(
     subject: &InjectionBody,
     lock: bool,
     reference: &str,
     now: i64,
 ) -> String {
-    let w = match (lock, subject) {
-        (false, _) => "No automatic write was attempted for this session before this compaction — the pre-compact hook did not run or declined, so nothing wrote down what the summary may have dropped.".to_string(),
+    match (lock, subject) {
         (true, InjectionBody::Document(d)) => format!(
-            "An automatic write was attempted for this session. The handoff below was written {} ago — check that its Next matches what you were last doing.",
+            "This session was just compacted. The handoff below was written {} ago by its automatic write: check that its Next matches what you were last doing.",
             gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (true, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => "An automatic write was attempted for this session; see below for its status.".to_string(),
-        (true, InjectionBody::Nothing) => "An automatic write was attempted for this session, but no handoff and no in-progress write are visible for this branch — the attempt may have failed silently. Run `/handoff` yourself if you need one.".to_string(),
-    };
-    let mut s = format!("## This session was just compacted\n{w}");
-    if matches!(subject, InjectionBody::Nothing) {
-        s.push_str(&format!("\n**No handoff exists for `{reference}`.**"));
+        (false, InjectionBody::Document(d)) => format!(
+            "This session was just compacted and no handoff was written for it: the one below, written {} ago, may be older than the summary.",
+            gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
+        ),
+        (true, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => {
+            "This session was just compacted; its automatic write is below.".to_string()
+        }
+        (true, InjectionBody::Nothing) => format!(
+            "This session was just compacted. An automatic write was attempted, but **no handoff exists for `{reference}`**: it may have failed. Run `/handoff` yourself if you need one."
+        ),
+        (false, _) => format!(
+            "This session was just compacted. **No handoff exists for `{reference}`**, and none was written automatically."
+        ),
     }
-    s.push_str("\n---");
-    s
 }
 
+/// After `/clear`: whether the handoff below covers the session that was cleared. The one
+/// clock of the injection when there is a handoff.
 pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> String {
-    let mut s = format!(
-        "## The session you just cleared\nIt ended at {} by `/clear`",
-        m.ended_at.as_deref().unwrap_or("an unrecorded time")
-    );
-    if let Some(r) = m.resident_tokens.filter(|r| *r >= 0) {
-        s.push_str(&format!(", with **{}k of resident context**", r / 1000));
-    }
-    s.push_str(".\n");
-    s.push_str(if m.write_attempted {
-        "An automatic write WAS attempted for that session before the `/clear` — the handoff below should be its result; check its age."
-    } else {
-        "No automatic write was attempted for that session — nothing wrote a handoff for it automatically."
-    });
-    s.push('\n');
-    let coverage = match subject {
+    let context = m
+        .resident_tokens
+        .filter(|r| *r >= 0)
+        .map(|r| format!(", {}k tokens of context", r / 1000))
+        .unwrap_or_default();
+    let mut s = format!("The session before this one was cleared (`/clear`{context}). ");
+    let uncovered = match subject {
         InjectionBody::Placeholder { .. } | InjectionBody::Background { .. } => {
-            format!("The handoff for `{reference}` is not finished; see below.")
+            s.push_str(&format!(
+                "Its handoff for `{reference}` is not finished; see below."
+            ));
+            false
         }
         InjectionBody::Nothing => {
-            format!("**No handoff exists for `{reference}`, so that work is undocumented.**")
+            s.push_str(&format!(
+                "**No handoff exists for `{reference}`**, so its work is undocumented."
+            ));
+            true
         }
         InjectionBody::Document(d) => match (m.ended_at_epoch, d.info.mtime) {
-            (Some(e), Some(mt)) => {
-                let g = (e - mt).max(0) as u64;
-                if g <= FRESH_SECONDS as u64 {
-                    format!(
-                        "The handoff below was written {} before that clear, so it very likely does cover that session.",
-                        gap(g)
-                    )
-                } else {
-                    format!(
-                        "**The handoff below predates that clear by {}.** It describes earlier work; anything the cleared session did after it is not in it.",
-                        gap(g)
-                    )
-                }
+            (Some(e), Some(mt)) if (e - mt).max(0) <= FRESH_SECONDS => {
+                s.push_str(&format!(
+                    "The handoff below was written {} before that clear, so it covers it.",
+                    gap((e - mt).max(0) as u64)
+                ));
+                false
             }
-            _ => format!(
-                "A handoff exists for `{}`, but there is not enough recorded to tell whether it covers the cleared session. Treat its coverage as unknown.",
-                d.info.branch.as_deref().unwrap_or("?")
-            ),
+            (Some(e), Some(mt)) => {
+                s.push_str(&format!(
+                    "**The handoff below was written {} before that clear**: what the cleared session did after it is not in it.",
+                    gap((e - mt).max(0) as u64)
+                ));
+                true
+            }
+            _ => {
+                s.push_str("Whether the handoff below covers it is unknown.");
+                true
+            }
         },
     };
-    s.push_str(&coverage);
-    if let Some(t) = &m.transcript_path
+    if uncovered
+        && let Some(t) = &m.transcript_path
         && crate::env::expand_home(t).is_file()
     {
         s.push_str(&format!(
-            "\n**The cleared session's transcript survives** at `{t}`. Read it ONLY if the work turns out to matter and the handoff does not cover it — it is long, and reading it is the most expensive way to recover anything."
+            " Its transcript survives at `{t}`: read it only if that work matters, and only the part you need."
         ));
     }
-    s.push_str("\n---");
     s
 }
 
@@ -201,8 +202,36 @@ pub(crate) fn background_section(run: &Run, path: &str, target: &Target, now: i6
     )
 }
 
-pub(crate) fn intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> String {
-    let mut s = pick_intro(info, kind, reference, now);
+/// Which handoff this is and where it lives; its age unless the section above already gave
+/// the one clock (`dated`).
+pub(crate) fn intro(
+    info: &HandoffInfo,
+    kind: PickKind,
+    reference: &str,
+    now: i64,
+    dated: bool,
+) -> String {
+    let mut s = match kind {
+        PickKind::Exact => {
+            let when = if dated {
+                String::new()
+            } else {
+                format!(", written {}", days_ago(info.mtime, now))
+            };
+            let mut s = format!("Handoff for `{reference}`{when}: `{}`.", info.path);
+            if info.is_consumed() {
+                s.push_str(" It was delivered before (`progress: consumed`): you may have acted on it since.");
+            }
+            s
+        }
+        PickKind::Recent => format!(
+            "No handoff exists for this branch (`{reference}`). **The handoff below is a GUESS**: the most recent one of this project, for branch `{}` in `{}`, written {}, picked on recency and the timing of the `/clear` — confirm the branch and the tree before acting on it. It is at `{}`.",
+            info.branch.as_deref().unwrap_or("?"),
+            info.checkout.as_deref().unwrap_or("?"),
+            days_ago(info.mtime, now),
+            info.path
+        ),
+    };
     if let Some(from) = &info.from {
         s.push_str(&teammate(from));
     }
@@ -222,51 +251,131 @@ pub(crate) fn teammate(from: &str) -> String {
     )
 }
 
-fn pick_intro(info: &HandoffInfo, kind: PickKind, reference: &str, now: i64) -> String {
-    match kind {
-        PickKind::Exact => {
-            let mut s = format!(
-                "A handoff for the current branch (`{reference}`) was found at `{}`, last written {}, and is reproduced in full below.",
-                info.path,
-                days_ago(info.mtime, now)
-            );
-            if info.is_consumed() {
-                s.push_str(" It was already delivered at an earlier reset (`progress: consumed`), so you may have acted on it since.");
-            }
-            s
+/// The gate's verdict as a model can act on it: one line when every citation holds, else that
+/// line and one unpadded line per citation that does not (its fragment, where the line went).
+pub(crate) fn verdict_block(v: &GateVerdict) -> String {
+    let b = &v.brief;
+    let against = b
+        .against
+        .as_deref()
+        .map_or_else(|| "this checkout".to_string(), |c| format!("`{c}`"));
+    let mut s = match (v.status, b.checked) {
+        (GateStatus::Ok, Some(0)) => "GATE: OK — `## Pointers` cites nothing to check.".to_string(),
+        (GateStatus::Ok, Some(n)) => {
+            format!("GATE: OK — {n} of {n} citations resolve against {against}.")
         }
-        PickKind::Recent => format!(
-            "No handoff exists for this session's own branch (`{reference}`). **The most recent one in the store was picked instead** — for branch `{}`, describing the tree at `{}`, last written {}, at `{}`. That is a GUESS, made on recency alone and corroborated only by the timing of the `/clear`: confirm the branch and the tree before acting on anything below.",
-            info.branch.as_deref().unwrap_or("?"),
-            info.checkout.as_deref().unwrap_or("?"),
-            days_ago(info.mtime, now),
-            info.path
-        ),
+        (GateStatus::Ok, None) => format!("GATE: OK — every citation resolves against {against}."),
+        (GateStatus::Failed, checked) if !b.failing.is_empty() => {
+            let of = checked.map(|n| format!(" of {n}")).unwrap_or_default();
+            format!(
+                "GATE: FAILED — {}{of} citations do not hold against {against}:",
+                b.failing.len()
+            )
+        }
+        (GateStatus::Failed, _) => format!("GATE: FAILED against {against}."),
+        (GateStatus::Malformed, _) => "GATE: MALFORMED — the handoff breaks the format contract, so no citation was checked: treat every pointer as unverified.".to_string(),
+        (GateStatus::NotRun | GateStatus::Unexpected, _) => v.line.clone(),
+    };
+    for line in b.failing.iter().take(MAX_FAILING) {
+        s.push_str("\n- ");
+        s.push_str(line);
     }
+    if b.failing.len() > MAX_FAILING {
+        s.push_str(&format!(
+            "\n- … and {} more (`verify-handoff` lists them)",
+            b.failing.len() - MAX_FAILING
+        ));
+    }
+    if b.uncovered > 0 {
+        s.push_str(&format!(
+            "\n{} path:line citation(s) in the prose are not in `## Pointers`, so they were never checked.",
+            b.uncovered
+        ));
+    }
+    s
 }
+
+/// The most failing citations listed one by one.
+const MAX_FAILING: usize = 20;
 
 pub(crate) fn drift_block(drift: &[Drift]) -> Option<String> {
     (!drift.is_empty()).then(|| {
-        let lines: Vec<String> = drift
-            .iter()
-            .map(|d| format!("DRIFT    {}", d.text))
-            .collect();
-        format!(
-            "Drift since it was written:\n```\n{}\n```",
-            lines.join("\n")
-        )
+        let lines: Vec<String> = drift.iter().map(|d| format!("- {}", d.text)).collect();
+        format!("Drift since it was written:\n{}", lines.join("\n"))
     })
 }
 
-/// A fence of backticks longer than any run inside `text` (at least 3).
-fn fence_for(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    "`".repeat((longest + 1).max(3))
+/// The other handoffs of a GUESS, in one line each (at most five).
+fn others_block(others: &[HandoffInfo], now: i64) -> String {
+    let mut list = vec!["Other handoffs of this project, not picked:".to_string()];
+    list.extend(others.iter().take(5).map(|o| {
+        format!(
+            "- `{}`, written {}: `{}`",
+            o.branch.as_deref().unwrap_or("?"),
+            days_ago(o.mtime, now),
+            o.path
+        )
+    }));
+    if others.len() > 5 {
+        list.push(format!(
+            "- … and {} more (`handoff-store list`)",
+            others.len() - 5
+        ));
+    }
+    list.join("\n")
 }
 
+/// The offer at a fresh start (at most a few hundred characters): which handoff waits, its age
+/// and verdict, and the command that reads it — the user decides whether that work resumes.
+pub(crate) fn offer_text(d: &Delivery, reference: &str, checkout: &str, age: u64) -> String {
+    let title: String = d
+        .document
+        .as_deref()
+        .ok()
+        .and_then(|doc| doc.lines().find(|l| l.starts_with("# ")))
+        .map(|l| {
+            l.trim_start_matches("# ")
+                .trim_start_matches("Handoff — ")
+                .trim()
+        })
+        .unwrap_or("untitled")
+        .chars()
+        .take(80)
+        .collect();
+    let b = &d.verdict.brief;
+    let verdict = match (d.verdict.status, b.checked) {
+        (GateStatus::Ok, Some(n)) => format!("gate OK, {n} of {n} citations resolve"),
+        (GateStatus::Failed, Some(n)) => {
+            format!(
+                "gate FAILED, {} of {n} citations do not hold",
+                b.failing.len()
+            )
+        }
+        (GateStatus::Ok, None) => "gate OK".to_string(),
+        (GateStatus::Failed, None) => "gate FAILED".to_string(),
+        (GateStatus::Malformed, _) => "gate MALFORMED".to_string(),
+        (GateStatus::NotRun | GateStatus::Unexpected, _) => "not checked".to_string(),
+    };
+    let whose = if d.info.from.is_some() {
+        " It was written on another machine."
+    } else {
+        ""
+    };
+    format!(
+        "# Handoff available (SessionStart, source: startup)\n\nA handoff for `{reference}` is waiting, written {} ago: \"{title}\" ({verdict}).{whose} If the user wants to pick that work up, run `{} read {}` (it prints the handoff and marks it read); otherwise leave it.",
+        gap(age),
+        self_command(),
+        shell::quote(checkout)
+    )
+}
+
+/// The whole injection for a handoff: `head` (the title and the section that dates it), which
+/// handoff, the verdict, the drift, the reading rules, then the document — cut to the client's
+/// limit on whole lines when it does not fit.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compose_document(
     head: &[String],
+    dated: bool,
     info: &HandoffInfo,
     kind: PickKind,
     others: &[HandoffInfo],
@@ -276,38 +385,18 @@ pub(crate) fn compose_document(
     reference: &str,
     now: i64,
 ) -> String {
-    let intro = intro(info, kind, reference, now);
+    let intro = intro(info, kind, reference, now, dated);
+    let status = verdict_block(verdict);
     let drift_text = drift_block(drift);
     let mut parts: Vec<String> = head.to_vec();
     parts.push(intro.clone());
-    parts.push(verdict.line.clone());
+    parts.push(status.clone());
     parts.extend(drift_text.clone());
-    if kind == PickKind::Recent {
-        let mut list = vec!["Other handoffs in the store, not picked:".to_string()];
-        list.extend(others.iter().take(10).map(|o| {
-            format!(
-                "- `{}` in `{}` — {} — `{}`",
-                o.branch.as_deref().unwrap_or("?"),
-                o.checkout.as_deref().unwrap_or("?"),
-                days_ago(o.mtime, now),
-                o.path
-            )
-        }));
-        if others.len() > 10 {
-            list.push(format!(
-                "- … and {} more (run `handoff-store list`)",
-                others.len() - 10
-            ));
-        }
-        parts.push(list.join("\n"));
+    if kind == PickKind::Recent && !others.is_empty() {
+        parts.push(others_block(others, now));
     }
-    parts.extend([RULE_DEMOTE, RULE_EAGER, RULE_NEXT].map(str::to_string));
-    if verdict.report_text.is_some() {
-        let report = verdict.reader_report.join("\n");
-        let fence = fence_for(&report);
-        parts.push(format!("---\n## Gate output\n{fence}\n{report}\n{fence}"));
-    }
-    parts.push(format!("---\n## The handoff\n{document}"));
+    parts.push(super::RULES.to_string());
+    parts.push(format!("---\n{}", document.trim_end()));
     let full = parts.join("\n\n");
     let n = utf16_len(&full);
     if n <= INJECTION_LIMIT {
@@ -316,7 +405,7 @@ pub(crate) fn compose_document(
     super::truncate::reduce(
         head,
         &intro,
-        &verdict.line,
+        &status,
         drift_text.as_deref(),
         document,
         verdict.document.as_deref(),
@@ -328,12 +417,6 @@ pub(crate) fn compose_document(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fences_outgrow_the_backticks_inside() {
-        assert_eq!(fence_for("plain"), "```");
-        assert_eq!(fence_for("a ```` b"), "`````");
-    }
 
     #[test]
     fn utf16_counts_emoji_twice() {

@@ -6,6 +6,12 @@ pub(crate) mod injection;
 pub(crate) mod truncate;
 
 use crate::store::gap;
+
+/// The reading rules: three short sentences, kept whole when the injection is cut. A red
+/// verdict demotes only the pointer; pointers are opened when a step needs them; the next step
+/// yields to what the user asks.
+pub(crate) const RULES: &str = "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else.";
+
 use crate::store::runs::RunState;
 
 /// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The

@@ -9,9 +9,6 @@ use crate::document::envelope::store_envelope;
 /// swaps anything longer for a preview.
 pub(crate) const INJECTION_LIMIT: usize = 9_500;
 
-/// The reading rules in one line, for the reduced composition.
-pub(crate) const SHORT_RULES: &str = "**A citation verdict can only ever demote the cheap half.** **Do not re-derive eagerly.** Then start the first `## Next` item that is **not** blocked on a task that has yet to report.";
-
 /// A text's length as the client counts it: UTF-16 code units.
 pub(crate) fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
@@ -74,7 +71,7 @@ pub(crate) fn reduce(
     top.push(status.to_string());
     top.extend(drift.map(str::to_string));
     top.push(truncation.clone());
-    top.push(SHORT_RULES.to_string());
+    top.push(super::RULES.to_string());
     let build = |dnr: &[String], next: &[String]| -> String {
         let mut excerpt = vec!["---".to_string(), "## The handoff (excerpt)".to_string()];
         excerpt.extend(envelope.iter().cloned());
