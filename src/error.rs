@@ -50,6 +50,9 @@ pub(crate) enum Error {
     NotRegular(PathBuf),
     /// `read` found nothing to show in the store.
     NoHandoff(PathBuf),
+    /// `read` found no handoff of this repository's project in the store (a guess never crosses
+    /// projects).
+    NoHandoffHere(PathBuf),
     /// `restore` has no such version.
     NoVersion {
         slot: String,
@@ -575,9 +578,10 @@ impl Error {
             | Error::NotOurs { .. }
             | Error::NotRegular(_)
             | Error::External(_) => Exit::Failure,
-            Error::NoHandoff(_) | Error::NoVersion { .. } | Error::NothingToDo(_) => {
-                Exit::NothingToDo
-            }
+            Error::NoHandoff(_)
+            | Error::NoHandoffHere(_)
+            | Error::NoVersion { .. }
+            | Error::NothingToDo(_) => Exit::NothingToDo,
             Error::NoSlot(_) => Exit::Negative,
         }
     }
@@ -638,6 +642,11 @@ impl fmt::Display for Error {
             Error::Io { path, .. } => write!(f, "{}", path.display()),
             Error::NotRegular(p) => write!(f, "{} is not a regular file", p.display()),
             Error::NoHandoff(store) => write!(f, "no handoff in the store ({})", store.display()),
+            Error::NoHandoffHere(store) => write!(
+                f,
+                "no handoff for this repository in the store ({})",
+                store.display()
+            ),
             Error::NoVersion {
                 slot,
                 version,

@@ -395,6 +395,17 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
         Some("complete"),
         "a guess stays complete"
     );
+    // Another project, the same corroborating clear: never a guess across projects (issue 31).
+    let other = env.repo("other", "topic", &[("x.txt", "unrelated\n")]);
+    write_marker(
+        &env,
+        &other,
+        "topic",
+        serde_json::json!({"ended_at_epoch": m + 30}),
+    );
+    let text = context(&start(&env, "clear", &other));
+    assert!(!text.contains("GUESS") && !text.contains(&slot.display().to_string()), "{text}");
+    assert!(text.contains("**No handoff exists for `topic`**"), "{text}");
     write_marker(
         &env,
         &b,

@@ -145,11 +145,82 @@ fn a_guess_is_labelled_lists_others_and_is_never_consumed() {
     assert_eq!(
         o.stderr,
         format!(
-            "handoff-store: no handoff in the store ({})\n",
+            "handoff-store: no handoff for this repository in the store ({})\n",
             env.path("empty").display()
         )
     );
     assert_eq!((o.code, o.stdout.as_str()), (4, ""));
+}
+
+/// Issue 31: a guess is made only among the handoffs of the target's project — a commit its
+/// repository holds, or a remote both have — never across projects; a fresh clone of the
+/// project still finds the other clone's handoff.
+#[test]
+fn a_guess_never_crosses_projects() {
+    let env = TestEnv::new();
+    let shop = env.shop("shop", "main");
+    let slot = env.stored(&shop, &canonical(&shop.to_string_lossy(), "main"));
+    let other = env.repo("other", "topic", &[("x.txt", "unrelated\n")]);
+    let o = run(env.store().arg("read").arg(&other));
+    assert_eq!((o.code, o.stdout.as_str()), (4, ""), "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: no handoff for this repository in the store ({})\n",
+            env.store_dir().display()
+        )
+    );
+    // A clone holds the commit the handoff describes: one project.
+    env.git(
+        &env.root(),
+        &["clone", "-q", &shop.to_string_lossy(), "clone"],
+    );
+    let clone = env.path("clone");
+    env.git(&clone, &["checkout", "-q", "-b", "topic"]);
+    let o = run(env.store().args(["read", "--no-consume"]).arg(&clone));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("pick     GUESS"), "{}", o.stdout);
+    assert!(o.stdout.contains(&slot.display().to_string()));
+    // Two clones of one remote, the handoff's commit never pushed: the remote decides.
+    let remote = env.path("remote.git");
+    env.git(
+        &env.root(),
+        &["init", "-q", "--bare", "-b", "main", &remote.to_string_lossy()],
+    );
+    let first = env.repo("first", "main", &[("a.txt", "first\n")]);
+    env.git(
+        &first,
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("file://{}", remote.display()),
+        ],
+    );
+    env.git(&first, &["push", "-q", "origin", "main"]);
+    env.git(
+        &env.root(),
+        &["clone", "-q", &remote.to_string_lossy(), "second"],
+    );
+    let second = env.path("second");
+    env.write("first/local.txt", "not pushed\n");
+    env.git(&first, &["add", "-A"]);
+    env.git(&first, &["commit", "-q", "-m", "local"]);
+    std::fs::remove_file(&slot).expect("rm the shop's handoff");
+    let first_slot = env.stored(
+        &first,
+        &crate::util::with_pointers(&first.to_string_lossy(), "main", &["a.txt:1"]),
+    );
+    env.git(&second, &["checkout", "-q", "-b", "topic"]);
+    let o = run(env.store().args(["read", "--no-consume"]).arg(&second));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains(&first_slot.display().to_string()),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().arg("read").arg(&other));
+    assert_eq!(o.code, 4, "still nothing for the unrelated repository");
 }
 
 #[test]

@@ -129,6 +129,9 @@ fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer
             let answer = pending(t, &run, path);
             return Ok((store, answer));
         }
+        Content::Nothing if target.is_some() => {
+            return Err(Error::NoHandoffHere(store.dir.clone()));
+        }
         Content::Nothing => return Err(Error::NoHandoff(store.dir.clone())),
         Content::Placeholder {
             info,
