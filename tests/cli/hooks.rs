@@ -404,7 +404,10 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
         serde_json::json!({"ended_at_epoch": m + 30}),
     );
     let text = context(&start(&env, "clear", &other));
-    assert!(!text.contains("GUESS") && !text.contains(&slot.display().to_string()), "{text}");
+    assert!(
+        !text.contains("GUESS") && !text.contains(&slot.display().to_string()),
+        "{text}"
+    );
     assert!(text.contains("**No handoff exists for `topic`**"), "{text}");
     write_marker(
         &env,

@@ -7,6 +7,7 @@ mod durability;
 mod gate;
 mod harness;
 mod hooks;
+mod injection;
 mod layers;
 mod properties;
 mod read;

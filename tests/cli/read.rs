@@ -185,7 +185,14 @@ fn a_guess_never_crosses_projects() {
     let remote = env.path("remote.git");
     env.git(
         &env.root(),
-        &["init", "-q", "--bare", "-b", "main", &remote.to_string_lossy()],
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            &remote.to_string_lossy(),
+        ],
     );
     let first = env.repo("first", "main", &[("a.txt", "first\n")]);
     env.git(

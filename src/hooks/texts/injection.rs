@@ -12,7 +12,7 @@ use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;
 use crate::store::runs::Run;
 use crate::store::verdict::{GateStatus, GateVerdict};
-use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, days_ago, epoch, gap};
+use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, epoch, gap};
 
 /// What the body of the injection is about.
 pub(crate) enum InjectionBody {
@@ -213,10 +213,9 @@ pub(crate) fn intro(
 ) -> String {
     let mut s = match kind {
         PickKind::Exact => {
-            let when = if dated {
-                String::new()
-            } else {
-                format!(", written {}", days_ago(info.mtime, now))
+            let when = match info.mtime {
+                Some(m) if !dated => format!(", written {} ago", gap((now - m).max(0) as u64)),
+                _ => String::new(),
             };
             let mut s = format!("Handoff for `{reference}`{when}: `{}`.", info.path);
             if info.is_consumed() {
@@ -228,7 +227,10 @@ pub(crate) fn intro(
             "No handoff exists for this branch (`{reference}`). **The handoff below is a GUESS**: the most recent one of this project, for branch `{}` in `{}`, written {}, picked on recency and the timing of the `/clear` — confirm the branch and the tree before acting on it. It is at `{}`.",
             info.branch.as_deref().unwrap_or("?"),
             info.checkout.as_deref().unwrap_or("?"),
-            days_ago(info.mtime, now),
+            info.mtime.map_or_else(
+                || "at an unknown time".to_string(),
+                |m| format!("{} ago", gap((now - m).max(0) as u64))
+            ),
             info.path
         ),
     };
@@ -312,7 +314,10 @@ fn others_block(others: &[HandoffInfo], now: i64) -> String {
         format!(
             "- `{}`, written {}: `{}`",
             o.branch.as_deref().unwrap_or("?"),
-            days_ago(o.mtime, now),
+            o.mtime.map_or_else(
+                || "at an unknown time".to_string(),
+                |m| format!("{} ago", gap((now - m).max(0) as u64))
+            ),
             o.path
         )
     }));

@@ -1,0 +1,119 @@
+//! Issue 31: the injection, pinned. For a handoff of 2, 28 and 200 citations, all resolving,
+//! and one of 28 with three that do not, the text before the handoff is exactly what a model
+//! needs — the title, which handoff, one verdict line (and one line per failing citation), the
+//! reading rules — and nothing else; its size stays within the budget (700 characters, plus
+//! 160 per failing citation) whatever the number of citations.
+
+use std::path::Path;
+
+use crate::util::{TestEnv, canonical, context, run};
+
+/// A repository of `n` files (`src/f<i>.rs`, three lines each) and a handoff citing each once.
+fn cited_repo(env: &TestEnv, name: &str, n: usize) -> (std::path::PathBuf, String) {
+    let files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("src/f{i:03}.rs"),
+                format!("// file {i}\npub fn f{i}() -> u32 {{ {i} }}\n// end\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = env.repo(name, "main", &refs);
+    let pointers: Vec<String> = (0..n)
+        .map(|i| format!("src/f{i:03}.rs:2 | pub fn f{i}()"))
+        .collect();
+    let doc = format!(
+        "# Handoff — {n} pointers\nbranch: main\ncheckout: {}\nstatus: measuring\n\n## Do not re-derive\n\n### Decisions\n- Cite every file once, chosen over citing none. `src/f000.rs:2`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. Measure.\n\n## Pointers\n```text\n{}\n```\n",
+        repo.display(),
+        pointers.join("\n")
+    );
+    (repo, doc)
+}
+
+/// The injection after `/clear` in `repo` (no marker), split at the handoff: what comes before
+/// it, and the handoff as stored.
+fn injected(env: &TestEnv, repo: &Path, slot: &Path) -> (String, String) {
+    let stored = std::fs::read_to_string(slot).expect("slot");
+    let input = serde_json::json!({"session_id": "pin", "cwd": repo, "source": "clear"});
+    let text = context(&run(&mut env.hook("session-start", &input.to_string())));
+    let at = text
+        .find("\n\n---\n# Handoff")
+        .expect("the handoff follows the rules");
+    assert_eq!(
+        &text[at + "\n\n---\n".len()..],
+        stored.trim_end(),
+        "the handoff is injected whole"
+    );
+    (text[..at].to_string(), stored)
+}
+
+const RULES: &str = "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else.";
+
+#[test]
+fn the_injection_is_pinned_for_2_28_and_200_citations() {
+    let env = TestEnv::new();
+    let shop = env.shop("shop", "main");
+    let small = env.stored(&shop, &canonical(&shop.to_string_lossy(), "main"));
+    env.age(&small, 3 * 3600 + 60);
+    let (head, _) = injected(&env, &shop, &small);
+    assert_eq!(
+        head,
+        format!(
+            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: OK — 2 of 2 citations resolve against `{}`.\n\n{RULES}",
+            small.display(),
+            shop.display()
+        )
+    );
+    assert!(head.chars().count() <= 700, "{}", head.chars().count());
+    for n in [28, 200] {
+        let (repo, doc) = cited_repo(&env, &format!("r{n}"), n);
+        let slot = env.stored(&repo, &doc);
+        env.age(&slot, 3 * 3600 + 60);
+        let (head, _) = injected(&env, &repo, &slot);
+        assert_eq!(
+            head,
+            format!(
+                "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: OK — {n} of {n} citations resolve against `{}`.\n\n{RULES}",
+                slot.display(),
+                repo.display()
+            )
+        );
+        assert!(head.chars().count() <= 700, "{n}: {}", head.chars().count());
+    }
+}
+
+#[test]
+fn failing_citations_cost_one_unpadded_line_each() {
+    let env = TestEnv::new();
+    let (repo, doc) = cited_repo(&env, "r28", 28);
+    let doc = doc
+        .replace("src/f005.rs:2 | pub fn f5()", "src/f005.rs:1 | pub fn f5()")
+        .replace(
+            "src/f006.rs:2 | pub fn f6()",
+            "src/f006.rs:2 | pub fn gone()",
+        )
+        .replace(
+            "src/f007.rs:2 | pub fn f7()",
+            "src/moved.rs:2 | pub fn f7()",
+        );
+    let slot = env.stored_any(&repo, &doc);
+    env.age(&slot, 3 * 3600 + 60);
+    let (head, _) = injected(&env, &repo, &slot);
+    assert_eq!(
+        head,
+        format!(
+            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: FAILED — 3 of 28 citations do not hold against `{}`:\n- CHANGED src/f005.rs:1 no longer contains: pub fn f5() (found at line 2)\n- CHANGED src/f006.rs:2 no longer contains: pub fn gone()\n- MISSING src/moved.rs:2 | pub fn f7(): no such file or directory\n\n{RULES}",
+            slot.display(),
+            repo.display()
+        )
+    );
+    assert!(
+        head.chars().count() <= 700 + 3 * 160,
+        "{}",
+        head.chars().count()
+    );
+}
