@@ -90,7 +90,7 @@ fn handoff(checkout: &Path, pointers: &[String], decisions: &str) -> String {
     )
 }
 
-fn line_handoff(repo: &Path, n: usize) -> String {
+pub fn line_handoff(repo: &Path, n: usize) -> String {
     // Spread the citations over the whole repository, one file each.
     let step = DIRS * FILES_PER_DIR / n;
     let pointers: Vec<String> = (0..n)

@@ -196,7 +196,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
             .filter(|m| m.ended_at_epoch.is_some_and(|e| e >= now - FRESH_SECONDS)),
         _ => marker_file.as_deref().and_then(|p| Marker::read(p, now)),
     };
-    let title_source = title_source(source, event, marker.as_ref(), now);
+    let title_source = title_source(source, marker.as_ref(), now);
     let compact = title_source == "compact";
     let store = super::input::store();
     if compact && let (Some(store), Some(sid)) = (&store, input.sid()) {
@@ -252,12 +252,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
 }
 
 /// How the injection's title names its source.
-fn title_source(
-    source: Option<Source>,
-    event: &str,
-    marker: Option<&Marker>,
-    now: i64,
-) -> &'static str {
+fn title_source(source: Option<Source>, marker: Option<&Marker>, now: i64) -> &'static str {
     match source {
         Some(Source::Startup)
             if marker
@@ -268,7 +263,6 @@ fn title_source(
         }
         Some(Source::Startup) => "startup",
         Some(Source::Compact) => "compact",
-        _ if event != "SessionStart" => "SessionStart did not run, handled as clear",
         _ => "clear",
     }
 }

@@ -594,7 +594,10 @@ fn the_prompt_fallback_delivers_once_when_session_start_did_not_run() {
     let text = v["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .expect("context");
-    assert!(text.contains("status: old ") && text.contains("SessionStart did not run"));
+    assert!(
+        text.contains("status: old ")
+            && text.contains("# Context reset (UserPromptSubmit, source: clear)")
+    );
     assert!(text.encode_utf16().count() <= 9_500);
     assert_eq!(prompt("cleared").stdout, "", "exactly once per session");
 

@@ -1221,5 +1221,5 @@ fn status_shows_the_last_delivery_of_each_harness() {
 /// The reading rules, as the injection carries them (three sentences; the Next instruction
 /// yields to the user).
 fn handoff_store_rules() -> &'static str {
-    "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else."
+    "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else."
 }

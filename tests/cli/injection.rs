@@ -51,7 +51,7 @@ fn injected(env: &TestEnv, repo: &Path, slot: &Path) -> (String, String) {
     (text[..at].to_string(), stored)
 }
 
-const RULES: &str = "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else.";
+const RULES: &str = "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else.";
 
 #[test]
 fn the_injection_is_pinned_for_2_28_and_200_citations() {

@@ -383,7 +383,7 @@ impl Suite {
         ensure(after.contains("tag-fallback is where"), || {
             "the handoff did not reach the first prompt after /clear".into()
         })?;
-        ensure(after.contains("SessionStart did not run"), || {
+        ensure(after.contains("(UserPromptSubmit, source: clear)"), || {
             "not delivered by the fallback".into()
         })?;
         ensure(after.matches("tag-fallback is where").count() == 1, || {

@@ -414,7 +414,6 @@ pub(crate) fn compose_document(
         drift_text.as_deref(),
         document,
         verdict.document.as_deref(),
-        &info.path,
         n,
     )
 }

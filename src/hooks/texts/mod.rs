@@ -10,7 +10,7 @@ use crate::store::gap;
 /// The reading rules: three short sentences, kept whole when the injection is cut. A red
 /// verdict demotes only the pointer; pointers are opened when a step needs them; the next step
 /// yields to what the user asks.
-pub(crate) const RULES: &str = "A red citation only means its pointer rotted: re-derive that pointer before relying on it, and never reopen a decision, dead end or trap over it. Open a pointer when the step you are on needs it, not to get oriented. Then do the first `## Next` item that is not blocked — unless the user asks for something else.";
+pub(crate) const RULES: &str = "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else.";
 
 use crate::store::runs::RunState;
 

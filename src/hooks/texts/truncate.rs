@@ -43,11 +43,10 @@ pub(crate) fn reduce(
     drift: Option<&str>,
     document: &str,
     parsed: Option<&Document>,
-    path: &str,
     n: usize,
 ) -> String {
     let truncation = format!(
-        "{TRUNCATED} this handoff and its gate output are too long to show in full here ({n} characters; the limit is 9,500). Only the verdict, ## Do not re-derive and ## Next are reproduced below. Read the whole file before acting: `{path}`"
+        "{TRUNCATED} too long to inject whole ({n} characters): only `## Do not re-derive` and `## Next` follow — read the whole file before acting."
     );
     let clean = document.replace('\r', "");
     // The gate's parse of these very bytes, when there was one; a document the gate could not
@@ -73,7 +72,7 @@ pub(crate) fn reduce(
     top.push(truncation.clone());
     top.push(super::RULES.to_string());
     let build = |dnr: &[String], next: &[String]| -> String {
-        let mut excerpt = vec!["---".to_string(), "## The handoff (excerpt)".to_string()];
+        let mut excerpt = vec!["---".to_string()];
         excerpt.extend(envelope.iter().cloned());
         excerpt.extend(dnr.iter().cloned());
         excerpt.extend(next.iter().cloned());
