@@ -103,6 +103,7 @@ fn main() {
         "{{\"session_id\":\"bench\",\"cwd\":{:?},\"source\":\"clear\"}}",
         s(&f.small_repo)
     );
+    let startup = clear.replace("\"clear\"", "\"startup\"");
     // A session whose SessionStart already ran: every prompt after it is the "nothing to do"
     // path of the UserPromptSubmit fallback.
     let claims = f.home.join(".claude/state/handoff-fork/claims");
@@ -199,6 +200,19 @@ fn main() {
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
             setup: None,
+        },
+        Case {
+            name: "hook session-start (startup, handoff offered)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec!["hook".into(), "session-start".into()],
+            stdin: Some(startup),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            // Unread again before each run (the clear case consumes it).
+            setup: Some(|f| {
+                let _ = std::fs::copy(&f.small_handoff, f.store.join(&f.small_slot));
+            }),
         },
         Case {
             name: "hook user-prompt-submit (nothing to do)",
@@ -346,7 +360,13 @@ fn main() {
         println!("| case | target (median) | median | min | peak RSS | RSS target | met |");
         println!("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
     }
-    for case in cases.iter().chain(&hostile_cases) {
+    // `HANDOFF_BENCH_ONLY=<text>`: only the cases whose name holds it.
+    let only = std::env::var("HANDOFF_BENCH_ONLY").unwrap_or_default();
+    for case in cases
+        .iter()
+        .chain(&hostile_cases)
+        .filter(|c| c.name.contains(&only))
+    {
         if case.bin == "rg" && !Path::new("/usr/bin/rg").exists() {
             println!("| {} | — | rg not installed | | | | |", case.name);
             continue;
