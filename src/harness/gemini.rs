@@ -138,11 +138,16 @@ impl Client for Gemini {
         context.and_then(|c| super::claude_json(name, c, receipt))
     }
 
+    /// No offer at a fresh start: its headless mode puts SessionStart's context in front of
+    /// the first prompt, which then no longer reads as a slash command — an offer turned
+    /// `gemini -p "/clear"` into a prompt for the model (0.61.0, measured in tests/e2e). The
+    /// firing is still claimed, so the first prompt does not deliver either.
     fn session_start(&self, input: &HookInput) -> Option<Injection> {
         if input.source == Some(Source::Clear) {
             return None;
         }
-        crate::hooks::session_start::run(input)
+        let injection = crate::hooks::session_start::run(input)?;
+        (input.source != Some(Source::Startup)).then_some(injection)
     }
 
     fn user_prompt(&self, input: &HookInput) -> Option<Injection> {

@@ -19,7 +19,7 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::validate,
     ),
     (
-        "claude: startup is quiet; /clear injects the handoff once, with the cleared session",
+        "claude: startup offers the handoff (the person sees the receipt); /clear injects it once, with the cleared session",
         Suite::clear,
     ),
     (
@@ -234,15 +234,27 @@ impl Suite {
         let (sent, after) =
             self.around_clear(&scene, &["first question", "/clear", "after the clear"])?;
         ensure(sent.len() >= 2, || format!("{} requests", sent.len()))?;
-        ensure(!sent[0].contains("tag-clear"), || {
+        ensure(!sent[0].contains("tag-clear is where"), || {
             "startup injected the handoff (no /clear had happened)".into()
         })?;
+        ensure(
+            sent[0].contains("# Handoff available (SessionStart, source: startup)")
+                && sent[0].contains("e2e tag-clear")
+                && sent[0].contains(" read "),
+            || format!("the startup offer did not reach the model: {}", sent[0]),
+        )?;
+        ensure(
+            self.printed()
+                .contains("handoff-store: handoff for main offered (gate OK)"),
+            || "the person did not see the offer's receipt (systemMessage)".into(),
+        )?;
         ensure(after.contains("tag-clear is where"), || {
             "the handoff text is not in the request after /clear".into()
         })?;
-        ensure(after.contains("The session you just cleared"), || {
-            "SessionEnd's marker did not reach the next session".into()
-        })?;
+        ensure(
+            after.contains("The session before this one was cleared"),
+            || "SessionEnd's marker did not reach the next session".into(),
+        )?;
         ensure(after.matches("tag-clear is where").count() == 1, || {
             "injected more than once".into()
         })?;
@@ -361,9 +373,10 @@ impl Suite {
         let mark = self.mock.mark();
         self.session(&scene, &["hello", "again"])?;
         let sent = self.mock.since(mark);
-        ensure(sent.iter().all(|r| !r.contains("tag-quiet")), || {
-            "a startup session received the handoff from the prompt hook".into()
-        })
+        ensure(
+            sent.iter().all(|r| !r.contains("tag-quiet is where")),
+            || "a startup session received the handoff from the prompt hook".into(),
+        )
     }
 
     /// A client release that skips SessionStart after `/clear` is simulated by leaving

@@ -78,6 +78,14 @@ impl Suite {
             quiet.iter().all(|r| !r.contains("tag-codex is where")),
             || "a plain startup carried the handoff".into(),
         )?;
+        ensure(
+            quiet.iter().any(|r| r.contains("# Handoff available")),
+            || "a plain startup was not offered the handoff".into(),
+        )?;
+        let receipt = self
+            .printed()
+            .contains("handoff-store: handoff for main offered");
+        eprintln!("e2e: note    codex exec shows the offer's receipt to the person: {receipt}");
         let end = serde_json::json!({
             "session_id": "codex-before", "cwd": scene.repo, "reason": "clear",
             "hook_event_name": "SessionEnd"

@@ -106,7 +106,18 @@ impl Suite {
         let plain = prompt("a plain copilot session")?;
         ensure(!carried(&plain), || {
             "a plain headless session carried the handoff again".into()
-        })
+        })?;
+        // Read now: a fresh start is offered only an unread handoff.
+        ensure(
+            plain.iter().all(|r| !r.contains("# Handoff available")),
+            || "a read handoff was offered again".into(),
+        )?;
+        self.stored(&scene, "tag-copilot-offer")?;
+        let offered = prompt("a fresh copilot session")?;
+        ensure(
+            offered.iter().any(|r| r.contains("# Handoff available")),
+            || format!("a plain start was not offered the handoff: {offered:?}"),
+        )
     }
 
     /// Copilot's own `/clear`, in its TUI on a pseudo-terminal, the folder trusted: a quiet first

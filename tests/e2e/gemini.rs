@@ -197,6 +197,12 @@ impl Suite {
             quiet.iter().all(|r| !r.contains("tag-gemini is where")),
             || "a plain startup carried the handoff".into(),
         )?;
+        // No offer for Gemini CLI: with one, its headless mode sent `/clear` to the model as
+        // text (the hook's context put in front of it), instead of running it.
+        ensure(
+            quiet.iter().all(|r| !r.contains("# Handoff available")),
+            || "Gemini CLI was offered the handoff at a fresh start".into(),
+        )?;
         // Gemini's own /clear (its clear command runs headless too): SessionEnd(clear), a new
         // session, SessionStart(clear) — whose output Gemini drops — then the turn's BeforeAgent.
         let after = prompt("/clear")?;

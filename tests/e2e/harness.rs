@@ -425,6 +425,11 @@ impl Suite {
         *self.last_output.borrow_mut() = output.to_string();
     }
 
+    /// What the client printed last (its output for the person).
+    pub fn printed(&self) -> String {
+        self.last_output.borrow().clone()
+    }
+
     /// What a failed scenario leaves to read: the last lines the client printed or showed, the
     /// requests the mock recorded since `mark` (how many, and the head of the last), and each of
     /// the scenario's hook logs.

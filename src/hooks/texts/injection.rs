@@ -349,6 +349,7 @@ pub(crate) fn offer_text(d: &Delivery, reference: &str, checkout: &str, age: u64
         .collect();
     let b = &d.verdict.brief;
     let verdict = match (d.verdict.status, b.checked) {
+        (GateStatus::Ok, Some(0)) => "gate OK, nothing cited".to_string(),
         (GateStatus::Ok, Some(n)) => format!("gate OK, {n} of {n} citations resolve"),
         (GateStatus::Failed, Some(n)) => {
             format!(
