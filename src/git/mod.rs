@@ -174,13 +174,30 @@ fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
         return Err(TargetError::Unborn(head.current));
     }
     let id = head.id.clone().ok_or(TargetError::NotGit)?;
+    // During a rebase (or `git am`) HEAD is detached, but git records the branch being
+    // rebased: the handoff belongs to it.
+    let rebased = head.detached.then(|| rebased_branch(repo)).flatten();
     Ok(RepoFacts {
         main: main_worktree(repo),
         checkout,
-        reference: head.current,
+        detached: head.detached && rebased.is_none(),
+        reference: rebased.unwrap_or(head.current),
         head: id,
-        detached: head.detached,
     })
+}
+
+/// The branch a rebase or `git am` in progress is on (`rebase-merge/head-name`,
+/// `rebase-apply/head-name` in the work tree's git dir), if any.
+fn rebased_branch(repo: &gix::Repository) -> Option<String> {
+    ["rebase-merge/head-name", "rebase-apply/head-name"]
+        .iter()
+        .find_map(|f| crate::fs::read_to_string(repo.git_dir().join(f)).ok())
+        .and_then(|name| {
+            name.trim()
+                .strip_prefix("refs/heads/")
+                .filter(|b| !b.is_empty())
+                .map(str::to_string)
+        })
 }
 
 /// git's rule: the realpath of the common dir, minus a final `.git` component.

@@ -63,6 +63,13 @@ impl Target {
         git::repo_facts(dir, true).ok().map(Target::from_facts)
     }
 
+    /// The same checkout, its handoff keyed to `branch` (`write --branch`).
+    pub(crate) fn on_branch(mut self, branch: &str) -> Target {
+        self.facts.reference = branch.to_string();
+        self.facts.detached = false;
+        Target::from_facts(self.facts)
+    }
+
     fn from_facts(facts: RepoFacts) -> Target {
         let name = slot_name(&path_bytes(&facts.main), &facts.reference);
         Target { facts, name }

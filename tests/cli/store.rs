@@ -1405,3 +1405,64 @@ fn a_fifo_or_a_device_at_the_list_index_never_hangs_list() {
         );
     }
 }
+
+/// Issue 31: during a rebase the handoff is keyed to the branch being rebased (git records it),
+/// and the session-start of that checkout finds it; on any other detached HEAD, `write` stores
+/// it under the commit and says plainly that no branch will show it, naming `--branch`, which
+/// keys it to one.
+#[test]
+fn a_rebase_keys_to_its_branch_and_a_detached_write_says_so() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "feature");
+    env.write("shop/a.txt", "one\n");
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "two"]);
+    // A rebase stopped at its first step (`edit`): HEAD detached, the branch recorded.
+    env.git(
+        &repo,
+        &[
+            "-c",
+            "sequence.editor=sed -i s/^pick/edit/",
+            "rebase",
+            "-q",
+            "-i",
+            "HEAD~1",
+        ],
+    );
+    assert!(repo.join(".git/rebase-merge/head-name").is_file());
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(canonical(&repo.to_string_lossy(), "feature")));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("detached"), "{}", o.stderr);
+    let slot = env.store_dir().join(env.slot_name(&repo, "feature"));
+    assert!(slot.is_file(), "keyed to the branch being rebased");
+    env.git(&repo, &["rebase", "--abort"]);
+    // Any other detached HEAD: stored under the commit, with a word and the way out.
+    env.git(&repo, &["checkout", "-q", "--detach", "HEAD~1"]);
+    let short = env.git(&repo, &["rev-parse", "--short", "HEAD"]).trim().to_string();
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(canonical(&repo.to_string_lossy(), &short)));
+    assert!(matches!(o.code, 0 | 1), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(&format!(
+            "handoff-store: HEAD is detached: this handoff is keyed to commit {short} and will not be shown on any branch; pass --branch NAME to key it to one"
+        )),
+        "{}",
+        o.stderr
+    );
+    let o = run(env
+        .store()
+        .args(["write", "--branch", "feature", "--checkout"])
+        .arg(&repo)
+        .write_stdin(canonical(&repo.to_string_lossy(), "feature")));
+    assert!(matches!(o.code, 0 | 1), "{}", o.stderr);
+    assert!(!o.stderr.contains("detached"), "{}", o.stderr);
+    let text = std::fs::read_to_string(&slot).expect("the branch's slot");
+    assert!(text.contains("branch: feature\n"));
+}

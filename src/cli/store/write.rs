@@ -42,11 +42,17 @@ pub(crate) struct Args {
     /// Store without running the gate (credentials are still refused).
     #[arg(long)]
     pub(crate) no_gate: bool,
+    /// Key the handoff to this branch rather than to what HEAD is on (on a detached HEAD).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) branch: Option<String>,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let w = write(args, format)?;
     let mut reply = Reply::new(Exit::Ok);
+    if let Some(note) = &w.detached {
+        reply = reply.note(note.clone());
+    }
     if let Some(warning) = &w.warning {
         reply = reply.note(format!("handoff-store: warning: {warning}"));
     }
@@ -74,6 +80,8 @@ pub(crate) struct WriteOutcome {
     errors: Vec<String>,
     /// Stored, but the record on the chain failed.
     warning: Option<String>,
+    /// Said when the handoff was keyed to a commit (a detached HEAD, no rebase).
+    detached: Option<String>,
     written: Option<Written>,
     /// The draft was refused: the error, after `written` (stored: false) is shown.
     refused: Option<Error>,
@@ -85,6 +93,7 @@ impl WriteOutcome {
             report: Vec::new(),
             errors: Vec::new(),
             warning,
+            detached: None,
             written: Some(written),
             refused: None,
         }
@@ -185,12 +194,28 @@ pub(crate) struct Written {
 }
 
 fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
+    let (target, mut outcome) = write_for(opts, format)?;
+    if target.facts.detached {
+        outcome.detached = Some(format!(
+            "handoff-store: HEAD is detached: this handoff is keyed to commit {} and will not be shown on any branch; pass --branch NAME to key it to one",
+            target.facts.reference
+        ));
+    }
+    Ok(outcome)
+}
+
+/// [`write`], and the target it wrote for.
+fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Error> {
     let draft = if opts.placeholder {
         None
     } else {
         Some(read_draft(opts.from.as_deref())?)
     };
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
+    let target = match opts.branch.as_deref().filter(|b| !b.is_empty()) {
+        Some(branch) => target.on_branch(branch),
+        None => target,
+    };
     let store = Store::open()?;
     let job = Job {
         opts,
@@ -212,14 +237,17 @@ fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
             session.as_deref(),
             crate::env::settings().fork_timeout,
         );
-        return job.ungated(&text, true);
+        return Ok((job.target.clone(), job.ungated(&text, true)?));
     };
     let text = job.target.normalise(&draft)?;
     let doc = Document::parse(&text.replace('\r', ""));
     if opts.no_gate {
-        return job.no_gate(&doc, &text);
+        return Ok((job.target.clone(), job.no_gate(&doc, &text)?));
     }
-    job.gated(&doc, &text, run, orphan, format)
+    Ok((
+        job.target.clone(),
+        job.gated(&doc, &text, run, orphan, format)?,
+    ))
 }
 
 /// One `write`: its flags, target, store and slot.
@@ -282,6 +310,7 @@ impl Job<'_> {
             report: Vec::new(),
             errors,
             warning: None,
+            detached: None,
             written: None,
             refused: Some(Error::NotStored {
                 slot: self.slot_path.clone(),
@@ -320,6 +349,7 @@ impl Job<'_> {
                 report: Vec::new(),
                 errors: Vec::new(),
                 warning: None,
+                detached: None,
                 written: Some(Written {
                     stored: false,
                     path: self.slot_path.clone(),
@@ -347,6 +377,7 @@ impl Job<'_> {
             report: Vec::new(),
             errors: Vec::new(),
             warning: None,
+            detached: None,
             written: None,
             refused: Some(e),
         });
