@@ -296,9 +296,6 @@ impl fmt::Display for NoTarget {
                     f,
                     "{shown} is a bare repository; a handoff needs a work tree"
                 ),
-                TargetError::Unborn(b) => {
-                    write!(f, "{shown} has no commits yet (branch {b} is unborn)")
-                }
             },
             NoTarget::NoRepository(dir) => {
                 write!(f, "{} is not inside a git repository", dir.display())
@@ -723,9 +720,9 @@ mod tests {
             (
                 Error::Target(NoTarget::Resolve {
                     shown: "/tmp/x".into(),
-                    why: crate::git::TargetError::Unborn("main".into()),
+                    why: crate::git::TargetError::NotGit,
                 }),
-                "/tmp/x has no commits yet (branch main is unborn)",
+                "/tmp/x is not inside a git checkout",
             ),
             (
                 Error::NothingToDo(NothingToDo::NoHandoffToPush("feature".into())),

@@ -131,8 +131,6 @@ pub(crate) enum TargetError {
     NotDirectory,
     NotGit,
     Bare,
-    /// HEAD names a branch with no commits; the branch's short name.
-    Unborn(String),
 }
 
 /// How a recorded `head:` relates to a checkout's HEAD (docs/store.md §8 signals 4–6).
@@ -170,10 +168,13 @@ fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
     // work tree's existence decides.
     let checkout = crate::fs::canonicalize(workdir).map_err(|_| TargetError::Bare)?;
     let head = head_of(repo).ok_or(TargetError::NotGit)?;
-    if head.unborn {
-        return Err(TargetError::Unborn(head.current));
-    }
-    let id = head.id.clone().ok_or(TargetError::NotGit)?;
+    // A branch before its first commit has a name but no commit: its handoff is stored under
+    // the name, and citations resolve against the files on disk.
+    let id = match head.id.clone() {
+        Some(id) => id,
+        None if head.unborn => String::new(),
+        None => return Err(TargetError::NotGit),
+    };
     // During a rebase (or `git am`) HEAD is detached, but git records the branch being
     // rebased: the handoff belongs to it.
     let rebased = head.detached.then(|| rebased_branch(repo)).flatten();

@@ -94,7 +94,16 @@ impl Target {
             ("progress", "complete"),
             ("head", self.facts.head.as_str()),
         ];
-        crate::document::normalise::normalise(draft, &fields)
-            .map(|text| crate::document::normalise::without(&text, "from"))
+        // A branch before its first commit has no head to record.
+        let unborn = self.facts.head.is_empty();
+        let fields = if unborn { &fields[..3] } else { &fields[..] };
+        crate::document::normalise::normalise(draft, fields).map(|text| {
+            let text = crate::document::normalise::without(&text, "from");
+            if unborn {
+                crate::document::normalise::without(&text, "head")
+            } else {
+                text
+            }
+        })
     }
 }

@@ -190,17 +190,12 @@ fn targets_without_a_slot_are_refused_with_the_exact_message() {
     let env = TestEnv::new();
     env.write("plain/x", "x");
     env.git(&env.root(), &["init", "-q", "--bare", "bare.git"]);
-    env.git(&env.root(), &["init", "-q", "-b", "fresh", "unborn"]);
     let cases = [
         (env.path("plain"), "is not inside a git checkout"),
         (env.path("plain/x"), "is not a directory"),
         (
             env.path("bare.git"),
             "is a bare repository; a handoff needs a work tree",
-        ),
-        (
-            env.path("unborn"),
-            "has no commits yet (branch fresh is unborn)",
         ),
     ];
     for (dir, text) in cases {
@@ -1442,7 +1437,10 @@ fn a_rebase_keys_to_its_branch_and_a_detached_write_says_so() {
     env.git(&repo, &["rebase", "--abort"]);
     // Any other detached HEAD: stored under the commit, with a word and the way out.
     env.git(&repo, &["checkout", "-q", "--detach", "HEAD~1"]);
-    let short = env.git(&repo, &["rev-parse", "--short", "HEAD"]).trim().to_string();
+    let short = env
+        .git(&repo, &["rev-parse", "--short", "HEAD"])
+        .trim()
+        .to_string();
     let o = run(env
         .store()
         .args(["write", "--checkout"])
@@ -1465,4 +1463,37 @@ fn a_rebase_keys_to_its_branch_and_a_detached_write_says_so() {
     assert!(!o.stderr.contains("detached"), "{}", o.stderr);
     let text = std::fs::read_to_string(&slot).expect("the branch's slot");
     assert!(text.contains("branch: feature\n"));
+}
+
+/// Issue 31: a new project before its first commit stores its handoff under the branch's name,
+/// and the citations resolve against the files on disk; the hooks deliver it after `/clear`.
+#[test]
+fn an_unborn_branch_stores_and_resolves_against_the_files_on_disk() {
+    let env = TestEnv::new();
+    env.git(&env.root(), &["init", "-q", "-b", "fresh", "unborn"]);
+    let repo = std::fs::canonicalize(env.path("unborn")).expect("repo");
+    env.write("unborn/notes.txt", "alpha\nbeta\n");
+    let doc = crate::util::with_pointers(&repo.to_string_lossy(), "fresh", &["notes.txt:2 | beta"]);
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let slot = env.store_dir().join(env.slot_name(&repo, "fresh"));
+    let text = std::fs::read_to_string(&slot).expect("stored under the branch's name");
+    assert!(
+        text.contains("branch: fresh\n") && !text.contains("\nhead:"),
+        "{text}"
+    );
+    let input = serde_json::json!({"session_id": "u", "cwd": repo, "source": "clear"});
+    let o = run(&mut env.hook("session-start", &input.to_string()));
+    let injected = crate::util::context(&o);
+    assert!(
+        injected.contains(&format!(
+            "GATE: OK — 1 of 1 citations resolve against `{}`.",
+            repo.display()
+        )),
+        "{injected}"
+    );
 }
