@@ -69,6 +69,19 @@ fn the_injection_is_pinned_for_2_28_and_200_citations() {
         )
     );
     assert!(head.chars().count() <= 700, "{}", head.chars().count());
+    // The person's line: what reached the model, its verdict and size.
+    std::fs::write(&small, canonical(&shop.to_string_lossy(), "main")).expect("unread again");
+    let input = serde_json::json!({"session_id": "receipt", "cwd": shop, "source": "clear"});
+    let o = run(&mut env.hook("session-start", &input.to_string()));
+    let chars = context(&o).chars().count();
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(
+        v["systemMessage"],
+        format!(
+            "handoff-store: handoff for main injected (gate OK, {:.1}k chars)",
+            chars as f64 / 1000.0
+        )
+    );
     for n in [28, 200] {
         let (repo, doc) = cited_repo(&env, &format!("r{n}"), n);
         let slot = env.stored(&repo, &doc);
