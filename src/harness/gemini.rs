@@ -35,7 +35,6 @@ use super::status::Verdict;
 use super::watch::{self, Watch};
 use super::{Client, Harness, Located, Note};
 use crate::error::Error;
-use crate::hooks::Event;
 use crate::hooks::input::{HookInput, Source};
 use crate::hooks::pre_compact::{Compacted, WriterSpec};
 use crate::hooks::session_start::Injection;
@@ -125,17 +124,8 @@ impl Client for Gemini {
 
     /// BeforeAgent reads Claude Code's output shape under its own event name; the receipt is
     /// its `systemMessage`, shown to the person.
-    fn render(
-        &self,
-        event: &Event,
-        context: Option<&str>,
-        receipt: Option<&str>,
-    ) -> Option<String> {
-        let name = match event {
-            Event::UserPromptSubmit => "BeforeAgent",
-            _ => "SessionStart",
-        };
-        context.and_then(|c| super::claude_json(name, c, receipt))
+    fn prompt_event(&self) -> &'static str {
+        "BeforeAgent"
     }
 
     /// No offer at a fresh start: its headless mode puts SessionStart's context in front of

@@ -123,10 +123,15 @@ pub(crate) trait Client: Sync {
         receipt: Option<&str>,
     ) -> Option<String> {
         let name = match event {
-            Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::UserPromptSubmit => self.prompt_event(),
             _ => "SessionStart",
         };
         context.and_then(|c| claude_json(name, c, receipt))
+    }
+
+    /// The name its output gives the event that fires on a prompt (Claude Code's shape).
+    fn prompt_event(&self) -> &'static str {
+        "UserPromptSubmit"
     }
 
     /// SessionStart: what to inject.
