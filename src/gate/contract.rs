@@ -49,8 +49,13 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
         ));
     }
 
+    // `branch:` and `checkout:` may be left out of a draft: the checkout it is gated against
+    // (the argument, else the working directory) gives them, as `write` fills them in.
     for name in ["branch", "status", "checkout"] {
         let Some(field) = doc.field(name) else {
+            if name != "status" {
+                continue;
+            }
             let shown = if name == "checkout" {
                 CHECKOUT_HINT.to_string()
             } else {

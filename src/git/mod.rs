@@ -416,6 +416,31 @@ pub(crate) fn normalise_url(url: &str) -> String {
     }
 }
 
+/// A citation a new handoff can start from: the first tracked file of the work tree at `root`
+/// (in index order) with a line that can be cited as it is — no backtick, no `|`, some text —
+/// as `(path, line number, the line's text)`, at most 60 characters of it.
+pub(crate) fn example_citation(root: &Path) -> Option<(String, usize, String)> {
+    let repo = crate::fs::canonicalize(root)
+        .ok()
+        .and_then(|real| discover(&real, false))?;
+    let index = repo.index_or_empty().ok()?;
+    let work = repo.workdir()?.to_path_buf();
+    for entry in index.entries().iter().take(200) {
+        let path = String::from_utf8_lossy(entry.path(&index)).into_owned();
+        let Ok(text) = crate::fs::read_to_string(work.join(&path)) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate().take(50) {
+            let t = crate::text::trim(line);
+            if t.chars().count() >= 4 && !t.contains('`') && !t.contains('|') {
+                let fragment: String = t.chars().take(60).collect();
+                return Some((path, i + 1, crate::text::trim(&fragment).to_string()));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod project_tests {
     use super::normalise_url;

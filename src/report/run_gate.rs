@@ -67,11 +67,22 @@ pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -
     let mut report = Report::new(Mode::Gate, file);
     let header = doc.field("checkout");
     let header_state = header_state(doc, file);
+    // A CHECKOUT argument replaces the header's checkout: an unusable one is then what `write`
+    // would fill in, not a violation (one meaning of valid for both).
+    let replaced = checkout_arg.is_some_and(|a| !a.is_empty())
+        && !matches!(header_state, HeaderCheckout::Usable(_));
     let BeforeCheckout {
         findings,
         citations,
         size,
-    } = before_checkout(doc, &header_state);
+    } = before_checkout(
+        doc,
+        if replaced {
+            &HeaderCheckout::Absent
+        } else {
+            &header_state
+        },
+    );
     report.findings.extend(findings);
     report.size = Some(size);
 

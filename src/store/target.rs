@@ -94,9 +94,17 @@ impl Target {
             ("progress", "complete"),
             ("head", self.facts.head.as_str()),
         ];
-        // A branch before its first commit has no head to record.
+        // A branch before its first commit has no head to record; a draft's own `progress:`
+        // that is no lifecycle word is kept, for the gate to refuse as `verify-handoff` does.
         let unborn = self.facts.head.is_empty();
-        let fields = if unborn { &fields[..3] } else { &fields[..] };
+        let bad_progress = crate::document::Document::parse(draft)
+            .field("progress")
+            .is_some_and(|f| crate::document::envelope::Progress::parse(&f.value).is_none());
+        let fields: Vec<(&str, &str)> = fields
+            .into_iter()
+            .filter(|(name, _)| !(unborn && *name == "head" || bad_progress && *name == "progress"))
+            .collect();
+        let fields = &fields[..];
         crate::document::normalise::normalise(draft, fields).map(|text| {
             let text = crate::document::normalise::without(&text, "from");
             if unborn {

@@ -9,6 +9,7 @@ mod harness;
 mod hooks;
 mod injection;
 mod layers;
+mod newcomer;
 mod properties;
 mod read;
 mod store;

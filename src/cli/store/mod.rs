@@ -7,6 +7,7 @@ mod history;
 mod hook;
 mod install;
 mod list;
+mod new;
 mod orient;
 mod path;
 mod progress;
@@ -92,6 +93,8 @@ enum Command {
     Hook(hook::Args),
     /// Print a shell completion script.
     Completions(completions::Args),
+    /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
+    New(new::Args),
 }
 
 /// Run `handoff-store` with `args`; how it ended.
@@ -139,6 +142,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         Command::Trust(a) => trust::run(&a),
         Command::Status(a) => status::run(&a, format),
         Command::Completions(a) => completions::run(&a),
+        Command::New(a) => new::run(&a, format),
     };
     match reply {
         Ok(reply) => reply,

@@ -45,6 +45,9 @@ pub(crate) struct Args {
     /// Key the handoff to this branch rather than to what HEAD is on (on a detached HEAD).
     #[arg(long, value_name = "NAME")]
     pub(crate) branch: Option<String>,
+    /// Gate the document as `write` would, and store nothing (the exit is the gate's).
+    #[arg(long, conflicts_with = "placeholder")]
+    pub(crate) dry_run: bool,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
@@ -241,7 +244,7 @@ fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Erro
     };
     let text = job.target.normalise(&draft)?;
     let doc = Document::parse(&text.replace('\r', ""));
-    if opts.no_gate {
+    if opts.no_gate && !opts.dry_run {
         return Ok((job.target.clone(), job.no_gate(&doc, &text)?));
     }
     Ok((
@@ -365,6 +368,20 @@ impl Job<'_> {
                     why: Refusal::Malformed,
                 }),
             })
+        } else if self.opts.dry_run {
+            Ok(WriteOutcome::done(
+                Written {
+                    stored: false,
+                    path: self.slot_path.clone(),
+                    history: None,
+                    placeholder: false,
+                    gate,
+                    auto_push: false,
+                    exit: code,
+                    note: "(dry run: nothing was stored)".into(),
+                },
+                None,
+            ))
         } else if let Some(run) = run {
             write_candidate(&self.store, &self.target, &run, text, code)
                 .map(|w| WriteOutcome::done(w, None))

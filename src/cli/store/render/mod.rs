@@ -1,10 +1,11 @@
 //! The text renderers: a command computes its outcome as plain data (which is also its JSON),
 //! and its text for people is written here, one file per command, from that data alone.
-//! `status` is the first command in this shape; the others follow it (issue 34).
+//! Every command is in this shape.
 
 mod history;
 mod install;
 mod list;
+mod new;
 mod orient;
 mod progress;
 mod prune;
@@ -18,6 +19,7 @@ mod write;
 pub(crate) use history::history;
 pub(crate) use install::installed;
 pub(crate) use list::{list, list_note};
+pub(crate) use new::skeleton;
 pub(crate) use orient::{orientation, slot_path};
 pub(crate) use progress::progress_set;
 pub(crate) use prune::pruned;

@@ -3,7 +3,8 @@
 use super::super::write::Written;
 
 pub(crate) fn written(w: &Written) -> String {
-    let mut text = format!("\nstored   {} {}\n", w.path, w.note);
+    let verb = if w.stored { "stored" } else { "would go" };
+    let mut text = format!("\n{verb:<8} {} {}\n", w.path, w.note);
     if let Some(h) = &w.history {
         text.push_str(&format!("history  {h}\n"));
     }

@@ -1,0 +1,153 @@
+//! Issue 32: a handoff in hand. `new` prints one that passes the gate as it stands (every section,
+//! one citation from the tree); filled in, it is written and read back; and `verify-handoff` and
+//! `write --dry-run` give every draft the same verdict — one meaning of "valid".
+
+use crate::util::{TestEnv, canonical, run};
+
+#[test]
+fn new_then_fill_then_write_then_read() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(env.store().arg("new").arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let skeleton = o.stdout;
+    assert!(skeleton.starts_with("# Handoff — "), "{skeleton}");
+    assert!(
+        skeleton.contains("app/Mail/Invoice.php:1 | <?php"),
+        "one citation from the tree: {skeleton}"
+    );
+    let o = run(env
+        .verify()
+        .arg(env.write("skeleton.md", &skeleton))
+        .arg(&repo));
+    assert_eq!(
+        o.code, 0,
+        "the skeleton passes the gate: {}{}",
+        o.stdout, o.stderr
+    );
+    let filled = skeleton
+        .replace("the task, in a few words", "type the mailables")
+        .replace(
+            "where the task stands, in one line",
+            "Invoice typed; Reminder next.",
+        )
+        .replace(
+            "1. The next step, concrete enough to start on.",
+            "1. Type Reminder the same way.",
+        );
+    let o = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(filled));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = run(env.store().arg("read").arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("# Handoff — type the mailables"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("1. Type Reminder the same way."));
+}
+
+#[test]
+fn verify_and_write_dry_run_agree_on_every_draft() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let good = canonical(&repo.to_string_lossy(), "main");
+    let drafts: Vec<(&str, String)> = vec![
+        ("canonical", good.clone()),
+        ("no branch", good.replace("branch: main\n", "")),
+        (
+            "no checkout",
+            good.replace(&format!("checkout: {}\n", repo.display()), ""),
+        ),
+        (
+            "neither",
+            good.replace("branch: main\n", "")
+                .replace(&format!("checkout: {}\n", repo.display()), ""),
+        ),
+        (
+            "no status",
+            good.replace(
+                "status: Invoice done; Reminder not started. Gate run, format held.\n",
+                "",
+            ),
+        ),
+        (
+            "no title",
+            good.replace("# Handoff — type the mailables", "# Notes"),
+        ),
+        ("no Next", good.replace("## Next", "## Later")),
+        ("no Pointers", good.replace("## Pointers", "## Links")),
+        ("no Decisions", good.replace("### Decisions", "### Choices")),
+        (
+            "a moved line",
+            good.replace(
+                "Invoice.php:24 | public function build",
+                "Invoice.php:3 | public function build",
+            ),
+        ),
+        (
+            "a missing file",
+            good.replace("app/Mail/Invoice.php:24 |", "app/Mail/Gone.php:24 |"),
+        ),
+        (
+            "a gone fragment",
+            good.replace("| public function build", "| public function send"),
+        ),
+        (
+            "prose cites past Pointers",
+            good.replace("- None.\n\n## Next", "- See composer.json:1.\n\n## Next"),
+        ),
+        (
+            "a credential",
+            good.replace(
+                "- None.\n\n## Next",
+                "- token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n\n## Next",
+            ),
+        ),
+        (
+            "empty checkout",
+            good.replace(&format!("checkout: {}", repo.display()), "checkout:"),
+        ),
+        (
+            "bad progress",
+            good.replace("progress: complete", "progress: done"),
+        ),
+        (
+            "an unclosed fence",
+            good.trim_end().trim_end_matches("```").to_string(),
+        ),
+        (
+            "a relative checkout",
+            good.replace(&format!("checkout: {}", repo.display()), "checkout: shop"),
+        ),
+        (
+            "another branch",
+            good.replace("branch: main", "branch: other"),
+        ),
+        ("only a title", "# Handoff — x\n".to_string()),
+    ];
+    assert_eq!(drafts.len(), 20);
+    for (name, draft) in drafts {
+        let file = env.write(&format!("{}.md", name.replace(' ', "-")), &draft);
+        let verify = run(env.verify().arg(&file).arg(&repo));
+        let dry = run(env
+            .store()
+            .args(["write", "--dry-run", "--from"])
+            .arg(&file)
+            .arg("--checkout")
+            .arg(&repo));
+        assert_eq!(
+            verify.code, dry.code,
+            "{name}: verify-handoff {} vs write --dry-run {}\n{}{}\n{}{}",
+            verify.code, dry.code, verify.stdout, verify.stderr, dry.stdout, dry.stderr
+        );
+        assert!(
+            !env.store_dir().join(env.slot_name(&repo, "main")).exists(),
+            "{name}: a dry run stores nothing"
+        );
+    }
+}
