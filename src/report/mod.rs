@@ -187,7 +187,7 @@ impl Report {
                 if errors > 0 {
                     out.push((
                         Stream::Out,
-                        format!("{errors} contract violation(s); citations were not checked."),
+                        format!("{errors} contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it."),
                     ));
                     return out;
                 }

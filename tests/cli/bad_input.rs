@@ -264,7 +264,7 @@ fn tilde_without_any_home_is_an_error() {
     );
     assert!(
         o.stdout
-            .ends_with("2 contract violation(s); citations were not checked.\n")
+            .ends_with("2 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n")
     );
     assert_eq!(o.code, 2);
 }

@@ -70,7 +70,7 @@ fn canonical_run_with_traps_renamed_and_a_path_symbol_anchor_exits_2() {
              WARN     in Pointers but nothing in the prose refers to it: app/Mail/Invoice.php:build\n\
              size     765 chars ≈ 285 tokens ≈ 0.1 turns of work\n\
              checkout {shop} (HEAD feature/typed-mail) [from checkout: header]\n\n\
-             2 contract violation(s); citations were not checked.\n"
+             2 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n"
         )
     );
     assert_eq!(o.code, 2);
@@ -208,7 +208,7 @@ fn tilde_user_checkout_is_not_absolute_and_falls_back_to_the_working_directory()
     )), "{}", o.stdout);
     assert!(
         o.stdout
-            .ends_with("1 contract violation(s); citations were not checked.\n")
+            .ends_with("1 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n")
     );
     assert_eq!(o.code, 2);
     // A CHECKOUT argument replaces it, as `write` would (issue 32: one meaning of valid).
@@ -416,7 +416,7 @@ fn prose_in_pointers_trips_the_input_guard_as_one_error() {
     assert!(o.stderr.contains("First lines that are not citation-shaped:\n  this is a sentence\n  another one here\n  and a third\n"));
     assert!(
         o.stdout
-            .ends_with("1 contract violation(s); citations were not checked.\n"),
+            .ends_with("1 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n"),
         "{}",
         o.stdout
     );
@@ -660,7 +660,7 @@ fn checkout_errors_print_everything_else_then_the_summary() {
         assert!(!o.stdout.contains("\ncheckout "));
         assert!(
             o.stdout
-                .ends_with("\n1 contract violation(s); citations were not checked.\n")
+                .ends_with("\n1 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n")
         );
         assert_eq!(o.code, 2);
     }
