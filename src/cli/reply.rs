@@ -11,6 +11,23 @@ use super::Format;
 use crate::error::{Error, Exit};
 use crate::report::Stream;
 
+/// The version of every JSON object the commands print (`schema_version`).
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// `value` as JSON, an object carrying `schema_version` first.
+fn versioned<T: Serialize>(value: &T) -> serde_json::Value {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(fields)) if !fields.contains_key("schema_version") => {
+            let mut object = serde_json::Map::new();
+            object.insert("schema_version".into(), SCHEMA_VERSION.into());
+            object.extend(fields);
+            serde_json::Value::Object(object)
+        }
+        Ok(other) => other,
+        Err(_) => serde_json::Value::Null,
+    }
+}
+
 /// Something done once the whole output got out (`read`'s consume); it may leave a note for
 /// stderr.
 pub(crate) type Then = Box<dyn FnOnce() -> Option<String>>;
@@ -60,9 +77,19 @@ impl Reply {
         r
     }
 
-    /// A command that failed before it had anything to say.
-    pub(crate) fn error(e: Error) -> Reply {
-        Reply::new(Exit::Ok).failed(e)
+    /// A command that failed before it had anything to say. For `--format json`, stdout also
+    /// gets the error as an object (`{"schema_version": 1, "error": {"message", "hint"}}`); the
+    /// exit is the error's either way.
+    pub(crate) fn error(e: Error, format: Format) -> Reply {
+        let mut reply = Reply::new(Exit::Ok);
+        if format == Format::Json {
+            let object = serde_json::json!({
+                "schema_version": SCHEMA_VERSION,
+                "error": {"message": e.report(), "hint": e.hint()},
+            });
+            reply.pieces.push((Stream::Out, format!("{object}\n")));
+        }
+        reply.failed(e)
     }
 
     /// How a failed write of the output ends.
@@ -89,7 +116,7 @@ impl Reply {
     ) -> Result<Reply, Error> {
         let rendered = match format {
             Format::Json => {
-                let mut json = serde_json::to_string(value)
+                let mut json = serde_json::to_string(&versioned(value))
                     .map_err(|e| Error::Output(std::io::Error::from(e)))?;
                 json.push('\n');
                 json

@@ -80,7 +80,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         Format::Text => Reply::new(exit).lines(report.text_lines()),
         Format::Json => match Reply::show(Format::Json, &report.json(), |_| String::new()) {
             Ok(r) => r.exit(exit),
-            Err(e) => Reply::error(e),
+            Err(e) => Reply::error(e, Format::Json),
         },
     };
     reply.output_failed(Exit::Malformed)

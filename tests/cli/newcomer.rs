@@ -151,3 +151,55 @@ fn verify_and_write_dry_run_agree_on_every_draft() {
         );
     }
 }
+
+/// Issue 32: every JSON object a command prints carries `schema_version`, and a command that
+/// fails with `--format json` prints its error as an object on stdout (the exit unchanged).
+#[test]
+fn every_json_object_is_versioned_and_a_failure_is_an_object_too() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let repo_s = repo.to_string_lossy().into_owned();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["orient", &repo_s],
+        vec!["path", &repo_s],
+        vec!["list"],
+        vec!["read", "--no-consume", &repo_s],
+        vec!["history", &repo_s],
+        vec!["status", &repo_s],
+        vec!["new", &repo_s],
+        vec!["prune"],
+    ];
+    for args in commands {
+        let o = run(env.store().args(["--format", "json"]).args(&args));
+        let v: serde_json::Value = serde_json::from_str(o.stdout.trim())
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON object ({e}): {}", o.stdout));
+        assert_eq!(v["schema_version"], 1, "{args:?}: {}", o.stdout);
+    }
+    let o = run(env
+        .store()
+        .args(["--format", "json", "restore", "--version", "9"])
+        .arg(&repo));
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).expect("an error object");
+    assert_eq!(v["schema_version"], 1);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("has no version 9")),
+        "{v}"
+    );
+    assert!(v["error"].get("hint").is_some(), "{v}");
+    let o = run(env
+        .store()
+        .args(["--format", "json", "push", "nowhere", "--checkout"])
+        .arg(&repo));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).expect("an error object");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no remote named")),
+        "{v}"
+    );
+}

@@ -27,7 +27,11 @@ fn format_is_accepted_before_or_after_the_command() {
         after.stderr,
         before.stderr
     );
-    assert!(after.stdout.starts_with("{\"path\":"), "{}", after.stdout);
+    assert!(
+        after.stdout.starts_with("{\"schema_version\":1,\"path\":"),
+        "{}",
+        after.stdout
+    );
     assert_eq!(before.stdout, after.stdout);
 }
 

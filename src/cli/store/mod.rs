@@ -148,7 +148,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         Ok(reply) => reply,
         // The reader went away while the result was being made: nothing more to say.
         Err(Error::Output(e)) if super::is_broken_pipe(&e) => Reply::new(Exit::Ok),
-        Err(e) => Reply::error(e),
+        Err(e) => Reply::error(e, format),
     }
 }
 
