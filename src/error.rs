@@ -90,6 +90,8 @@ pub(crate) enum Usage {
     NeedsCheckout { harness: &'static str },
     /// `install <harness> --user` for a client that reads only the repository's hooks.
     ProjectOnly { harness: &'static str },
+    /// `--format json` for a command that prints no result.
+    NothingToFormat,
 }
 
 /// Why there is no target to act on.
@@ -277,6 +279,10 @@ impl fmt::Display for Usage {
             Usage::NeedsCheckout { harness } => write!(
                 f,
                 "{harness} --project needs a git checkout (the working directory or DIR)"
+            ),
+            Usage::NothingToFormat => write!(
+                f,
+                "--format json: this command prints what it did for people, no result to format"
             ),
             Usage::ProjectOnly { harness } => {
                 write!(f, "{harness} reads hooks from the repository only")

@@ -46,6 +46,9 @@ struct VerifyArgs {
     /// Output form.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The same as --format json.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Run `verify-handoff` with `args`; returns the exit code.
@@ -76,7 +79,12 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         gate_file(file, parsed.checkout.as_deref())
     };
     let exit = Exit::of_gate(report.exit_code);
-    let reply = match parsed.format {
+    let format = if parsed.json {
+        Format::Json
+    } else {
+        parsed.format
+    };
+    let reply = match format {
         Format::Text => Reply::new(exit).lines(report.text_lines()),
         Format::Json => match Reply::show(Format::Json, &report.json(), |_| String::new()) {
             Ok(r) => r.exit(exit),

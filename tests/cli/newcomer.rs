@@ -203,3 +203,41 @@ fn every_json_object_is_versioned_and_a_failure_is_an_object_too() {
         "{v}"
     );
 }
+
+/// Issue 32: `--json` is `--format json`; a command that prints no result refuses a format;
+/// `history` without a handoff says so.
+#[test]
+fn json_is_an_alias_and_format_is_refused_where_nothing_is_formatted() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let a = run(env.store().args(["--json", "path"]).arg(&repo));
+    let b = run(env.store().args(["--format", "json", "path"]).arg(&repo));
+    assert_eq!((a.code, &a.stdout), (0, &b.stdout));
+    let v = run(env
+        .verify()
+        .arg("--json")
+        .arg(env.write("h.md", canonical(&repo.to_string_lossy(), "main"))));
+    assert!(
+        v.stdout.starts_with("{\"schema_version\":1"),
+        "{}",
+        v.stdout
+    );
+    let o = run(env
+        .store()
+        .args(["install", "git-hook", "--format", "json"])
+        .arg(&repo));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("no result to format"), "{}", o.stderr);
+    assert!(
+        !repo.join(".git/hooks/post-checkout").exists(),
+        "nothing was installed"
+    );
+    let o = run(env.store().arg("history").arg(&repo));
+    assert_eq!(o.code, 0);
+    assert!(
+        o.stdout
+            .starts_with("no handoff here yet, and no earlier version: "),
+        "{}",
+        o.stdout
+    );
+}

@@ -45,6 +45,9 @@ struct StoreArgs {
     /// Output form, for every command that prints a result.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The same as --format json.
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -121,7 +124,26 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         Ok(a) => a,
         Err(e) => return Reply::clap(&e),
     };
-    let format = parsed.format;
+    let format = if parsed.json {
+        Format::Json
+    } else {
+        parsed.format
+    };
+    // A command that prints no result has nothing to format.
+    if format == Format::Json
+        && matches!(
+            parsed.command,
+            Command::Install(_)
+                | Command::Uninstall(_)
+                | Command::Trust(_)
+                | Command::Completions(_)
+        )
+    {
+        return Reply::error(
+            Error::Usage(crate::error::Usage::NothingToFormat),
+            Format::Text,
+        );
+    }
     let reply = match parsed.command {
         // A hook replies to its client, and consumes only once its output got out.
         Command::Hook(a) => hook::run(a),

@@ -18,5 +18,11 @@ pub(crate) fn history(h: &History) -> String {
     for v in &h.versions {
         line(v.version, v.mtime, v.progress.as_deref(), v.size, &v.path);
     }
+    if text.is_empty() {
+        text = format!(
+            "no handoff here yet, and no earlier version: {} does not exist\n",
+            h.slot
+        );
+    }
     text
 }
