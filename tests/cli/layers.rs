@@ -546,3 +546,55 @@ fn one_file_writes_to_the_output() {
         "writing to the output outside cli/reply.rs: {writers:?}"
     );
 }
+
+/// Issue 32: every `<doc>.md §N` the code and the tests cite names a heading that exists
+/// (`## N.` or `### N.M`), so a reader who follows one lands on the rule.
+#[test]
+fn every_docs_section_the_code_cites_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("tests"), &mut files);
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("source");
+        for (at, _) in text.match_indices(".md §") {
+            let name: String = text[..at]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .collect::<String>()
+                .chars()
+                .rev()
+                .collect();
+            let section: String = text[at + ".md §".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let section = section.trim_end_matches('.');
+            if name.is_empty() || section.is_empty() {
+                continue;
+            }
+            let doc = root.join("docs").join(format!("{name}.md"));
+            let Ok(doc_text) = std::fs::read_to_string(&doc) else {
+                broken.push(format!("{}: docs/{name}.md does not exist", file.display()));
+                continue;
+            };
+            let found = doc_text.lines().any(|l| {
+                let heading = l.trim_start_matches('#');
+                l.starts_with("##")
+                    && (heading.trim_start().starts_with(&format!("{section}."))
+                        || heading.trim_start().starts_with(&format!("{section} ")))
+            });
+            if !found {
+                broken.push(format!("{}: {name}.md §{section}", file.display()));
+            }
+        }
+    }
+    broken.sort();
+    broken.dedup();
+    assert!(
+        broken.is_empty(),
+        "sections cited that no heading has: {broken:#?}"
+    );
+}
