@@ -241,3 +241,55 @@ fn json_is_an_alias_and_format_is_refused_where_nothing_is_formatted() {
         o.stdout
     );
 }
+
+/// Issue 32: every command's help ends with examples, and every argument says what it is.
+#[test]
+fn every_command_has_examples_and_every_argument_a_description() {
+    let env = TestEnv::new();
+    let commands = [
+        "orient",
+        "path",
+        "write",
+        "list",
+        "read",
+        "set-progress",
+        "history",
+        "restore",
+        "prune",
+        "push",
+        "pull",
+        "sync",
+        "install",
+        "uninstall",
+        "trust",
+        "status",
+        "hook",
+        "completions",
+        "new",
+    ];
+    for c in commands {
+        let o = run(env.store().args([c, "-h"]));
+        assert_eq!(o.code, 0, "{c}");
+        assert!(
+            o.stdout.contains("\nExamples"),
+            "{c}: no examples\n{}",
+            o.stdout
+        );
+        let bare: Vec<&str> = o
+            .stdout
+            .lines()
+            .filter(|l| {
+                let t = l.trim();
+                l.starts_with("  ")
+                    && !l.starts_with("        ")
+                    && (t.starts_with('-') || t.starts_with('<') || t.starts_with('['))
+                    && !t.contains("  ")
+                    && !t.contains("Print help")
+            })
+            .collect();
+        assert!(
+            bare.is_empty(),
+            "{c}: arguments without a description: {bare:?}"
+        );
+    }
+}

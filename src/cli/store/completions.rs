@@ -6,6 +6,7 @@ use crate::error::{Error, Exit};
 /// Print a shell completion script.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The shell to complete for.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
 }

@@ -13,8 +13,10 @@ use crate::shell::self_command;
 /// Install an integration (or, for `uninstall`, remove it).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// An agent, or git-hook.
     #[arg(value_enum)]
     pub(crate) what: Integration,
+    /// The repository, for --project and git-hook (default: the working directory).
     pub(crate) dir: Option<String>,
     #[command(flatten)]
     pub(crate) scope: ScopeArgs,

@@ -55,48 +55,97 @@ struct StoreArgs {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print everything a caller needs about the target's slot (eight key=value lines).
+    #[command(
+        after_help = "Examples:\n  handoff-store orient                 # the slot of the checkout you are in\n  handoff-store orient ~/src/shop --format json"
+    )]
     Orient(orient::Args),
     /// Print the target's slot path.
+    #[command(after_help = "Examples:\n  handoff-store path\n  $EDITOR \"$(handoff-store path)\"")]
     Path(path::Args),
     /// Store a handoff (from stdin or --from) in the target's slot, gated first.
+    #[command(
+        after_help = "Examples:\n  handoff-store new > handoff.md               # a handoff to fill in\n  handoff-store write --dry-run --from handoff.md   # gate it, store nothing\n  handoff-store write --from handoff.md\n  some-agent --print-handoff | handoff-store write"
+    )]
     Write(write::Args),
     /// List every handoff in the store, newest first.
+    #[command(after_help = "Examples:\n  handoff-store list\n  handoff-store list --json")]
     List(list::Args),
     /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
+    #[command(
+        after_help = "Examples:\n  handoff-store read                   # show it, with its verdict, and mark it read\n  handoff-store read --no-consume      # only look\n  handoff-store read --wait 570        # while a background write is at work"
+    )]
     Read(read::Args),
     /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
+    #[command(
+        after_help = "Examples:\n  handoff-store set-progress \"$(handoff-store path)\" complete"
+    )]
     SetProgress(progress::Args),
     /// List the target's slot (version 0) and its kept versions.
+    #[command(
+        after_help = "Examples:\n  handoff-store history\n  handoff-store restore --version 1    # bring version 1 back"
+    )]
     History(history::Args),
     /// Swap a kept version back into the slot (run again to undo).
+    #[command(
+        after_help = "Examples:\n  handoff-store history                # the versions kept\n  handoff-store restore --version 2\n  handoff-store restore --version 1    # again: undoes the swap"
+    )]
     Restore(restore::Args),
     /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
+    #[command(
+        after_help = "Examples:\n  handoff-store prune                  # what would go (nothing is deleted)\n  handoff-store prune --apply"
+    )]
     Prune(prune::Args),
     /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
+    #[command(
+        after_help = "Examples:\n  handoff-store push                   # this branch's handoff to its upstream remote\n  handoff-store push origin --all\n  handoff-store push --prune"
+    )]
     Push(push::Args),
     /// Fetch REMOTE's handoffs and merge them into the local chains and the store.
+    #[command(after_help = "Examples:\n  handoff-store pull\n  handoff-store pull origin")]
     Pull(pull::Args),
     /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
+    #[command(
+        after_help = "Examples:\n  handoff-store sync\n  handoff-store sync --setup           # a plain `git fetch` brings handoffs too"
+    )]
     Sync(sync::Args),
     /// Install an integration: an agent's hooks (the values below) into its configuration, naming this binary by its absolute path and
     /// leaving everything else in the file as it was; or `git-hook`, git's post-checkout hook in
     /// the repository at DIR (default: the working directory), chaining any hook already there.
     /// A symlinked configuration is edited through the link; a dangling link or anything but a
     /// regular file is refused. `--user` / `--project` pick the file (each agent has a default).
+    #[command(
+        after_help = "Examples:\n  handoff-store install claude\n  handoff-store install codex\n  handoff-store install claude --project\n  handoff-store install git-hook"
+    )]
     Install(install::Args),
     /// Remove what `install` put in place, restoring a chained hook or the file as it was.
+    #[command(
+        after_help = "Examples:\n  handoff-store uninstall claude\n  handoff-store uninstall git-hook"
+    )]
     Uninstall(install::Args),
     /// Have Codex trust the handoff-store hooks it lists here (from `install codex` or the
     /// plugin in contrib/codex), through `codex app-server` — what Codex's /hooks "Trust" does.
+    #[command(after_help = "Examples:\n  handoff-store trust codex")]
     Trust(trust::Args),
     /// Per agent harness and scope: is our hook installed, and would it run?
+    #[command(
+        after_help = "Examples:\n  handoff-store status\n  handoff-store status --check         # exit 1, a line per problem"
+    )]
     Status(status::Args),
     /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
     /// session-end; git post-checkout. Hooks always exit 0.
+    #[command(
+        after_help = "Examples (what the agents run; you rarely do):\n  echo '{\"session_id\":\"s\",\"cwd\":\".\",\"source\":\"clear\"}' | handoff-store hook session-start"
+    )]
     Hook(hook::Args),
     /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  handoff-store completions bash > ~/.local/share/bash-completion/completions/handoff-store"
+    )]
     Completions(completions::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
+    #[command(
+        after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new ~/src/shop"
+    )]
     New(new::Args),
 }
 

@@ -48,7 +48,9 @@ fn in_store(file: &Path, store: &Store) -> Option<String> {
 /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The handoff file (`handoff-store path` names this checkout's).
     file: String,
+    /// The new value.
     #[arg(value_enum)]
     value: ProgressArg,
 }

@@ -296,6 +296,7 @@ pub(crate) struct Pruned {
 /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// Only what is older than this many days.
     #[arg(long, value_name = "DAYS", default_value_t = 30)]
     older_than: u64,
     /// Really delete.

@@ -9,8 +9,10 @@ use crate::harness::Harness;
 /// Have a client trust the handoff-store hooks it lists here.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The client.
     #[arg(value_enum)]
     what: TrustWhat,
+    /// The repository whose hooks it lists (default: the working directory).
     dir: Option<String>,
 }
 
