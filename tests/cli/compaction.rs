@@ -476,7 +476,11 @@ fn while_the_writer_works_readers_are_told_to_wait_with_an_absolute_command() {
     let o = s.read("0");
     assert_eq!(o.code, 4);
     assert!(o.stdout.starts_with("PENDING  "), "{}", o.stdout);
-    assert!(eventually(10, || s.fake.join("prompt").is_file()));
+    // The fake writer creates the file and then copies its stdin into it: wait for the whole
+    // prompt (its last paragraph), not only for the file (under load it was read empty once).
+    assert!(eventually(10, || {
+        std::fs::read_to_string(s.fake.join("prompt")).is_ok_and(|p| p.contains("asked once more."))
+    }));
     let prompt = std::fs::read_to_string(s.fake.join("prompt")).expect("prompt");
     assert!(
         prompt.contains("Your final answer is the document itself")

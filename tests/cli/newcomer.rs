@@ -293,3 +293,58 @@ fn every_command_has_examples_and_every_argument_a_description() {
         );
     }
 }
+
+/// Issue 32: `status` says what this branch has and whether anything was delivered yet.
+#[test]
+fn status_says_what_this_branch_has_and_whether_a_delivery_happened() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(env.store().arg("status").arg(&repo));
+    assert!(
+        o.stdout
+            .contains("handoff  none for main yet — handoff-store new prints one to fill in"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("delivery none yet"), "{}", o.stdout);
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env.store().arg("status").arg(&repo));
+    assert!(
+        o.stdout.contains(&format!(
+            "handoff  for main: complete, 0 second(s) ago, gate OK — {}",
+            slot.display()
+        )) || o
+            .stdout
+            .contains("handoff  for main: complete, 1 second(s) ago, gate OK"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["status", "--json"]).arg(&repo));
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).expect("json");
+    assert_eq!(v["handoff"]["gate"], "ok", "{v}");
+}
+
+/// Issue 32: `install` names the next step, and warns that a project file names this machine's
+/// binary.
+#[test]
+fn install_names_the_next_step_and_warns_about_a_committed_path() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = run(env
+        .store()
+        .args(["install", "claude", "--project"])
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("\nnext      start a new claude-code session"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("names this machine's handoff-store by its absolute path"),
+        "{}",
+        o.stdout
+    );
+}

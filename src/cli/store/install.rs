@@ -39,6 +39,8 @@ pub(crate) enum Done {
         skill: Option<PathBuf>,
         /// What else the client's install did, and what the user must still do.
         notes: Vec<Note>,
+        /// Into the repository's configuration (a file a team may commit).
+        project: bool,
     },
     /// git's post-checkout hook.
     GitHook { path: PathBuf, done: Installed },
@@ -173,5 +175,6 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
         changed: done.changed,
         skill: plan.skill.clone().filter(|_| skill),
         notes: h.client().after_install(&store, &plan, &dir),
+        project: plan.scope == Scope::Project,
     })
 }

@@ -60,6 +60,44 @@ pub(crate) struct Status {
     pub(crate) background_push: Option<crate::sync::outcome::Outcome>,
     pub(crate) background_push_in_flight: bool,
     pub(crate) chain_record_failed: Option<RecordFailed>,
+    /// What this checkout's branch has.
+    pub(crate) handoff: Option<BranchHandoff>,
+}
+
+/// This branch's handoff, as `status` sums it up.
+#[derive(Debug, Serialize)]
+pub(crate) struct BranchHandoff {
+    pub(crate) branch: String,
+    pub(crate) path: String,
+    pub(crate) exists: bool,
+    pub(crate) progress: Option<String>,
+    /// Seconds since it was written.
+    pub(crate) age: Option<u64>,
+    pub(crate) gate: Option<crate::store::verdict::GateStatus>,
+}
+
+/// The branch's handoff at `dir`: where, how old, read or not, and the gate's word on it.
+fn branch_handoff(store: &crate::store::Store, dir: &std::path::Path) -> Option<BranchHandoff> {
+    let target = crate::store::Target::at(dir)?;
+    let path = store.path_of(&target.name);
+    let info = crate::store::HandoffInfo::read(store, &target.name);
+    let now = crate::store::now();
+    let gate = info.as_ref().filter(|i| !i.is_placeholder()).and_then(|i| {
+        let bytes = crate::fs::read(&path).ok()?;
+        let checkout = target.facts.checkout.clone();
+        Some(crate::store::verdict::gate_stored(&path, &bytes, i, Some(&checkout)).status)
+    });
+    Some(BranchHandoff {
+        branch: target.facts.reference.clone(),
+        path: path.to_string_lossy().into_owned(),
+        exists: info.is_some(),
+        progress: info.as_ref().map(|i| i.progress_shown().to_string()),
+        age: info
+            .as_ref()
+            .and_then(|i| i.mtime)
+            .map(|m| (now - m).max(0) as u64),
+        gate,
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -156,5 +194,6 @@ fn compute(dir: &std::path::Path) -> Status {
             .as_ref()
             .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s)),
         chain_record_failed,
+        handoff: store.as_ref().and_then(|s| branch_handoff(s, dir)),
     }
 }

@@ -20,6 +20,7 @@ pub(crate) fn installed(d: &Done) -> String {
             changed,
             skill,
             notes,
+            project,
         } => {
             let mut text = if *changed {
                 format!("installed {} hook in {file}\n", harness.name())
@@ -35,6 +36,17 @@ pub(crate) fn installed(d: &Done) -> String {
             for note in notes {
                 text.push_str(&format!("{:<10}{}\n", note.tag, note.text));
             }
+            if *project {
+                text.push_str(&format!(
+                    "note      {file} names this machine's handoff-store by its absolute path ({}): if the file is committed, each clone needs its own `handoff-store install {} --project`\n",
+                    crate::shell::self_command(),
+                    harness.install_word()
+                ));
+            }
+            text.push_str(&format!(
+                "next      start a new {} session: after /clear or a compaction it is given this branch's handoff; `handoff-store status` checks the hook\n",
+                harness.name()
+            ));
             text
         }
     }

@@ -36,8 +36,14 @@ pub(crate) fn status(s: &Status, check: bool) -> String {
     if let Some(sync) = &s.sync {
         text.push_str(&sync_lines(sync));
     }
+    if let Some(h) = &s.handoff {
+        text.push_str(&handoff_line(h));
+    }
     for d in &s.deliveries {
         text.push_str(&delivery_line(d));
+    }
+    if s.deliveries.is_empty() {
+        text.push_str("delivery none yet: no session has been given a handoff\n");
     }
     if let Some(w) = &s.last_background_write {
         text.push_str(&format!(
@@ -127,4 +133,32 @@ fn delivery_line(d: &crate::hooks::delivered::Delivered) -> String {
 
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
+}
+
+/// `handoff for main: complete, 3 hour(s) ago, gate OK — <path>`, or that there is none.
+fn handoff_line(h: &super::super::status::BranchHandoff) -> String {
+    use crate::store::verdict::GateStatus;
+    if !h.exists {
+        return format!(
+            "handoff  none for {} yet — handoff-store new prints one to fill in ({})\n",
+            h.branch, h.path
+        );
+    }
+    let gate = match h.gate {
+        Some(GateStatus::Ok) => "gate OK",
+        Some(GateStatus::Failed) => "gate FAILED",
+        Some(GateStatus::Malformed) => "gate MALFORMED",
+        Some(GateStatus::NotRun | GateStatus::Unexpected) => "gate not run",
+        None => "being written",
+    };
+    format!(
+        "handoff  for {}: {}, {}, {gate} — {}\n",
+        h.branch,
+        h.progress.as_deref().unwrap_or("complete"),
+        h.age.map_or_else(
+            || "age unknown".to_string(),
+            |a| format!("{} ago", crate::store::gap(a))
+        ),
+        h.path
+    )
 }
