@@ -348,3 +348,40 @@ fn install_names_the_next_step_and_warns_about_a_committed_path() {
         o.stdout
     );
 }
+
+/// Issue 32: `write FILE` is `write --from FILE`; `restore -n N` names the version without the
+/// global `--version` (which still works); `status` honours CONTEXT_ECONOMY_CHECKOUT.
+#[test]
+fn write_takes_a_file_restore_takes_n_and_status_the_environment() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let file = env.write("h.md", canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env
+        .store()
+        .arg("write")
+        .arg(&file)
+        .arg("--checkout")
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let second = env.write(
+        "h2.md",
+        canonical(&repo.to_string_lossy(), "main").replace("Gate run, format held.", "Later."),
+    );
+    let o = run(env
+        .store()
+        .arg("write")
+        .arg(&second)
+        .arg("--checkout")
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(env.store().args(["restore", "-n", "1"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(env.store().args(["restore", "--version", "1"]).arg(&repo));
+    assert_eq!(o.code, 0, "--version still works: {}", o.stderr);
+    let o = run(env
+        .store()
+        .arg("status")
+        .env("CONTEXT_ECONOMY_CHECKOUT", &repo)
+        .current_dir(env.root()));
+    assert!(o.stdout.contains("handoff  for main: "), "{}", o.stdout);
+}

@@ -13,7 +13,7 @@ pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Err
     Ok((target, Store::open()?))
 }
 
-/// One kept version, numbered as `restore --version` takes it.
+/// One kept version, numbered as `restore -n` takes it.
 #[derive(Debug, Serialize)]
 pub(crate) struct Kept {
     pub(crate) version: usize,

@@ -82,12 +82,12 @@ enum Command {
     SetProgress(progress::Args),
     /// List the target's slot (version 0) and its kept versions.
     #[command(
-        after_help = "Examples:\n  handoff-store history\n  handoff-store restore --version 1    # bring version 1 back"
+        after_help = "Examples:\n  handoff-store history\n  handoff-store restore -n 1           # bring version 1 back"
     )]
     History(history::Args),
     /// Swap a kept version back into the slot (run again to undo).
     #[command(
-        after_help = "Examples:\n  handoff-store history                # the versions kept\n  handoff-store restore --version 2\n  handoff-store restore --version 1    # again: undoes the swap"
+        after_help = "Examples:\n  handoff-store history                # the versions kept\n  handoff-store restore -n 2\n  handoff-store restore -n 1           # again: undoes the swap"
     )]
     Restore(restore::Args),
     /// Delete consumed, abandoned and orphaned handoffs and stale files (dry run by default).

@@ -14,8 +14,16 @@ use crate::store::{epoch, iso, slot};
 pub(crate) struct Args {
     /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
     dir: Option<String>,
-    /// The version to bring back (1 is the newest kept; `history` lists them).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    /// The version to bring back (1 is the newest kept; `history` lists them). `--version N`
+    /// still works.
+    #[arg(
+        short = 'n',
+        long = "number",
+        alias = "version",
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     version: u64,
 }
 

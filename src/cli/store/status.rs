@@ -36,7 +36,12 @@ fn store_problem(store: &crate::store::Store) -> Option<String> {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let dir = dir_of(args.dir.as_deref())?;
+    // As every command: the argument, else CONTEXT_ECONOMY_CHECKOUT, else the working directory.
+    let dir = dir_of(
+        args.dir
+            .as_deref()
+            .or(crate::env::settings().checkout.as_deref()),
+    )?;
     let status = compute(&dir);
     let exit = if args.check && !status.problems.is_empty() {
         Exit::Negative

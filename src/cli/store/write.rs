@@ -33,6 +33,9 @@ pub(crate) struct Args {
     /// Read the document from FILE (`-` for stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
     pub(crate) from: Option<String>,
+    /// The same as --from FILE.
+    #[arg(value_name = "FILE", conflicts_with_all = ["from", "placeholder"])]
+    pub(crate) file: Option<String>,
     /// Write the placeholder (progress: writing) instead of a document.
     #[arg(long)]
     pub(crate) placeholder: bool,
@@ -212,7 +215,7 @@ fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Erro
     let draft = if opts.placeholder {
         None
     } else {
-        Some(read_draft(opts.from.as_deref())?)
+        Some(read_draft(opts.from.as_deref().or(opts.file.as_deref()))?)
     };
     let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
     let target = match opts.branch.as_deref().filter(|b| !b.is_empty()) {
@@ -338,7 +341,12 @@ impl Job<'_> {
         if !self.opts.force {
             self.store.check_collision(&self.target)?;
         }
-        let input_name = self.opts.from.clone().unwrap_or_else(|| "-".into());
+        let input_name = self
+            .opts
+            .from
+            .clone()
+            .or_else(|| self.opts.file.clone())
+            .unwrap_or_else(|| "-".into());
         let report =
             crate::report::run_gate::document(doc, &input_name, Some(&self.target.checkout()));
         let code = report.exit_code;
