@@ -136,8 +136,11 @@ impl Client for Gemini {
         if input.source == Some(Source::Clear) {
             return None;
         }
-        let injection = crate::hooks::session_start::run(input)?;
-        (input.source != Some(Source::Startup)).then_some(injection)
+        if input.source == Some(Source::Startup) {
+            crate::hooks::session_start::claim_firing(input);
+            return None;
+        }
+        crate::hooks::session_start::run(input)
     }
 
     fn user_prompt(&self, input: &HookInput) -> Option<Injection> {

@@ -92,12 +92,7 @@ impl Injection {
 
 /// The hook: at most one injection for this firing.
 pub(crate) fn run(input: &HookInput) -> Option<Injection> {
-    // Claimed first, whatever the source: a parallel firing (plugin and manual hooks both
-    // installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran.
-    let window = Duration::from_secs(crate::env::settings().claim_window);
-    if let Some(sid) = input.sid()
-        && !claim(sid, &claim_name(input.source), Some(window))
-    {
+    if !claim_firing(input) {
         return None;
     }
     match input.source {
@@ -106,6 +101,16 @@ pub(crate) fn run(input: &HookInput) -> Option<Injection> {
         // The conversation is back (`--continue`, `/resume`): it has what it had.
         _ => None,
     }
+}
+
+/// Claim this firing, whatever the source: a parallel firing (plugin and manual hooks both
+/// installed) stays silent, and the UserPromptSubmit fallback knows SessionStart ran. Whether
+/// this firing is the one that acts.
+pub(crate) fn claim_firing(input: &HookInput) -> bool {
+    let window = Duration::from_secs(crate::env::settings().claim_window);
+    input
+        .sid()
+        .is_none_or(|sid| claim(sid, &claim_name(input.source), Some(window)))
 }
 
 /// A fresh start: a `/clear` just before it is a reset (the full delivery); otherwise, as

@@ -329,6 +329,20 @@ impl Job<'_> {
     /// for a run that is gone — in history. A malformed one is refused. A failure while storing
     /// still shows the gate's report first, as the report is printed before anything is
     /// stored.
+    /// The result of a draft that was gated and not stored.
+    fn not_stored(&self, gate: GateRun, exit: i32, note: &str) -> Written {
+        Written {
+            stored: false,
+            path: self.slot_path.clone(),
+            history: None,
+            placeholder: false,
+            gate,
+            auto_push: false,
+            exit,
+            note: note.to_string(),
+        }
+    }
+
     fn gated(
         &self,
         doc: &Document,
@@ -356,40 +370,15 @@ impl Job<'_> {
             report: Some(report.json()),
         };
         let stored = if code == 2 {
-            Ok(WriteOutcome {
-                report: Vec::new(),
-                errors: Vec::new(),
-                warning: None,
-                detached: None,
-                written: Some(Written {
-                    stored: false,
-                    path: self.slot_path.clone(),
-                    history: None,
-                    placeholder: false,
-                    gate,
-                    auto_push: false,
-                    exit: 2,
-                    note: String::new(),
-                }),
-                refused: Some(Error::NotStored {
-                    slot: self.slot_path.clone(),
-                    why: Refusal::Malformed,
-                }),
-            })
+            let mut w = WriteOutcome::done(self.not_stored(gate, 2, ""), None);
+            w.refused = Some(Error::NotStored {
+                slot: self.slot_path.clone(),
+                why: Refusal::Malformed,
+            });
+            Ok(w)
         } else if self.opts.dry_run {
-            Ok(WriteOutcome::done(
-                Written {
-                    stored: false,
-                    path: self.slot_path.clone(),
-                    history: None,
-                    placeholder: false,
-                    gate,
-                    auto_push: false,
-                    exit: code,
-                    note: "(dry run: nothing was stored)".into(),
-                },
-                None,
-            ))
+            let note = "(dry run: nothing was stored)";
+            Ok(WriteOutcome::done(self.not_stored(gate, code, note), None))
         } else if let Some(run) = run {
             write_candidate(&self.store, &self.target, &run, text, code)
                 .map(|w| WriteOutcome::done(w, None))
