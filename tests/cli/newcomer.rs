@@ -385,3 +385,61 @@ fn write_takes_a_file_restore_takes_n_and_status_the_environment() {
         .current_dir(env.root()));
     assert!(o.stdout.contains("handoff  for main: "), "{}", o.stdout);
 }
+
+/// One way to name the checkout: `-C DIR` / `--checkout DIR` on every command that works on
+/// one, from anywhere, giving what the command gives inside the checkout; the positional DIR
+/// older scripts use still works where it did.
+#[test]
+fn every_command_names_the_checkout_with_dash_c() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    env.stored(&repo, &doc);
+    let draft = env.write("draft.md", &doc);
+    let draft = draft.to_string_lossy().into_owned();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["orient"],
+        vec!["path"],
+        vec!["read", "--no-consume"],
+        vec!["history"],
+        vec!["new"],
+        vec!["status", "--json"],
+        vec!["write", "--dry-run", &draft],
+        vec!["install", "git-hook"],
+    ];
+    for args in commands {
+        let inside = run(env.store().args(&args).current_dir(&repo));
+        assert!(
+            inside.code == 0 || args[0] == "install",
+            "{args:?} inside: {}",
+            inside.stderr
+        );
+        for flag in ["-C", "--checkout"] {
+            if args[0] == "install" {
+                run(env
+                    .store()
+                    .args(["uninstall", "git-hook"])
+                    .current_dir(&repo));
+            }
+            let named = run(env
+                .store()
+                .args(&args)
+                .arg(flag)
+                .arg(&repo)
+                .current_dir(env.root()));
+            assert_eq!(
+                (named.code, named.stdout.clone()),
+                (inside.code, inside.stdout.clone()),
+                "{args:?} {flag}: {}",
+                named.stderr
+            );
+        }
+    }
+    // The older spelling: a positional DIR, where a command had one.
+    let o = run(env.store().arg("path").arg(&repo).current_dir(env.root()));
+    let inside = run(env.store().arg("path").current_dir(&repo));
+    assert_eq!((o.code, o.stdout), (0, inside.stdout));
+    // Both at once is a usage error, not a guess.
+    let o = run(env.store().arg("path").arg(&repo).arg("-C").arg(&repo));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+}

@@ -34,12 +34,12 @@ pub(crate) struct History {
 /// List the target's slot (version 0) and its kept versions.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    Reply::show(format, &compute(args.dir.as_deref())?, render::history)
+    Reply::show(format, &compute(args.dir.dir())?, render::history)
 }
 
 fn compute(dir: Option<&str>) -> Result<History, Error> {

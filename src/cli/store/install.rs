@@ -17,13 +17,14 @@ pub(crate) struct Args {
     #[arg(value_enum)]
     pub(crate) what: Integration,
     /// The repository, for --project and git-hook (default: the working directory).
-    pub(crate) dir: Option<String>,
+    #[command(flatten)]
+    pub(crate) dir: super::checkout::CheckoutOrDir,
     #[command(flatten)]
     pub(crate) scope: ScopeArgs,
 }
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
-    let done = install(args.what, args.dir.as_deref(), args.scope)?;
+    let done = install(args.what, args.dir.dir(), args.scope)?;
     Ok(Reply::new(Exit::Ok).text(render::installed(&done)))
 }
 

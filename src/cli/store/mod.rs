@@ -2,6 +2,7 @@
 //! through the given writers and return an [`Exit`] or an `Error`; the dispatcher prints the
 //! error once, as `handoff-store: <message>`.
 
+mod checkout;
 mod completions;
 mod history;
 mod hook;
@@ -56,7 +57,7 @@ struct StoreArgs {
 enum Command {
     /// Print everything a caller needs about the target's slot (eight key=value lines).
     #[command(
-        after_help = "Examples:\n  handoff-store orient                 # the slot of the checkout you are in\n  handoff-store orient ~/src/shop --format json"
+        after_help = "Examples:\n  handoff-store orient                 # the slot of the checkout you are in\n  handoff-store orient -C ~/src/shop --json"
     )]
     Orient(orient::Args),
     /// Print the target's slot path.
@@ -144,7 +145,7 @@ enum Command {
     Completions(completions::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
-        after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new ~/src/shop"
+        after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
     )]
     New(new::Args),
 }

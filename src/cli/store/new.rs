@@ -11,8 +11,8 @@ use crate::store::Target;
 /// Print a handoff to fill in for this checkout (every required section, one real citation).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
 }
 
 /// The skeleton and what it was made for.
@@ -26,7 +26,7 @@ pub(crate) struct Skeleton {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let target = Target::resolve(args.dir.as_deref()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::resolve(args.dir.dir()).map_err(|f| Error::Target(f.why))?;
     let citation = crate::git::example_citation(&target.facts.checkout)
         .map(|(path, line, text)| (format!("{path}:{line}"), text));
     let document = skeleton(citation.as_ref());

@@ -47,12 +47,12 @@ pub(crate) struct Orientation {
 /// Print everything a caller needs about the target's slot (eight key=value lines).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    Reply::show(format, &orient(args.dir.as_deref())?, render::orientation)
+    Reply::show(format, &orient(args.dir.dir())?, render::orientation)
 }
 
 fn orient(dir: Option<&str>) -> Result<Orientation, Error> {

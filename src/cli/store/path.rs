@@ -9,12 +9,12 @@ use crate::error::Error;
 /// Print the target's slot path.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = locate(args.dir.as_deref())?;
+    let (target, store) = locate(args.dir.dir())?;
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
     };

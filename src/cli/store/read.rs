@@ -64,8 +64,8 @@ pub(crate) struct Shown {
 /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
     /// Wait up to SECS for a handoff that is still being written.
     #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3600))]
     wait: u64,
@@ -75,7 +75,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (store, answer) = read(args.dir.as_deref(), args.wait, args.no_consume)?;
+    let (store, answer) = read(args.dir.dir(), args.wait, args.no_consume)?;
     let reply = match format {
         Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,
         Format::Text => Reply::new(Exit::Ok).text(render::read_text(&answer)),

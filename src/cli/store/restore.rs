@@ -12,8 +12,8 @@ use crate::store::{epoch, iso, slot};
 /// Swap a kept version back into the slot.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
     /// The version to bring back (1 is the newest kept; `history` lists them). `--version N`
     /// still works.
     #[arg(
@@ -28,7 +28,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let restored = restore(args.dir.as_deref(), args.version as usize)?;
+    let restored = restore(args.dir.dir(), args.version as usize)?;
     Reply::show(format, &restored, render::restored)
 }
 

@@ -11,8 +11,8 @@ use crate::harness::{Harness, status};
 /// Per agent harness and scope: is our hook installed, and would it run?
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout (default: the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
     /// Exit 1 when something installed would not run, with one line per problem saying
     /// what to do.
     #[arg(long)]
@@ -39,7 +39,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     // As every command: the argument, else CONTEXT_ECONOMY_CHECKOUT, else the working directory.
     let dir = dir_of(
         args.dir
-            .as_deref()
+            .dir()
             .or(crate::env::settings().checkout.as_deref()),
     )?;
     let status = compute(&dir);

@@ -17,9 +17,8 @@ use crate::sync::ops::{self, PullReport, Pushed};
 pub(crate) struct Options {
     /// The remote (default: the branch's upstream remote, else origin).
     pub(crate) remote: Option<String>,
-    /// The checkout (default: $CONTEXT_ECONOMY_CHECKOUT, then the working directory).
-    #[arg(long, value_name = "DIR")]
-    pub(crate) checkout: Option<String>,
+    #[command(flatten)]
+    pub(crate) checkout: super::checkout::Checkout,
 }
 
 /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
@@ -93,7 +92,7 @@ pub(crate) fn execute(
             Ok(_) => (Exit::Ok, "ok".to_string()),
             Err(e) => (e.exit(), e.report()),
         };
-        let checkout = opts.checkout.as_deref().unwrap_or_default();
+        let checkout = opts.checkout.dir().unwrap_or_default();
         crate::sync::outcome::record(&store, checkout, i32::from(exit.code()), &message);
     }
     let Some(synced) = result? else {
@@ -109,7 +108,7 @@ pub(crate) fn execute(
 /// The command's work: what it did, or `None` when a background push handed its work to the
 /// one at work.
 fn act(opts: &Options, action: Action, background: bool) -> Result<Option<Synced>, Error> {
-    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::resolve(opts.checkout.dir()).map_err(|f| Error::Target(f.why))?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race
     // on the remote's ref, and a hanging remote would pile them up. One that finds another at

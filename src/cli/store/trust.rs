@@ -12,8 +12,8 @@ pub(crate) struct Args {
     /// The client.
     #[arg(value_enum)]
     what: TrustWhat,
-    /// The repository whose hooks it lists (default: the working directory).
-    dir: Option<String>,
+    #[command(flatten)]
+    dir: super::checkout::CheckoutOrDir,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -24,7 +24,7 @@ pub(crate) enum TrustWhat {
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let TrustWhat::Codex = args.what;
-    let dir = dir_of(args.dir.as_deref())?;
+    let dir = dir_of(args.dir.dir())?;
     let trusted = Harness::Codex
         .client()
         .trust(&dir)

@@ -10,7 +10,7 @@ use crate::harness::install as harness_install;
 use crate::hooks::git_hook::{self, Removed};
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
-    let done = uninstall(args.what, args.dir.as_deref(), args.scope)?;
+    let done = uninstall(args.what, args.dir.dir(), args.scope)?;
     Ok(Reply::new(Exit::Ok).text(render::uninstalled(&done)))
 }
 

@@ -27,9 +27,8 @@ fn background_run(store: &Store) -> Option<Run> {
 /// The flags of `write`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The checkout the handoff is for.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) checkout: Option<String>,
+    #[command(flatten)]
+    pub(crate) checkout: super::checkout::Checkout,
     /// Read the document from FILE (`-` for stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
     pub(crate) from: Option<String>,
@@ -217,7 +216,7 @@ fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Erro
     } else {
         Some(read_draft(opts.from.as_deref().or(opts.file.as_deref()))?)
     };
-    let target = Target::resolve(opts.checkout.as_deref()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::resolve(opts.checkout.dir()).map_err(|f| Error::Target(f.why))?;
     let target = match opts.branch.as_deref().filter(|b| !b.is_empty()) {
         Some(branch) => target.on_branch(branch),
         None => target,
