@@ -698,10 +698,16 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     let o = status(&["--check"]);
     assert_eq!(o.code, 0, "nothing installed, nothing wrong: {}", o.stdout);
     assert!(
-        o.stdout.contains("claude-code user     installed=no ")
-            && o.stdout
-                .contains("not installed: handoff-store install claude --user")
-            && o.stdout.contains("claude-code plugin   installed=no "),
+        o.stdout.contains("hooks    none installed — ") && !o.stdout.contains("claude-code"),
+        "only what is installed, by default: {}",
+        o.stdout
+    );
+    let o = status(&["--all"]);
+    let all = squeezed(&o.stdout);
+    assert!(
+        all.contains("claude-code user installed=no ")
+            && all.contains("not installed: handoff-store install claude --user")
+            && all.contains("claude-code plugin installed=no "),
         "{}",
         o.stdout
     );
@@ -739,11 +745,31 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     let o = status(&[]);
     assert_eq!(o.code, 0);
     assert!(
-        o.stdout
-            .contains("claude-code user     installed=yes   runs=yes "),
+        squeezed(&o.stdout).starts_with("claude-code user installed=yes runs=yes ")
+            && !o.stdout.contains("claude-code plugin"),
         "{}",
         o.stdout
     );
+    // With --all, the installed row comes first, and the plugin is not recommended beside it.
+    let o = status(&["--all"]);
+    let all = squeezed(&o.stdout);
+    assert!(
+        all.starts_with("claude-code user installed=yes runs=yes ")
+            && all.contains("claude-code plugin installed=no runs=no ")
+            && all.contains("not needed: installed in the user scope")
+            && !all.contains("claude plugin install"),
+        "{}",
+        o.stdout
+    );
+    // The columns line up.
+    let columns: std::collections::BTreeSet<usize> = o
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" runs="))
+        .flat_map(|l| [l.find("installed="), l.find(" runs="), l.find(" /")])
+        .map(|at| at.unwrap_or(0))
+        .collect();
+    assert_eq!(columns.len(), 3, "{}", o.stdout);
     std::fs::remove_file(&copy).expect("the binary moves away");
     let o = status(&["--check"]);
     assert_eq!(o.code, 1, "{}", o.stdout);

@@ -478,3 +478,16 @@ impl TestEnv {
         dir
     }
 }
+
+/// `text` with every run of spaces made one, for output aligned in columns.
+pub fn squeezed(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            l.split(' ')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -491,7 +491,10 @@ impl Suite {
 
         let said = store(&["status", "--check"])?;
         ensure(
-            said.contains("claude-code user     installed=yes   runs=yes"),
+            said.split('\n').any(|l| {
+                l.split_whitespace().take(4).collect::<Vec<_>>()
+                    == ["claude-code", "user", "installed=yes", "runs=yes"]
+            }),
             || format!("status: {said}"),
         )?;
         store(&["uninstall", "claude"])?;

@@ -17,6 +17,9 @@ pub(crate) struct Args {
     /// what to do.
     #[arg(long)]
     check: bool,
+    /// Every agent in every scope, installed or not (by default, only what is installed).
+    #[arg(long)]
+    all: bool,
 }
 
 /// Why the store cannot take a handoff: its folder is not a folder, or cannot be written.
@@ -48,7 +51,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     } else {
         Exit::Ok
     };
-    Ok(Reply::show(format, &status, |s| render::status(s, args.check))?.exit(exit))
+    Ok(Reply::show(format, &status, |s| render::status(s, args.check, args.all))?.exit(exit))
 }
 
 /// What `status` found: plain data, printed by [`render::status`] or as JSON.
@@ -136,9 +139,25 @@ pub(crate) struct RecordFailed {
     pub(crate) message: String,
 }
 
+/// A client whose hooks are installed in one scope (or by its plugin) needs no other: its other
+/// rows say so instead of recommending an install.
+fn not_needed(rows: &mut [status::Row]) {
+    let installed: Vec<(&'static str, &'static str)> = rows
+        .iter()
+        .filter(|r| r.installed)
+        .map(|r| (r.harness, r.scope))
+        .collect();
+    for r in rows.iter_mut().filter(|r| !r.installed) {
+        if let Some((_, scope)) = installed.iter().find(|(h, _)| *h == r.harness) {
+            r.why = format!("not needed: installed in the {scope} scope");
+        }
+    }
+}
+
 /// Look at everything `status` reports, for the checkout at `dir`.
 fn compute(dir: &std::path::Path) -> Status {
-    let harnesses = status::rows(root_of(dir).as_deref(), dir);
+    let mut harnesses = status::rows(root_of(dir).as_deref(), dir);
+    not_needed(&mut harnesses);
     // Installed but it would not run: each is a problem `--check` fails on.
     let mut problems: Vec<String> = harnesses
         .iter()

@@ -2,13 +2,20 @@
 
 use super::super::status::{Status, Sync};
 
-/// `status` as text: a row per harness and scope, then the git hook, sync, the deliveries, the
-/// last background write and push, and with `check` a `problem` line per problem.
-pub(crate) fn status(s: &Status, check: bool) -> String {
+/// `status` as text: a row per installed integration (with `all`, every harness and scope,
+/// the installed first), aligned; then the git hook, sync, this branch's handoff, the
+/// deliveries, the last background write and push, and with `check` a `problem` line per
+/// problem.
+pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
     let mut text = String::new();
-    for r in &s.harnesses {
+    let mut rows: Vec<&crate::harness::status::Row> =
+        s.harnesses.iter().filter(|r| all || r.installed).collect();
+    rows.sort_by_key(|r| !r.installed);
+    let name = rows.iter().map(|r| r.harness.len()).max().unwrap_or(0);
+    let scope = rows.iter().map(|r| r.scope.len()).max().unwrap_or(0);
+    for r in &rows {
         text.push_str(&format!(
-            "{:<8} {:<8} installed={:<5} runs={:<7} {}{}\n",
+            "{:<name$} {:<scope$} installed={:<3} runs={:<7} {}{}\n",
             r.harness,
             r.scope,
             yes_no(r.installed),
@@ -20,6 +27,11 @@ pub(crate) fn status(s: &Status, check: bool) -> String {
                 format!(" — {}", r.why)
             }
         ));
+    }
+    if rows.is_empty() {
+        text.push_str(
+            "hooks    none installed — handoff-store install claude (or codex, gemini, copilot, cline, cursor); status --all lists every agent and scope\n",
+        );
     }
     if let Some(hook) = &s.git_hook {
         text.push_str(&format!(
