@@ -23,7 +23,7 @@ pub use naming::slot_name;
 pub(crate) use naming::{path_bytes, slugify};
 pub(crate) use placeholder::{PlaceholderState, placeholder_state};
 pub(crate) use target::{Target, TargetSource};
-pub(crate) use time::{days_ago, epoch, gap, iso, now};
+pub(crate) use time::{ago, epoch, gap, iso, now};
 
 use std::path::PathBuf;
 

@@ -7,23 +7,28 @@ pub(crate) fn now() -> i64 {
     epoch(SystemTime::now())
 }
 
-/// `gap(s)` of docs/store.md §0.
+/// `gap(s)` of docs/store.md §0: `45 seconds`, `1 minute`, `3 hours`, `2 days`.
 pub(crate) fn gap(s: u64) -> String {
-    if s < 90 {
-        format!("{s} second(s)")
+    let (n, unit) = if s < 90 {
+        (s, "second")
     } else if s < 5400 {
-        format!("{} minute(s)", s / 60)
+        (s / 60, "minute")
     } else if s < 172_800 {
-        format!("{} hour(s)", s / 3600)
+        (s / 3600, "hour")
     } else {
-        format!("{} day(s)", s / 86_400)
+        (s / 86_400, "day")
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
     }
 }
 
-/// `days-ago` of docs/store.md §0.
-pub(crate) fn days_ago(mtime: Option<i64>, now: i64) -> String {
+/// `ago` of docs/store.md §0: how long since `mtime`, for people (`3 hours ago`).
+pub(crate) fn ago(mtime: Option<i64>, now: i64) -> String {
     match mtime {
-        Some(m) => format!("{} day(s) ago", (now - m).max(0) / 86_400),
+        Some(m) => format!("{} ago", gap((now - m).max(0) as u64)),
         None => "at an unknown time (mtime unreadable)".into(),
     }
 }
@@ -42,5 +47,39 @@ pub(crate) fn epoch(t: SystemTime) -> i64 {
     match t.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(e) => -(e.duration().as_secs() as i64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ago, gap};
+
+    #[test]
+    fn durations_read_as_english() {
+        let said: Vec<String> = [0, 1, 89, 90, 119, 5399, 5400, 7199, 172_799, 172_800]
+            .into_iter()
+            .map(gap)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "0 seconds",
+                "1 second",
+                "89 seconds",
+                "1 minute",
+                "1 minute",
+                "89 minutes",
+                "1 hour",
+                "1 hour",
+                "47 hours",
+                "2 days"
+            ]
+        );
+        assert_eq!(ago(Some(100), 100 + 3 * 3600), "3 hours ago");
+        assert_eq!(
+            ago(Some(200), 100),
+            "0 seconds ago",
+            "a future mtime is now"
+        );
     }
 }

@@ -524,7 +524,8 @@ fn prune_older_than_zero_prunes_a_consumed_handoff_written_a_moment_ago() {
     let o = run(env.store().args(["prune", "--older-than", "0", "--apply"]));
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
-        o.stdout.contains("(consumed, 0 day(s) old)"),
+        o.stdout.contains("(consumed, 0 seconds old)")
+            || o.stdout.contains("(consumed, 1 second old)"),
         "{}",
         o.stdout
     );

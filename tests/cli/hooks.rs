@@ -74,7 +74,7 @@ fn a_fresh_start_offers_a_reset_delivers_and_resume_gets_nothing() {
             repo.display()
         )
     );
-    assert!(offer.contains("written 0 second(s) ago") || offer.contains("second(s) ago"));
+    assert!(offer.contains("written 0 seconds ago") || offer.contains("seconds ago"));
     assert!(offer.chars().count() <= 400, "{}", offer.chars().count());
     let receipt: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
     assert_eq!(
@@ -93,7 +93,7 @@ fn a_fresh_start_offers_a_reset_delivers_and_resume_gets_nothing() {
     let o = run(env
         .hook("session-start", &start_input("startup", &repo))
         .env("HANDOFF_OFFER_MAX_DAYS", "0"));
-    assert!(o.stdout.is_empty() || context(&o).contains("written 0 second(s) ago"));
+    assert!(o.stdout.is_empty() || context(&o).contains("written 0 seconds ago"));
     env.age(&slot, 2 * 86_400);
     let o = run(env
         .hook("session-start", &start_input("startup", &repo))
@@ -146,7 +146,7 @@ fn an_exact_pick_is_injected_with_its_verdict_and_consumed_with_mtime_kept() {
     let before = mtime(&slot);
     let text = context(&start(&env, "clear", &repo));
     assert!(text.contains(&format!(
-        "Handoff for `main`, written 2 day(s) ago: `{}`.",
+        "Handoff for `main`, written 2 days ago: `{}`.",
         slot.display()
     )));
     assert!(text.contains(&format!(
@@ -311,7 +311,7 @@ fn the_cleared_session_marker_is_reported_and_consumed_once() {
         "transcript_path": transcript, "write_attempted": true}),
     );
     let text = context(&start(&env, "clear", &repo));
-    assert!(text.contains("The session before this one was cleared (`/clear`, 250k tokens of context). The handoff below was written 2 minute(s) before that clear, so it covers it."), "{text}");
+    assert!(text.contains("The session before this one was cleared (`/clear`, 250k tokens of context). The handoff below was written 2 minutes before that clear, so it covers it."), "{text}");
     assert!(
         !text.contains(&transcript.display().to_string()),
         "a covered session's transcript is not worth its characters"
@@ -337,7 +337,7 @@ fn the_cleared_session_marker_is_reported_and_consumed_once() {
     );
     let text = context(&start(&env, "clear", &repo));
     assert!(
-        text.contains("**The handoff below was written 4 day(s) before that clear**: what the cleared session did after it is not in it."),
+        text.contains("**The handoff below was written 4 days before that clear**: what the cleared session did after it is not in it."),
         "{text}"
     );
     assert!(text.contains(&format!(

@@ -63,7 +63,7 @@ fn the_injection_is_pinned_for_2_28_and_200_citations() {
     assert_eq!(
         head,
         format!(
-            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: OK — 2 of 2 citations resolve against `{}`.\n\n{RULES}",
+            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hours ago: `{}`.\n\nGATE: OK — 2 of 2 citations resolve against `{}`.\n\n{RULES}",
             small.display(),
             shop.display()
         )
@@ -90,7 +90,7 @@ fn the_injection_is_pinned_for_2_28_and_200_citations() {
         assert_eq!(
             head,
             format!(
-                "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: OK — {n} of {n} citations resolve against `{}`.\n\n{RULES}",
+                "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hours ago: `{}`.\n\nGATE: OK — {n} of {n} citations resolve against `{}`.\n\n{RULES}",
                 slot.display(),
                 repo.display()
             )
@@ -119,7 +119,7 @@ fn failing_citations_cost_one_unpadded_line_each() {
     assert_eq!(
         head,
         format!(
-            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hour(s) ago: `{}`.\n\nGATE: FAILED — 3 of 28 citations do not hold against `{}`:\n- CHANGED src/f005.rs:1 no longer contains: pub fn f5() (found at line 2)\n- CHANGED src/f006.rs:2 no longer contains: pub fn gone()\n- MISSING src/moved.rs:2 | pub fn f7(): no such file or directory\n\n{RULES}",
+            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hours ago: `{}`.\n\nGATE: FAILED — 3 of 28 citations do not hold against `{}`:\n- CHANGED src/f005.rs:1 no longer contains: pub fn f5() (found at line 2)\n- CHANGED src/f006.rs:2 no longer contains: pub fn gone()\n- MISSING src/moved.rs:2 | pub fn f7(): no such file or directory\n\n{RULES}",
             slot.display(),
             repo.display()
         )

@@ -311,11 +311,11 @@ fn status_says_what_this_branch_has_and_whether_a_delivery_happened() {
     let o = run(env.store().arg("status").arg(&repo));
     assert!(
         o.stdout.contains(&format!(
-            "handoff  for main: complete, 0 second(s) ago, gate OK — {}",
+            "handoff  for main: complete, 0 seconds ago, gate OK — {}",
             slot.display()
         )) || o
             .stdout
-            .contains("handoff  for main: complete, 1 second(s) ago, gate OK"),
+            .contains("handoff  for main: complete, 1 second ago, gate OK"),
         "{}",
         o.stdout
     );

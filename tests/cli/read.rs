@@ -47,7 +47,7 @@ fn exact_pick_is_shown_verified_and_consumed_with_its_mtime_kept() {
         )
     );
     assert!(
-        lines[2].starts_with("written  3 day(s) ago (")
+        lines[2].starts_with("written  3 days ago (")
             && lines[2].ends_with(") — progress: complete"),
         "{}",
         lines[2]
@@ -115,7 +115,7 @@ fn a_guess_is_labelled_lists_others_and_is_never_consumed() {
         b.display()
     )), "{}", o.stdout);
     assert!(o.stdout.contains(&format!(
-        "other    main in {} — 0 day(s) ago — {}\n",
+        "other    main in {} — 1 minute ago — {}\n",
         a.display(),
         slot_a.display()
     )));
@@ -261,7 +261,7 @@ fn placeholders_are_pending_abandoned_or_alive_and_never_shown() {
     assert_eq!(
         o.stdout,
         format!(
-            "ABANDONED {} was never completed (last change 10 second(s) ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+            "ABANDONED {} was never completed (last change 10 seconds ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
             slot.display(),
             assert_cmd::cargo::cargo_bin("handoff-store").display()
         )
@@ -485,7 +485,7 @@ fn drift_counts_commits_detects_rewrites_and_age() {
     env.age(&slot, 30 * 3600);
     assert_eq!(
         drift_lines(&env, &repo).last().map(String::as_str),
-        Some("STALE: last written 30 hour(s) ago, over the 24-hour threshold")
+        Some("STALE: last written 30 hours ago, over the 24-hour threshold")
     );
     let o = run(env
         .store()

@@ -822,18 +822,18 @@ fn prune_deletes_only_what_the_dry_run_listed() {
     let dry = run(env.store().arg("prune"));
     assert!(
         dry.stdout.contains(&format!(
-            "would delete  {}  (checkout gone, 40 day(s) old)\n",
+            "would delete  {}  (checkout gone, 40 days old)\n",
             orphan.display()
         )),
         "{}",
         dry.stdout
     );
     assert!(dry.stdout.contains(&format!(
-        "would delete  {}  (consumed, 40 day(s) old)\n",
+        "would delete  {}  (consumed, 40 days old)\n",
         read.display()
     )));
     assert!(dry.stdout.contains(&format!(
-        "would delete  {}  (stale temp file, 0 day(s) old)\n",
+        "would delete  {}  (stale temp file, 2 hours old)\n",
         temp.display()
     )));
     assert!(

@@ -5,7 +5,6 @@ use super::super::prune::Pruned;
 pub(crate) fn pruned(p: &Pruned) -> String {
     let mut text = String::new();
     for it in &p.items {
-        let days = it.age_seconds / 86_400;
         let line = if it.skipped {
             format!("skipped       {}  (locked)\n", it.path)
         } else {
@@ -16,7 +15,12 @@ pub(crate) fn pruned(p: &Pruned) -> String {
             } else {
                 "not deleted "
             };
-            format!("{verb}  {}  ({}, {days} day(s) old)\n", it.path, it.reason)
+            format!(
+                "{verb}  {}  ({}, {} old)\n",
+                it.path,
+                it.reason,
+                crate::store::gap(it.age_seconds)
+            )
         };
         text.push_str(&line);
     }

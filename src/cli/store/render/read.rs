@@ -8,7 +8,7 @@ use crate::shell::self_command;
 use crate::store::drift::Drift;
 use crate::store::runs::RunState;
 use crate::store::verdict::GateVerdict;
-use crate::store::{HandoffInfo, PickKind, days_ago, gap, iso};
+use crate::store::{HandoffInfo, PickKind, ago, gap, iso};
 
 /// `read`'s JSON: a background write's state, or a handoff (a placeholder is one, unverified).
 #[derive(Serialize)]
@@ -147,7 +147,7 @@ fn handoff_text(shown: &Shown) -> String {
     }
     t.push_str(&format!(
         "written  {} ({}) — progress: {}\n",
-        days_ago(info.mtime, now),
+        ago(info.mtime, now),
         info.mtime.map(iso).unwrap_or_default(),
         info.progress_shown()
     ));
@@ -194,7 +194,7 @@ fn others(t: &mut String, others: &[HandoffInfo], now: i64) {
             "other    {} in {} — {} — {}\n",
             o.branch.as_deref().unwrap_or("?"),
             o.checkout.as_deref().unwrap_or("?"),
-            days_ago(o.mtime, now),
+            ago(o.mtime, now),
             o.path
         ));
     }

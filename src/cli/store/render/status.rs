@@ -30,7 +30,7 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
     }
     if rows.is_empty() {
         text.push_str(
-            "hooks    none installed — handoff-store install claude (or codex, gemini, copilot, cline, cursor); status --all lists every agent and scope\n",
+            "hooks    none installed — handoff-store install <agent> (install --help lists them); status --all shows every agent and scope\n",
         );
     }
     if let Some(hook) = &s.git_hook {
@@ -147,7 +147,7 @@ fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// `handoff for main: complete, 3 hour(s) ago, gate OK — <path>`, or that there is none.
+/// `handoff for main: complete, 3 hours ago, gate OK — <path>`, or that there is none.
 fn handoff_line(h: &super::super::status::BranchHandoff) -> String {
     use crate::store::verdict::GateStatus;
     if !h.exists {
