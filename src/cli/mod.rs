@@ -3,6 +3,7 @@
 //! panics on a closed pipe); a closed stdout ends the output quietly and keeps the exit code
 //! already computed.
 
+pub(crate) mod paint;
 mod reply;
 pub mod store;
 pub mod verify;

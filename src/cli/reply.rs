@@ -8,6 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Format;
+use super::paint::Paint;
 use crate::error::{Error, Exit};
 use crate::report::Stream;
 
@@ -44,6 +45,8 @@ pub(crate) struct Reply {
     quiet: bool,
     /// How a failed write of the output ends (`verify-handoff` keeps to its 0 / 1 / 2).
     output_failed: Exit,
+    /// The streams whose text gets its verdict words coloured (text for people only).
+    paint: Paint,
 }
 
 impl Reply {
@@ -56,7 +59,14 @@ impl Reply {
             then: None,
             quiet: false,
             output_failed: Exit::Failure,
+            paint: Paint::default(),
         }
+    }
+
+    /// Colour the verdict words of what goes to the streams `paint` names.
+    pub(crate) fn painted(mut self, paint: Paint) -> Reply {
+        self.paint = paint;
+        self
     }
 
     /// A hook's reply: a failed write changes nothing, and the exit stays what it is.
@@ -65,15 +75,24 @@ impl Reply {
         self
     }
 
-    /// clap's own output (help, version, a usage error) and its exit.
-    pub(crate) fn clap(e: &clap::Error) -> Reply {
-        let stream = if e.use_stderr() {
-            Stream::Err
+    /// clap's own output (help, version, a usage error) and its exit, in clap's colours where
+    /// `paint` says so.
+    pub(crate) fn clap(e: &clap::Error, paint: Paint) -> Reply {
+        let (stream, coloured) = if e.use_stderr() {
+            (Stream::Err, paint.err)
         } else {
-            Stream::Out
+            (Stream::Out, paint.out)
         };
         let mut r = Reply::new(Exit::of_clap(e.exit_code()));
-        r.pieces.push((stream, e.render().to_string()));
+        let text = e.render();
+        r.pieces.push((
+            stream,
+            if coloured {
+                text.ansi().to_string()
+            } else {
+                text.to_string()
+            },
+        ));
         r
     }
 
@@ -176,9 +195,16 @@ impl Reply {
             }
         }
         for (stream, text) in &runs {
-            let w: &mut dyn Write = match stream {
-                Stream::Out => &mut *out,
-                Stream::Err => &mut *err,
+            let (w, coloured): (&mut dyn Write, bool) = match stream {
+                Stream::Out => (&mut *out, self.paint.out),
+                Stream::Err => (&mut *err, self.paint.err),
+            };
+            let painted;
+            let text = if coloured {
+                painted = super::paint::paint(text);
+                &painted
+            } else {
+                text
             };
             let written = w.write_all(text.as_bytes()).and_then(|()| w.flush());
             match written {

@@ -8,6 +8,7 @@ use std::io::Write;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{CommandFactory, Parser};
 
+use super::paint::{ColorChoice, Paint, choice_in};
 use super::reply::Reply;
 use crate::error::Exit;
 use crate::report::run_gate::{citations, gate_file};
@@ -49,6 +50,9 @@ struct VerifyArgs {
     /// The same as --format json.
     #[arg(long)]
     json: bool,
+    /// Colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
 }
 
 /// Run `verify-handoff` with `args`; returns the exit code.
@@ -57,14 +61,16 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Exit {
-    reply(args).deliver(out, err, "verify-handoff")
+    let args: Vec<OsString> = args.into_iter().collect();
+    let paint = Paint::of(choice_in(&args));
+    reply(args, paint).deliver(out, err, "verify-handoff")
 }
 
 /// The report the command line asks for, rendered; a failed write of it ends with 2.
-fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
+fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     let parsed = match VerifyArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return Reply::clap(&e),
+        Err(e) => return Reply::clap(&e, paint),
     };
     let report = if parsed.citations {
         citations(parsed.file.as_deref(), parsed.checkout_dir.as_deref())
@@ -74,7 +80,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "the handoff <FILE> is required (or use --citations)",
             );
-            return Reply::clap(&e);
+            return Reply::clap(&e, paint);
         };
         gate_file(file, parsed.checkout.as_deref())
     };
@@ -85,7 +91,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         parsed.format
     };
     let reply = match format {
-        Format::Text => Reply::new(exit).lines(report.text_lines()),
+        Format::Text => Reply::new(exit).lines(report.text_lines()).painted(paint),
         Format::Json => match Reply::show(Format::Json, &report.json(), |_| String::new()) {
             Ok(r) => r.exit(exit),
             Err(e) => Reply::error(e, Format::Json),

@@ -10,6 +10,7 @@ mod hooks;
 mod injection;
 mod layers;
 mod newcomer;
+mod output;
 mod properties;
 mod read;
 mod store;

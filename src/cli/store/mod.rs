@@ -32,6 +32,7 @@ use clap::{Parser, Subcommand};
 use crate::error::{Error, Exit};
 
 pub(crate) use super::Format;
+use super::paint::{ColorChoice, Paint, choice_in};
 use super::reply::Reply;
 use crate::report::Stream;
 
@@ -49,6 +50,9 @@ struct StoreArgs {
     /// The same as --format json.
     #[arg(long, global = true)]
     json: bool,
+    /// Colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -156,15 +160,16 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Exit {
-    reply(args).deliver(out, err, "handoff-store")
+    let args: Vec<OsString> = args.into_iter().collect();
+    let paint = Paint::of(choice_in(&args));
+    reply(args, paint).deliver(out, err, "handoff-store")
 }
 
 /// What the command line asks for, computed and rendered.
-fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
-    let mut args = args.into_iter().peekable();
+fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     // Started by git as the lease check of a `push --prune` (see `sync::lease`).
     if let Some(folder) = args
-        .peek()
+        .first()
         .and_then(|argv0| crate::sync::lease::hook_folder(argv0))
     {
         let (exit, said) = crate::sync::lease::run_hook(&folder, &mut std::io::stdin().lock());
@@ -172,7 +177,7 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
     }
     let parsed = match StoreArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return Reply::clap(&e),
+        Err(e) => return Reply::clap(&e, paint),
     };
     let format = if parsed.json {
         Format::Json
@@ -194,6 +199,13 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
             Format::Text,
         );
     }
+    // Colour is for people: never in JSON, never in what a hook hands its client.
+    let paint = if format == Format::Text {
+        paint
+    } else {
+        Paint::default()
+    };
+    let hooked = matches!(parsed.command, Command::Hook(_));
     let reply = match parsed.command {
         // A hook replies to its client, and consumes only once its output got out.
         Command::Hook(a) => hook::run(a),
@@ -217,7 +229,8 @@ fn reply(args: impl IntoIterator<Item = OsString>) -> Reply {
         Command::New(a) => new::run(&a, format),
     };
     match reply {
-        Ok(reply) => reply,
+        Ok(reply) if hooked => reply,
+        Ok(reply) => reply.painted(paint),
         // The reader went away while the result was being made: nothing more to say.
         Err(Error::Output(e)) if super::is_broken_pipe(&e) => Reply::new(Exit::Ok),
         Err(e) => Reply::error(e, format),
