@@ -92,6 +92,8 @@ pub(crate) enum Usage {
     ProjectOnly { harness: &'static str },
     /// `--format json` for a command that prints no result.
     NothingToFormat,
+    /// `man PAGE` for a page there is not.
+    NoManPage(String),
 }
 
 /// Why there is no target to act on.
@@ -287,6 +289,7 @@ impl fmt::Display for Usage {
             Usage::ProjectOnly { harness } => {
                 write!(f, "{harness} reads hooks from the repository only")
             }
+            Usage::NoManPage(page) => write!(f, "no man page named {page:?}"),
         }
     }
 }
@@ -533,6 +536,9 @@ impl Error {
             Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
             Error::Usage(Usage::Detached) => "check out a branch or pass --all",
             Error::Usage(Usage::ProjectOnly { .. }) => "use --project",
+            Error::Usage(Usage::NoManPage(_)) => {
+                "name handoff-store, verify-handoff, or one of handoff-store's commands"
+            }
             Error::NoHome => "set HANDOFF_STORE_DIR",
             Error::Collision { .. } => {
                 "pass --force to replace it (the old version goes to history)"

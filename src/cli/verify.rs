@@ -55,6 +55,11 @@ struct VerifyArgs {
     color: ColorChoice,
 }
 
+/// The whole command line, for completions and the man page.
+pub(crate) fn command() -> clap::Command {
+    VerifyArgs::command()
+}
+
 /// Run `verify-handoff` with `args`; returns the exit code.
 pub fn run(
     args: impl IntoIterator<Item = OsString>,

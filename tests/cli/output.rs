@@ -106,3 +106,49 @@ fn colour_only_for_a_person_at_a_terminal() {
         o.stdout
     );
 }
+
+/// A man page for both binaries and each command, and completions for both, from clap.
+#[test]
+fn man_pages_and_completions_for_both_binaries() {
+    let env = TestEnv::new();
+    let o = run(env.store().arg("man"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains(".TH handoff-store 1"), "{}", o.stdout);
+    for command in ["write", "read", "status", "new", "man"] {
+        assert!(
+            o.stdout
+                .contains(&format!("handoff\\-store\\-{command}(1)")),
+            "{command}: {}",
+            o.stdout
+        );
+    }
+    let o = run(env.store().args(["man", "read"]));
+    assert!(
+        o.stdout.contains(".TH handoff-store-read 1") && o.stdout.contains("no\\-consume"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["man", "verify-handoff"]));
+    assert!(
+        o.stdout.contains(".TH verify-handoff 1") && o.stdout.contains("citations"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["man", "no-such-page"]));
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("no man page named \"no-such-page\"\nhint: "),
+        "{}",
+        o.stderr
+    );
+    let o = run(env.store().args(["man", "--json"]));
+    assert_eq!(o.code, 2, "nothing to format: {}", o.stderr);
+
+    let o = run(env.store().args(["completions", "bash", "verify-handoff"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("verify-handoff") && o.stdout.contains("--citations"));
+    assert!(!o.stdout.contains("set-progress"), "not handoff-store's");
+    let o = run(env.store().args(["completions", "zsh"]));
+    assert!(o.stdout.contains("#compdef handoff-store") && o.stdout.contains("set-progress"));
+}

@@ -1,7 +1,25 @@
-//! `completions <shell>`: the shell completion script for the whole command line.
+//! `completions SHELL [BINARY]` and `man [PAGE]`: the shell completion script and the man page
+//! of either binary, both generated from the clap definitions, so they never drift from `--help`.
 
 use super::Reply;
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, Usage};
+
+/// Which binary a completion script or a man page is for.
+#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
+pub(crate) enum Binary {
+    #[default]
+    HandoffStore,
+    VerifyHandoff,
+}
+
+impl Binary {
+    fn command(self) -> clap::Command {
+        match self {
+            Binary::HandoffStore => super::command(),
+            Binary::VerifyHandoff => crate::cli::verify::command(),
+        }
+    }
+}
 
 /// Print a shell completion script.
 #[derive(Debug, clap::Args)]
@@ -9,15 +27,47 @@ pub(crate) struct Args {
     /// The shell to complete for.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
+    /// The binary to complete.
+    #[arg(value_enum, default_value_t = Binary::HandoffStore)]
+    binary: Binary,
 }
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
+    let mut command = args.binary.command();
+    let name = command.get_name().to_string();
     let mut script = Vec::new();
-    clap_complete::generate(
-        args.shell,
-        &mut super::command(),
-        "handoff-store",
-        &mut script,
-    );
+    clap_complete::generate(args.shell, &mut command, name, &mut script);
     Ok(Reply::new(Exit::Ok).text(String::from_utf8_lossy(&script).into_owned()))
+}
+
+/// Print a man page (roff), for `man -l -`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ManArgs {
+    /// `handoff-store` (the default), `verify-handoff`, or one of handoff-store's commands
+    /// (`read` gives handoff-store-read).
+    #[arg(value_name = "PAGE")]
+    page: Option<String>,
+}
+
+pub(crate) fn man(args: &ManArgs) -> Result<Reply, Error> {
+    let store = super::command();
+    let command = match args.page.as_deref() {
+        None | Some("handoff-store") => store,
+        Some("verify-handoff") => Binary::VerifyHandoff.command(),
+        Some(name) => {
+            let mut store = store;
+            store.build();
+            let page = store
+                .find_subcommand(name.strip_prefix("handoff-store-").unwrap_or(name))
+                .cloned()
+                .ok_or_else(|| Error::Usage(Usage::NoManPage(name.to_string())))?;
+            let full = format!("handoff-store-{}", page.get_name());
+            page.display_name(&full).bin_name(full)
+        }
+    };
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command)
+        .render(&mut page)
+        .map_err(Error::Output)?;
+    Ok(Reply::new(Exit::Ok).text(String::from_utf8_lossy(&page).into_owned()))
 }

@@ -142,11 +142,16 @@ enum Command {
         after_help = "Examples (what the agents run; you rarely do):\n  echo '{\"session_id\":\"s\",\"cwd\":\".\",\"source\":\"clear\"}' | handoff-store hook session-start"
     )]
     Hook(hook::Args),
-    /// Print a shell completion script.
+    /// Print a shell completion script, for handoff-store or verify-handoff.
     #[command(
-        after_help = "Examples:\n  handoff-store completions bash > ~/.local/share/bash-completion/completions/handoff-store"
+        after_help = "Examples:\n  handoff-store completions bash > ~/.local/share/bash-completion/completions/handoff-store\n  handoff-store completions bash verify-handoff > ~/.local/share/bash-completion/completions/verify-handoff\n  handoff-store completions zsh > ~/.zfunc/_handoff-store"
     )]
     Completions(completions::Args),
+    /// Print a man page (roff): handoff-store's, verify-handoff's, or a command's.
+    #[command(
+        after_help = "Examples:\n  handoff-store man | man -l -\n  handoff-store man verify-handoff | man -l -\n  handoff-store man read > ~/.local/share/man/man1/handoff-store-read.1"
+    )]
+    Man(completions::ManArgs),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -192,6 +197,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
                 | Command::Uninstall(_)
                 | Command::Trust(_)
                 | Command::Completions(_)
+                | Command::Man(_)
         )
     {
         return Reply::error(
@@ -226,6 +232,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Trust(a) => trust::run(&a),
         Command::Status(a) => status::run(&a, format),
         Command::Completions(a) => completions::run(&a),
+        Command::Man(a) => completions::man(&a),
         Command::New(a) => new::run(&a, format),
     };
     match reply {
