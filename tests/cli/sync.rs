@@ -2001,7 +2001,7 @@ fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
     no_lease_folder(&a);
     assert_eq!(run(&mut a.hs(&env, &["pull"])).code, 0);
     env.git(&a.repo, &["pack-refs", "--all"]);
-    let again = run(&mut a.hs(&env, &["push", "--prune"]));
+    let again = run(&mut a.hs(&env, &["push", "--prune", "-v"]));
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
     assert!(
         again.stdout.contains("deleted refs/handoffs/gone-42"),
@@ -2096,7 +2096,7 @@ fn a_killed_push_prune_leaves_no_lock_after_the_next_run() {
                         .any(|p| l.to_string_lossy().contains(p))),
                 "{what}: {left:?}"
             );
-            let again = run(&mut a.hs(&env, &["push", "--prune"]));
+            let again = run(&mut a.hs(&env, &["push", "--prune", "-v"]));
             assert!(
                 again.code == 0 || again.code == 4,
                 "{what}, then push --prune: {}{}",
@@ -2233,5 +2233,46 @@ fn our_fetches_start_no_maintenance() {
     assert!(
         fetches.iter().all(|l| l.contains("--no-auto-maintenance")),
         "{logged}"
+    );
+}
+
+/// `push --all` says what it did in one line; `-v` adds a line per ref; what went wrong is
+/// always said.
+#[test]
+fn push_all_is_one_summary_line_and_verbose_lists_every_ref() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    for branch in ["main", "one", "two"] {
+        if branch != "main" {
+            env.git(&a.repo, &["switch", "-q", "-c", branch]);
+        }
+        let doc = canonical(&a.repo.to_string_lossy(), branch);
+        assert_eq!(run(a.hs(&env, &["write"]).write_stdin(doc)).code, 0);
+    }
+    let o = run(&mut a.hs(&env, &["push", "--all"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(o.stdout, "pushed   3 handoff refs to origin: 3 pushed\n");
+    let o = run(&mut a.hs(&env, &["push", "--all", "-v"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines[0], "pushed   3 handoff refs to origin: 3 up to date");
+    assert_eq!(lines.len(), 4, "{}", o.stdout);
+    for branch in ["main", "one", "two"] {
+        assert!(
+            o.stdout
+                .contains(&format!("refs/handoffs/{branch} → origin")),
+            "{}",
+            o.stdout
+        );
+    }
+    // One ref: its own line, no summary.
+    let o = run(&mut a.hs(&env, &["push"]));
+    assert!(
+        o.stdout
+            .starts_with("pushed   (up to date) refs/handoffs/two → origin")
+            && o.stdout.lines().count() == 1,
+        "{}",
+        o.stdout
     );
 }

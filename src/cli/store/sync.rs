@@ -19,6 +19,9 @@ pub(crate) struct Options {
     pub(crate) remote: Option<String>,
     #[command(flatten)]
     pub(crate) checkout: super::checkout::Checkout,
+    /// A line per branch pulled and per ref pushed, not only the summary and the problems.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
 }
 
 /// Pull, then push; with --setup, only make a plain `git fetch` bring handoffs too.
@@ -98,7 +101,8 @@ pub(crate) fn execute(
     let Some(synced) = result? else {
         return Ok(Reply::new(Exit::Ok));
     };
-    let reply = Reply::show(format, &synced, render::synced)?.exit(synced.ended);
+    let reply =
+        Reply::show(format, &synced, |s| render::synced(s, opts.verbose))?.exit(synced.ended);
     Ok(match &synced.failure {
         Some(message) => reply.note(format!("handoff-store: {message}")),
         None => reply,

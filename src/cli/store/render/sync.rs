@@ -1,23 +1,37 @@
-//! `push`, `pull` and `sync` for people: a line per branch pulled, per ref pushed, per chain
-//! kept.
+//! `push`, `pull` and `sync` for people: one summary line each, then a line for what went wrong
+//! or was held back; with `-v`, a line per branch pulled and per ref pushed. A single ref or
+//! branch gets its own line instead of a summary.
 
 use super::super::sync::Synced;
 use crate::sync::Merge;
 use crate::sync::ops::{self, PullReport, Pushed};
 use crate::sync::transport::PushStatus;
 
-pub(crate) fn synced(s: &Synced) -> String {
+pub(crate) fn synced(s: &Synced, verbose: bool) -> String {
     let mut text = String::new();
     if let Some(changed) = s.setup {
         text.push_str(&setup_text(&s.remote, changed));
     }
     if let Some(p) = &s.pull {
-        text.push_str(&pull_text(p));
+        text.push_str(&pull_text(p, verbose));
     }
     if let Some(p) = &s.push {
-        text.push_str(&push_text(p));
+        text.push_str(&push_text(p, verbose));
     }
     text
+}
+
+/// `2 pushed, 5 up to date, 1 rejected`: the counts that are not zero, in `order`.
+fn tally<'a>(said: impl Iterator<Item = &'a str>, order: &[&str]) -> String {
+    let said: Vec<&str> = said.collect();
+    order
+        .iter()
+        .filter_map(|word| {
+            let n = said.iter().filter(|s| *s == word).count();
+            (n > 0).then(|| format!("{n} {word}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn setup_text(remote: &str, changed: bool) -> String {
@@ -31,8 +45,20 @@ fn setup_text(remote: &str, changed: bool) -> String {
     }
 }
 
-fn pull_text(p: &PullReport) -> String {
+fn pull_text(p: &PullReport, verbose: bool) -> String {
     let mut text = String::new();
+    let summed = p.branches.len() > 1;
+    if summed {
+        text.push_str(&format!(
+            "pulled   {} branches from {}: {}\n",
+            p.branches.len(),
+            p.remote,
+            tally(
+                p.branches.iter().map(|b| merge_word(&b.merge)),
+                &["updated", "merged", "up to date", "ahead", "not imported"]
+            )
+        ));
+    }
     if p.branches.is_empty() && p.available.is_empty() {
         text.push_str(&format!(
             "pulled   nothing: {} holds no handoff\n",
@@ -54,7 +80,10 @@ fn pull_text(p: &PullReport) -> String {
             ),
             Merge::Refused(why) => format!("not imported: {why}"),
         };
-        text.push_str(&format!("pulled   {}: {what}\n", b.branch));
+        let problem = matches!(b.merge, Merge::Refused(_));
+        if !summed || verbose || problem {
+            text.push_str(&format!("pulled   {}: {what}\n", b.branch));
+        }
     }
     if !p.available.is_empty() {
         text.push_str(&format!(
@@ -66,9 +95,50 @@ fn pull_text(p: &PullReport) -> String {
     text
 }
 
-fn push_text(p: &Pushed) -> String {
+/// A pulled branch's outcome, in a word, for the summary.
+fn merge_word(m: &Merge) -> &'static str {
+    match m {
+        Merge::UpToDate => "up to date",
+        Merge::LocalAhead => "ahead",
+        Merge::FastForward => "updated",
+        Merge::Merged { .. } => "merged",
+        Merge::Refused(_) => "not imported",
+    }
+}
+
+/// A pushed ref's outcome, in a word, for the summary.
+fn push_word(s: &PushStatus) -> &'static str {
+    match s {
+        PushStatus::Pushed => "pushed",
+        PushStatus::Deleted => "deleted",
+        PushStatus::UpToDate => "up to date",
+        PushStatus::Moved | PushStatus::Locked => "rejected",
+        PushStatus::Refused => "refused",
+    }
+}
+
+fn push_text(p: &Pushed, verbose: bool) -> String {
     let mut text = String::new();
+    let summed = p.updates.len() > 1;
+    if summed {
+        text.push_str(&format!(
+            "pushed   {} handoff refs to {}: {}\n",
+            p.updates.len(),
+            p.remote,
+            tally(
+                p.updates.iter().map(|u| push_word(&u.status)),
+                &["pushed", "up to date", "deleted", "rejected", "refused"]
+            )
+        ));
+    }
     for u in &p.updates {
+        let fine = matches!(
+            u.status,
+            PushStatus::Pushed | PushStatus::Deleted | PushStatus::UpToDate
+        );
+        if summed && fine && !verbose {
+            continue;
+        }
         let what = match u.status {
             PushStatus::Pushed => "pushed  ",
             PushStatus::Deleted => "deleted ",
