@@ -94,6 +94,12 @@ pub(crate) enum Usage {
     NothingToFormat,
     /// `man PAGE` for a page there is not.
     NoManPage(String),
+    /// `set-progress FILE` for a file outside the store.
+    NotInStore(String),
+    /// `set-progress` with a value that is not a lifecycle state.
+    ProgressValue(String),
+    /// `set-progress` with neither one nor two words.
+    ProgressWords,
 }
 
 /// Why there is no target to act on.
@@ -290,6 +296,15 @@ impl fmt::Display for Usage {
                 write!(f, "{harness} reads hooks from the repository only")
             }
             Usage::NoManPage(page) => write!(f, "no man page named {page:?}"),
+            Usage::NotInStore(file) => write!(
+                f,
+                "set-progress changes a stored handoff, and {file} is not in the store"
+            ),
+            Usage::ProgressValue(value) => write!(
+                f,
+                "set-progress: {value:?} is not a progress (writing, complete or consumed)"
+            ),
+            Usage::ProgressWords => write!(f, "set-progress takes [FILE] VALUE"),
         }
     }
 }
@@ -536,6 +551,9 @@ impl Error {
             Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
             Error::Usage(Usage::Detached) => "check out a branch or pass --all",
             Error::Usage(Usage::ProjectOnly { .. }) => "use --project",
+            Error::Usage(Usage::NotInStore(_)) => {
+                "without FILE it changes this checkout's (handoff-store path names it); a draft's progress: line is yours to edit"
+            }
             Error::Usage(Usage::NoManPage(_)) => {
                 "name handoff-store, verify-handoff, or one of handoff-store's commands"
             }

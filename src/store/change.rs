@@ -174,12 +174,6 @@ impl Drop for SlotChange<'_> {
     }
 }
 
-/// Set `progress:` of a handoff file outside the store (`set-progress` on any file): no slot,
-/// so no chain.
-pub(crate) fn flip_unstored(path: &Path, value: &str) -> Result<Flip, Error> {
-    slot::flip_progress(path, value, None)
-}
-
 /// The `checkout:` header of the handoff at `path`, from its first lines.
 fn slot_checkout(path: &Path) -> Option<String> {
     let head = slot::read_head(path).ok()?;

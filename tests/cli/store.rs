@@ -683,7 +683,7 @@ fn set_progress_rewrites_one_line_and_keeps_everything_else() {
     let env = TestEnv::new();
     let body =
         "# Handoff\r\nstatus: s\r\nx\t\\ `y` \"q\"\r\n## Do not re-derive\r\nprogress: decoy\r\n";
-    let file = env.write("h.md", body);
+    let file = env.write("store/h.md", body);
     env.age(&file, 5000);
     let before = mtime(&file);
     let o = run(env
@@ -722,7 +722,7 @@ fn set_progress_rewrites_one_line_and_keeps_everything_else() {
             .arg("complete"),
     );
     assert_eq!(v["changed"], false);
-    let none = env.write("n.md", "# Handoff\n## x\nstatus: late\n");
+    let none = env.write("store/n.md", "# Handoff\n## x\nstatus: late\n");
     let o = run(env
         .store()
         .args(["set-progress"])
@@ -736,22 +736,66 @@ fn set_progress_rewrites_one_line_and_keeps_everything_else() {
         )
     );
     assert_eq!(o.code, 1);
-    std::os::unix::fs::symlink(&file, env.path("l.md")).expect("symlink");
+    let link = env.store_dir().join("l.md");
+    std::os::unix::fs::symlink(&file, &link).expect("symlink");
     let o = run(env
         .store()
         .args(["set-progress"])
-        .arg(env.path("l.md"))
+        .arg(&link)
         .arg("consumed"));
     assert_eq!(o.code, 3);
     assert_eq!(
         o.stderr,
-        format!(
-            "handoff-store: {} is not a regular file\n",
-            env.path("l.md").display()
-        )
+        format!("handoff-store: {} is not a regular file\n", link.display())
     );
     let o = run(env.store().args(["set-progress"]).arg(&file).arg("done"));
     assert_eq!(o.code, 2);
+}
+
+/// `set-progress VALUE` changes this checkout's slot; a FILE outside the store is refused,
+/// untouched, with what to do instead.
+#[test]
+fn set_progress_works_on_this_checkouts_slot_and_refuses_a_file_outside_the_store() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env
+        .store()
+        .args(["set-progress", "consumed"])
+        .current_dir(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        format!("progress {}: complete -> consumed\n", slot.display())
+    );
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: consumed\n")
+    );
+    let o = run(env
+        .store()
+        .args(["set-progress", "complete", "-C"])
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+
+    let draft_text = "# Handoff\nprogress: complete\n";
+    let draft = env.write("draft.md", draft_text);
+    let o = run(env.store().arg("set-progress").arg(&draft).arg("consumed"));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "handoff-store: set-progress changes a stored handoff, and {} is not in the store\nhint: without FILE it changes this checkout's (handoff-store path names it); a draft's progress: line is yours to edit\n",
+            draft.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&draft).expect("draft"), draft_text);
+    let o = run(env
+        .store()
+        .args(["set-progress", "done"])
+        .current_dir(&repo));
+    assert_eq!(o.code, 2, "{}", o.stderr);
 }
 
 #[test]
@@ -1040,13 +1084,16 @@ fn bad_input_rows_of_the_store() {
         let o = run(env.store().args(["read", "--wait", bad]).arg(&repo));
         assert_eq!(o.code, 2, "--wait {bad}");
     }
-    // set-progress on a directory.
+    // set-progress on a directory in the store.
+    let folder = env.store_dir().join("folder.md");
+    std::fs::create_dir_all(&folder).expect("folder");
     let o = run(env
         .store()
         .args(["set-progress"])
-        .arg(env.store_dir())
+        .arg(&folder)
         .arg("consumed"));
-    assert_eq!(o.code, 3);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    std::fs::remove_dir(&folder).expect("folder");
     // write cleans stale temp files: an hour old, or made by a dead process; never a live
     // writer's (this test process stands for one).
     let name = slot

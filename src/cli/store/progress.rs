@@ -1,14 +1,16 @@
-//! `set-progress FILE VALUE` (docs/store.md §9.6): one envelope line rewritten, every other byte and
-//! the mtime kept; under the slot lock when FILE lives in the store.
+//! `set-progress [FILE] VALUE` (docs/store.md §9.6): one envelope line of a stored handoff
+//! rewritten, every other byte and the mtime kept, under the slot's lock and recorded on its
+//! chain. Without FILE, this checkout's slot; a FILE outside the store is refused (a draft's
+//! `progress:` line is its author's to edit).
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::{Format, Reply, render};
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, Usage};
 use crate::store::Store;
-use crate::store::change::{self, SlotChange, Wait};
+use crate::store::change::{SlotChange, Wait};
 use crate::store::slot::{self, Flip};
 
 impl ProgressArg {
@@ -45,14 +47,16 @@ fn in_store(file: &Path, store: &Store) -> Option<String> {
         .flatten()
 }
 
-/// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
+/// Rewrite the progress: line of a stored handoff, keeping every other byte and the mtime.
 #[derive(Debug, clap::Args)]
+#[command(override_usage = "handoff-store set-progress [OPTIONS] [FILE] <VALUE>")]
 pub(crate) struct Args {
-    /// The handoff file (`handoff-store path` names this checkout's).
-    file: String,
-    /// The new value.
-    #[arg(value_enum)]
-    value: ProgressArg,
+    /// [FILE] VALUE: a handoff in the store (default: this checkout's slot), then writing,
+    /// complete or consumed.
+    #[arg(num_args = 1..=2, required = true, value_names = ["FILE", "VALUE"])]
+    words: Vec<String>,
+    #[command(flatten)]
+    dir: super::checkout::Checkout,
 }
 
 /// The lifecycle values `set-progress` accepts.
@@ -64,7 +68,21 @@ pub(crate) enum ProgressArg {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let set = set_progress(&args.file, args.value)?;
+    let (file, value) = match args.words.as_slice() {
+        [value] => (None, value),
+        [file, value] => (Some(file.clone()), value),
+        _ => return Err(Error::Usage(Usage::ProgressWords)),
+    };
+    let value = <ProgressArg as clap::ValueEnum>::from_str(value, false)
+        .map_err(|_| Error::Usage(Usage::ProgressValue(value.clone())))?;
+    let file = match file {
+        Some(file) => file,
+        None => {
+            let (target, store) = super::orient::locate(args.dir.dir())?;
+            store.path_of(&target.name).to_string_lossy().into_owned()
+        }
+    };
+    let set = set_progress(&file, value)?;
     let exit = if set.no_field {
         Exit::Negative
     } else {
@@ -82,22 +100,17 @@ fn set_progress(file: &str, value: ProgressArg) -> Result<ProgressSet, Error> {
         Ok(_) => Some(Store::open()?),
         Err(_) => None,
     };
-    let store = store.and_then(|s| in_store(path, &s).map(|n| (s, n)));
-    // A slot's change goes through SlotChange (its lock, then its chain records it); any other
-    // file is only flipped.
-    let change = match &store {
-        Some((store, name)) => Some(SlotChange::of_slot(store, name, Wait::Cli)?),
-        None => None,
+    let Some((store, name)) = store.and_then(|s| in_store(path, &s).map(|n| (s, n))) else {
+        return Err(Error::Usage(Usage::NotInStore(file.to_string())));
     };
+    // A slot's change goes through SlotChange: its lock, then its chain records it.
+    let change = SlotChange::of_slot(&store, &name, Wait::Cli)?;
     let current = || {
         crate::fs::read(path)
             .ok()
             .and_then(|b| slot::progress_of(&b))
     };
-    let flipped = match &change {
-        Some(change) => change.flip(new, None)?,
-        None => change::flip_unstored(path, new)?,
-    };
+    let flipped = change.flip(new, None)?;
     let no_field = matches!(flipped, Flip::NoField);
     let (old, changed) = match flipped {
         Flip::NoField => (None, false),
