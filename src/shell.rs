@@ -16,10 +16,21 @@ pub(crate) fn word(s: &str) -> String {
     if plain { s.to_string() } else { quote(s) }
 }
 
+/// `install --on-path`: from here on, this process names itself by the bare command name, for a
+/// hooks file a team commits (each clone's PATH finds its own binary).
+static ON_PATH: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+
+pub(crate) fn name_on_path() {
+    let _ = ON_PATH.set(());
+}
+
 /// The command that runs this very binary, as a shell word: its absolute path, else
-/// `HANDOFF_STORE_BIN`, else the bare name. Every command we hand to the writer or the model
-/// uses it, so nothing depends on PATH (issue 9).
+/// `HANDOFF_STORE_BIN`, else the bare name (and the bare name after `name_on_path`). Every
+/// command we hand to the writer or the model uses it, so nothing depends on PATH.
 pub(crate) fn self_command() -> String {
+    if ON_PATH.get().is_some() {
+        return "handoff-store".into();
+    }
     let exe = std::env::current_exe()
         .ok()
         .filter(|p| p.is_absolute())

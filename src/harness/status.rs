@@ -96,10 +96,24 @@ fn row(h: Harness, scope: Scope, p: &super::install::Plan, root: Option<&Path>, 
         Verdict::no(format!("not installed: {install}"))
     } else {
         match installed_program(p) {
-            Some(program) if !crate::env::is_executable(&program) => Verdict::no(format!(
-                "the program it runs, {}, does not exist (moved or removed): run {install} again",
-                program.display()
-            )),
+            // A bare name (`install --on-path`) runs what PATH finds.
+            Some(program)
+                if program.components().count() == 1
+                    && crate::env::on_path(&program, crate::env::is_executable).is_none() =>
+            {
+                Verdict::no(format!(
+                    "it runs {} from PATH, and there is none: put handoff-store on PATH",
+                    program.display()
+                ))
+            }
+            Some(program)
+                if program.components().count() > 1 && !crate::env::is_executable(&program) =>
+            {
+                Verdict::no(format!(
+                    "the program it runs, {}, does not exist (moved or removed): run {install} again",
+                    program.display()
+                ))
+            }
             _ => client.would_run(scope, &p.file, cwd),
         }
     };

@@ -343,9 +343,63 @@ fn install_names_the_next_step_and_warns_about_a_committed_path() {
     );
     assert!(
         o.stdout
-            .contains("names this machine's handoff-store by its absolute path"),
+            .contains("names this machine's handoff-store by its absolute path")
+            && o.stdout
+                .contains("`handoff-store install claude --project --on-path`"),
         "{}",
         o.stdout
+    );
+
+    // The form for a committed file: the command as PATH finds it.
+    let o = run(env
+        .store()
+        .args(["install", "claude", "--project", "--on-path", "-C"])
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("runs handoff-store as PATH finds it"),
+        "{}",
+        o.stdout
+    );
+    let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).expect("settings");
+    assert!(
+        settings.contains("\"handoff-store hook session-start\"")
+            && !settings.contains("/handoff-store hook"),
+        "{settings}"
+    );
+    let bin_dir = assert_cmd::cargo::cargo_bin("handoff-store")
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let row = |path: &str| {
+        let o = run(env
+            .store()
+            .args(["status", "-C"])
+            .arg(&repo)
+            .env("PATH", path));
+        crate::util::squeezed(&o.stdout)
+            .lines()
+            .find(|l| l.starts_with("claude-code project"))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let without = row("/usr/bin:/bin");
+    assert!(
+        without.contains("runs=no") && without.contains("from PATH, and there is none"),
+        "{without}"
+    );
+    let with = row(&format!("{}:/usr/bin:/bin", bin_dir.display()));
+    assert!(with.contains("installed=yes runs=yes"), "{with}");
+    let o = run(env
+        .store()
+        .args(["uninstall", "claude", "--project", "-C"])
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        !std::fs::read_to_string(repo.join(".claude/settings.json"))
+            .unwrap_or_default()
+            .contains("handoff-store"),
+        "uninstall finds the hooks named on PATH"
     );
 }
 

@@ -42,6 +42,8 @@ pub(crate) enum Done {
         notes: Vec<Note>,
         /// Into the repository's configuration (a file a team may commit).
         project: bool,
+        /// The hooks name `handoff-store` on PATH (`--on-path`).
+        on_path: bool,
     },
     /// git's post-checkout hook.
     GitHook { path: PathBuf, done: Installed },
@@ -100,6 +102,10 @@ pub(crate) struct ScopeArgs {
     /// Into the user's configuration.
     #[arg(long)]
     pub(crate) user: bool,
+    /// Name the command `handoff-store` as PATH finds it, not this binary's absolute path: for
+    /// a --project file the team commits (every clone then needs handoff-store on its PATH).
+    #[arg(long)]
+    pub(crate) on_path: bool,
 }
 
 impl ScopeArgs {
@@ -156,6 +162,9 @@ pub(super) fn subject(
 }
 
 fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Done, Error> {
+    if scope.on_path {
+        crate::shell::name_on_path();
+    }
     let HarnessPlan {
         h,
         store,
@@ -177,5 +186,6 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
         skill: plan.skill.clone().filter(|_| skill),
         notes: h.client().after_install(&store, &plan, &dir),
         project: plan.scope == Scope::Project,
+        on_path: scope.on_path,
     })
 }

@@ -21,6 +21,7 @@ pub(crate) fn installed(d: &Done) -> String {
             skill,
             notes,
             project,
+            on_path,
         } => {
             let mut text = if *changed {
                 format!("installed {} hook in {file}\n", harness.name())
@@ -36,9 +37,13 @@ pub(crate) fn installed(d: &Done) -> String {
             for note in notes {
                 text.push_str(&format!("{:<10}{}\n", note.tag, note.text));
             }
-            if *project {
+            if *on_path {
                 text.push_str(&format!(
-                    "note      {file} names this machine's handoff-store by its absolute path ({}): if the file is committed, each clone needs its own `handoff-store install {} --project`\n",
+                    "note      {file} runs handoff-store as PATH finds it: whoever uses it needs handoff-store on their PATH (`handoff-store status` checks)\n"
+                ));
+            } else if *project {
+                text.push_str(&format!(
+                    "note      {file} names this machine's handoff-store by its absolute path ({}): if the file is committed, use `handoff-store install {} --project --on-path`, which names the command on PATH\n",
                     crate::shell::self_command(),
                     harness.install_word()
                 ));
