@@ -24,7 +24,12 @@ pub(crate) use super::Format;
     override_usage = "verify-handoff <FILE> [CHECKOUT] [--format text|json]\n       \
                       verify-handoff --citations [FILE|-] [--checkout DIR] [--format text|json]",
     after_help = "Exit codes: 0 every check passed; 1 a citation is MISSING or CHANGED, or prose cites a \
-                  path:line absent from Pointers; 2 the input or the document violates the contract."
+                  path:line absent from Pointers; 2 the input or the document violates the contract.\n\n\
+                  Examples:\n  \
+                  verify-handoff handoff.md                 # against its checkout: header\n  \
+                  verify-handoff handoff.md ~/src/shop      # against this checkout\n  \
+                  verify-handoff handoff.md --json | jq .verdict\n  \
+                  printf 'src/a.rs:12 | fn main\\n' | verify-handoff --citations"
 )]
 struct VerifyArgs {
     /// The handoff file (with --citations: a citation list, `-` or absent for stdin).

@@ -246,28 +246,27 @@ fn json_is_an_alias_and_format_is_refused_where_nothing_is_formatted() {
 #[test]
 fn every_command_has_examples_and_every_argument_a_description() {
     let env = TestEnv::new();
-    let commands = [
-        "orient",
-        "path",
-        "write",
-        "list",
-        "read",
-        "set-progress",
-        "history",
-        "restore",
-        "prune",
-        "push",
-        "pull",
-        "sync",
-        "install",
-        "uninstall",
-        "trust",
-        "status",
-        "hook",
-        "completions",
-        "new",
-    ];
-    for c in commands {
+    // Every command `--help` lists, so a new one is covered as it lands.
+    let help = run(env.store().arg("--help")).stdout;
+    let commands: Vec<String> = help
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        // A command's line; its wrapped description is indented further.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 20, "{help}");
+    let o = run(env.verify().arg("--help"));
+    assert!(
+        o.stdout.contains("\nExamples:\n  verify-handoff "),
+        "{}",
+        o.stdout
+    );
+    for c in &commands {
         let o = run(env.store().args([c, "-h"]));
         assert_eq!(o.code, 0, "{c}");
         assert!(
