@@ -496,3 +496,64 @@ fn every_command_names_the_checkout_with_dash_c() {
     let o = run(env.store().arg("path").arg(&repo).arg("-C").arg(&repo));
     assert_eq!(o.code, 2, "{}", o.stderr);
 }
+
+/// The README is the front door: its minimal handoff, written with its own commands in a fresh
+/// checkout, is gated, stored and read back clean — and the README stays short.
+#[test]
+fn the_readme_takes_a_newcomer_to_a_stored_gated_handoff() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    assert!(readme.lines().count() <= 250, "README over 250 lines");
+    let first = readme
+        .split("## Your first handoff")
+        .nth(1)
+        .expect("a first-handoff section");
+    let handoff = first
+        .split("````markdown\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n````").next())
+        .expect("the minimal handoff")
+        .to_string()
+        + "\n";
+    assert!(handoff.lines().count() <= 25, "{handoff}");
+    let commands: Vec<Vec<String>> = first
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the commands")
+        .lines()
+        .map(|l| {
+            l.split('#')
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let mut ran = 0;
+    for words in &commands {
+        assert_eq!(words[0], "handoff-store", "{words:?}");
+        if words.contains(&">".to_string()) {
+            // `new > handoff.md`, then "fill it in": the README's handoff is the filled one.
+            let o = run(env.store().args(&words[1..2]).current_dir(&repo));
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            std::fs::write(repo.join(&words[3]), &handoff).expect("handoff.md");
+            continue;
+        }
+        let o = run(env.store().args(&words[1..]).current_dir(&repo));
+        assert_eq!(o.code, 0, "{words:?}: {}{}", o.stdout, o.stderr);
+        if words[1] == "read" {
+            assert!(
+                o.stdout.contains("Type Reminder the same way."),
+                "{}",
+                o.stdout
+            );
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 3, "dry run, write, read: {commands:?}");
+}
