@@ -8,6 +8,7 @@
 pub mod citation;
 pub mod cli;
 pub mod document;
+pub(crate) mod durable;
 pub(crate) mod env;
 pub mod error;
 pub(crate) mod finding;

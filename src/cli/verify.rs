@@ -22,6 +22,7 @@ pub(crate) use super::Format;
     version,
     about = "Check a handoff file against the format contract, then verify its citations.",
     override_usage = "verify-handoff <FILE> [CHECKOUT] [--format text|json]\n       \
+                      verify-handoff --fix [--dry-run] <FILE> [CHECKOUT] [--format text|json]\n       \
                       verify-handoff --citations [FILE|-] [--checkout DIR] [--format text|json]",
     after_help = "Exit codes: 0 every check passed; 1 a citation is MISSING or CHANGED, or prose cites a \
                   path:line absent from Pointers; 2 the input or the document violates the contract.\n\n\
@@ -29,6 +30,7 @@ pub(crate) use super::Format;
                   verify-handoff handoff.md                 # against its checkout: header\n  \
                   verify-handoff handoff.md ~/src/shop      # against this checkout\n  \
                   verify-handoff handoff.md --json | jq .verdict\n  \
+                  verify-handoff --fix --dry-run handoff.md   # which moved pointers it would heal\n  \
                   printf 'src/a.rs:12 | fn main\\n' | verify-handoff --citations"
 )]
 struct VerifyArgs {
@@ -41,6 +43,14 @@ struct VerifyArgs {
     /// Resolve a citation list (one per line) instead of gating a handoff.
     #[arg(long)]
     citations: bool,
+    /// Rewrite the line number of every citation whose fragment moved to one other line of the
+    /// same file, in Pointers and in the prose, keeping every other byte; exit with the gate's
+    /// verdict on the result.
+    #[arg(long, conflicts_with = "citations")]
+    fix: bool,
+    /// With --fix: say what would move, and write nothing.
+    #[arg(long, requires = "fix")]
+    dry_run: bool,
     /// With --citations: the work tree to resolve against (default: the working directory).
     #[arg(
         long = "checkout",
@@ -82,6 +92,32 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Ok(a) => a,
         Err(e) => return Reply::clap(&e, paint),
     };
+    let format = if parsed.json {
+        Format::Json
+    } else {
+        parsed.format
+    };
+    if parsed.fix {
+        let Some(file) = parsed.file.as_deref() else {
+            let e = VerifyArgs::command().error(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "--fix needs the handoff <FILE>",
+            );
+            return Reply::clap(&e, paint);
+        };
+        let fixed = crate::report::fix::fix_file(file, parsed.checkout.as_deref(), parsed.dry_run);
+        let exit = Exit::of_gate(fixed.report.exit_code);
+        let reply = match format {
+            Format::Text => Reply::new(exit)
+                .lines(fixed.text_lines(file, parsed.dry_run))
+                .painted(paint),
+            Format::Json => match Reply::show(Format::Json, &fixed.json(), |_| String::new()) {
+                Ok(r) => r.exit(exit),
+                Err(e) => Reply::error(e, Format::Json),
+            },
+        };
+        return reply.output_failed(Exit::Malformed);
+    }
     let report = if parsed.citations {
         citations(parsed.file.as_deref(), parsed.checkout_dir.as_deref())
     } else {
@@ -95,11 +131,6 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         gate_file(file, parsed.checkout.as_deref())
     };
     let exit = Exit::of_gate(report.exit_code);
-    let format = if parsed.json {
-        Format::Json
-    } else {
-        parsed.format
-    };
     let reply = match format {
         Format::Text => Reply::new(exit).lines(report.text_lines()).painted(paint),
         Format::Json => match Reply::show(Format::Json, &report.json(), |_| String::new()) {

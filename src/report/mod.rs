@@ -273,6 +273,7 @@ fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
     out
 }
 
+pub(crate) mod fix;
 mod json;
 pub mod run_gate;
 

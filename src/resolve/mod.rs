@@ -58,6 +58,9 @@ pub(crate) struct Entry {
     pub(crate) also_resolves_to: Vec<String>,
     pub(crate) line_count: Option<u64>,
     pub(crate) found_at_line: Option<u64>,
+    /// For a CHANGED citation with a fragment: how many lines of the file hold it (counted up
+    /// to 2, which means more than one). One line is an unambiguous move (`--fix`).
+    pub(crate) fragment_lines: Option<u32>,
     pub(crate) message: String,
 }
 
@@ -196,6 +199,7 @@ impl<'w> Resolver<'w> {
             also_resolves_to: Vec::new(),
             line_count: None,
             found_at_line: None,
+            fragment_lines: None,
             message: String::new(),
         };
         let (candidate, real, meta, also) = match target {
@@ -267,13 +271,13 @@ impl<'w> Resolver<'w> {
         e.line_count = Some(file.line_count);
         let lineref = c.line_ref();
         let fragment = c.fragment.as_deref();
-        let hint = |smallest: u64| -> (Option<u64>, String) {
+        let hint = |smallest: u64| -> (Option<u64>, Option<u32>, String) {
             let Some(frag) = fragment else {
-                return (None, String::new());
+                return (None, None, String::new());
             };
             match file.nearest_line(frag, smallest) {
-                Some(n) => (Some(n), format!(" (found at line {n})")),
-                None => (None, String::new()),
+                (Some(n), count) => (Some(n), Some(count), format!(" (found at line {n})")),
+                (None, count) => (None, Some(count), String::new()),
             }
         };
         let lr_text = c.lineref.as_deref().unwrap_or("");
@@ -281,8 +285,8 @@ impl<'w> Resolver<'w> {
             let smallest = lr.smallest().and_then(|n| n.value()).unwrap_or(u64::MAX);
             let changed = changed_reason(lr, file.line_count, resolved, lr_text);
             if let Some((reason, text)) = changed {
-                let (found, suffix) = hint(smallest);
-                e.found_at_line = found;
+                let (found, count, suffix) = hint(smallest);
+                (e.found_at_line, e.fragment_lines) = (found, count);
                 return (Verdict::Changed, reason, format!("{text}{suffix}"));
             }
             return match fragment {
@@ -299,8 +303,8 @@ impl<'w> Resolver<'w> {
                             format!("{resolved}:{lr_text} contains the cited content"),
                         )
                     } else {
-                        let (found, suffix) = hint(smallest);
-                        e.found_at_line = found;
+                        let (found, count, suffix) = hint(smallest);
+                        (e.found_at_line, e.fragment_lines) = (found, count);
                         (
                             Verdict::Changed,
                             "not_contained",

@@ -142,21 +142,25 @@ impl FileText {
         hit
     }
 
-    /// The line containing `fragment` nearest to line `to` (the lower one on a tie).
-    pub(crate) fn nearest_line(&self, fragment: &str, to: u64) -> Option<u64> {
+    /// The line containing `fragment` nearest to line `to` (the lower one on a tie), and how
+    /// many lines contain it, counted up to 2 (2: more than one).
+    pub(crate) fn nearest_line(&self, fragment: &str, to: u64) -> (Option<u64>, u32) {
         let mut best: Option<u64> = None;
+        let mut count = 0;
         self.each_line_containing(fragment, |n| {
+            count += 1;
             if best.is_none_or(|b| n.abs_diff(to) < b.abs_diff(to)) {
                 best = Some(n);
             }
-            // Lines come in order: past `to`, every later one is farther.
-            if n >= to {
+            // Lines come in order: past `to`, every later one is farther; a second line
+            // settles the count.
+            if n >= to && count >= 2 {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
             }
         });
-        best
+        (best, count.min(2))
     }
 }
 

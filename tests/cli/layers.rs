@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// From the bottom. Modules on one line share a layer.
 const LAYERS: &[&[&str]] = &[
     &[
-        "text", "fs", "shell", "git", "input", "error", "secrets", "env", "process",
+        "text", "fs", "shell", "git", "input", "error", "secrets", "env", "process", "durable",
     ],
     &["citation"],
     &["finding"],

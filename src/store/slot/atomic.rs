@@ -1,35 +1,19 @@
-//! Atomic file operations (docs/store.md §6.2): temp file in the same directory, fsync, rename,
-//! directory fsync; stale temp files of dead writers cleaned; the crash-test kill seam.
+//! Atomic file operations of the store (docs/store.md §6.2): `crate::durable`'s replacement with
+//! the store's errors; removal as one counted mutation; stale temp files of dead writers
+//! cleaned.
 
-use crate::fs::{File, OpenOptions};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::Read;
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::super::Store;
 use crate::error::Error;
 use crate::process::kill_point;
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// Remove a file the store owns, as one counted mutation.
 pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     kill_point();
     crate::fs::remove_file(path)
-}
-
-fn temp_name(target: &Path) -> PathBuf {
-    let base = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos() as u64);
-    let salt = nanos ^ (TEMP_COUNTER.fetch_add(1, Ordering::Relaxed) << 32);
-    let name = format!(".tmp.{base}.{}.{salt:x}", std::process::id());
-    target.with_file_name(name)
 }
 
 /// Atomically replace `target` with `bytes` (docs/store.md §6.2). `mtime` is set before the rename
@@ -51,80 +35,12 @@ pub(crate) fn replace_from(
     mtime: Option<SystemTime>,
     mode: Option<u32>,
 ) -> Result<(), Error> {
-    let temp = temp_name(target);
-    kill_point();
-    let result = write_temp(&temp, source, mtime, mode).and_then(|()| {
-        kill_point();
-        crate::fs::rename(&temp, target)
-    });
-    if let Err(e) = result {
-        let _ = crate::fs::remove_file(&temp);
-        return Err(Error::io(target, e));
-    }
-    sync_dir_of(target);
-    Ok(())
+    crate::durable::replace_from(target, source, mtime, mode).map_err(|e| Error::io(target, e))
 }
 
-/// Make a rename or removal in `path`'s directory durable.
-pub(super) fn sync_dir_of(path: &Path) {
-    #[cfg(unix)]
-    if let Some(dir) = path.parent().and_then(|d| {
-        File::open(if d.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            d
-        })
-        .ok()
-    }) {
-        let _ = dir.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-}
+pub(super) use crate::durable::sync_dir_of;
 
-fn write_temp(
-    temp: &Path,
-    source: &mut dyn Read,
-    mtime: Option<SystemTime>,
-    mode: Option<u32>,
-) -> std::io::Result<()> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use crate::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(temp)?;
-    #[cfg(unix)]
-    if let Some(mode) = mode {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(crate::fs::Permissions::from_mode(mode))?;
-    }
-    #[cfg(not(unix))]
-    let _ = mode;
-    std::io::copy(source, &mut file)?;
-    file.flush()?;
-    file.sync_all()?;
-    if let Some(t) = mtime {
-        file.set_modified(t)?;
-    }
-    Ok(())
-}
-
-/// The permission bits of an existing file, to keep them across a rewrite.
-pub(crate) fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        Some(meta.permissions().mode() & 0o7777)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
-}
+pub(crate) use crate::durable::mode_of;
 
 /// The pid in a temp file's name (`.tmp.<base>.<pid>.<salt>`).
 fn temp_pid(file_name: &str) -> Option<i32> {

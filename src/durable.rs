@@ -1,0 +1,122 @@
+//! Replacing a file so that a crash leaves either its old bytes or its new ones (docs/store.md
+//! §6.2): a temp file in the same directory, written and fsynced, renamed over the target, and
+//! the directory fsynced. The store's slots and history go through here, and so does
+//! `verify-handoff --fix` on a file of the user's; the crash tests' kill points sit between the
+//! steps.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use crate::fs::{File, OpenOptions};
+use crate::process::kill_point;
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn temp_name(target: &Path) -> PathBuf {
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    let salt = nanos ^ (TEMP_COUNTER.fetch_add(1, Ordering::Relaxed) << 32);
+    let name = format!(".tmp.{base}.{}.{salt:x}", std::process::id());
+    target.with_file_name(name)
+}
+
+/// Atomically replace `target` with `bytes` (docs/store.md §6.2). `mtime` is set before the rename
+/// when the operation preserves it; `mode` is applied to the new file (default 0600).
+pub(crate) fn replace(
+    target: &Path,
+    bytes: &[u8],
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    replace_from(target, &mut &bytes[..], mtime, mode)
+}
+
+/// [`replace`] with the bytes streamed from `source`, so a file of any size is copied in
+/// bounded memory.
+pub(crate) fn replace_from(
+    target: &Path,
+    source: &mut dyn Read,
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    let temp = temp_name(target);
+    kill_point();
+    let result = write_temp(&temp, source, mtime, mode).and_then(|()| {
+        kill_point();
+        crate::fs::rename(&temp, target)
+    });
+    if let Err(e) = result {
+        let _ = crate::fs::remove_file(&temp);
+        return Err(e);
+    }
+    sync_dir_of(target);
+    Ok(())
+}
+
+/// Make a rename or removal in `path`'s directory durable.
+pub(crate) fn sync_dir_of(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent().and_then(|d| {
+        File::open(if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        })
+        .ok()
+    }) {
+        let _ = dir.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+fn write_temp(
+    temp: &Path,
+    source: &mut dyn Read,
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use crate::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(temp)?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(crate::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    std::io::copy(source, &mut file)?;
+    file.flush()?;
+    file.sync_all()?;
+    if let Some(t) = mtime {
+        file.set_modified(t)?;
+    }
+    Ok(())
+}
+
+/// The permission bits of an existing file, to keep them across a rewrite.
+pub(crate) fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(meta.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}

@@ -1,0 +1,328 @@
+//! Pointers that heal (docs/gate.md §2.14): from a gate run, the citations whose cited line
+//! moved — CHANGED, one line number, and the fragment held by exactly one line of the same file
+//! — and the document with those line numbers rewritten wherever it cites that `path:line`
+//! (in `## Pointers` and in the prose), every other byte kept. What cannot be moved safely is
+//! named and left alone.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::Report;
+use super::run_gate::gate_bytes;
+use crate::resolve::{Entry, Verdict};
+
+/// One citation moved: `path:from` now reads `path:to`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Move {
+    pub(crate) path: String,
+    pub(crate) from: u64,
+    pub(crate) to: u64,
+}
+
+/// A failing citation left as it is, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Left {
+    pub(crate) citation: String,
+    pub(crate) why: &'static str,
+}
+
+/// What `--fix` found in a gate run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct Healing {
+    pub(crate) moves: Vec<Move>,
+    pub(crate) left: Vec<Left>,
+}
+
+/// `verify-handoff --fix FILE [CHECKOUT]`: what moved, what was left, and the gate's report on
+/// the result.
+#[derive(Debug)]
+pub(crate) struct Fixed {
+    pub(crate) healing: Healing,
+    /// The document was rewritten on disk (not with `--dry-run`, and only when something moved).
+    pub(crate) written: bool,
+    pub(crate) report: Report,
+    /// Why the rewrite could not be written (the report is then the one on the file as it is).
+    pub(crate) failed: Option<String>,
+}
+
+/// Gate `file`, move what moved, gate the result, and (unless `dry_run`) replace the file with
+/// it atomically, keeping its mode; a symlink is written through, never replaced.
+pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fixed {
+    let path = std::path::Path::new(file);
+    let bytes = match crate::input::read_path(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return Fixed {
+                healing: Healing::default(),
+                written: false,
+                report: Report::from_input_error(super::Mode::Gate, file, e),
+                failed: None,
+            };
+        }
+    };
+    let before = gate_bytes(file, bytes.clone(), checkout);
+    let healing = moves(&before);
+    let text = match String::from_utf8(bytes) {
+        Ok(t) if !healing.moves.is_empty() => t,
+        _ => {
+            return Fixed {
+                healing,
+                written: false,
+                report: before,
+                failed: None,
+            };
+        }
+    };
+    let healed = rewrite(&text, &healing.moves);
+    let report = gate_bytes(file, healed.clone().into_bytes(), checkout);
+    if dry_run {
+        return Fixed {
+            healing,
+            written: false,
+            report,
+            failed: None,
+        };
+    }
+    let written = crate::fs::canonicalize(path).and_then(|real| {
+        let mode = crate::fs::metadata(&real)
+            .ok()
+            .and_then(|m| crate::durable::mode_of(&m));
+        crate::durable::replace(&real, healed.as_bytes(), None, mode)
+    });
+    match written {
+        Ok(()) => Fixed {
+            healing,
+            written: true,
+            report,
+            failed: None,
+        },
+        Err(e) => Fixed {
+            healing,
+            written: false,
+            report: before,
+            failed: Some(format!("{file} was not changed: {e}")),
+        },
+    }
+}
+
+impl Fixed {
+    /// For people: a line per move and per citation left alone, what happened to the file, a
+    /// blank line, then the gate's report on the result.
+    pub(crate) fn text_lines(&self, file: &str, dry_run: bool) -> Vec<(super::Stream, String)> {
+        use super::Stream;
+        let mut out: Vec<(Stream, String)> = Vec::new();
+        if self.report.input_error.is_some() {
+            return self.report.text_lines();
+        }
+        for m in &self.healing.moves {
+            out.push((
+                Stream::Out,
+                format!("moved    {}:{} → {}", m.path, m.from, m.to),
+            ));
+        }
+        for l in &self.healing.left {
+            out.push((Stream::Out, format!("left     {} — {}", l.citation, l.why)));
+        }
+        let n = self.healing.moves.len();
+        let said = match (n, dry_run, self.written) {
+            (0, _, _) => "nothing to fix: no citation moved to a line of its own".to_string(),
+            (_, true, _) => format!(
+                "would fix {file}: {} (--dry-run: nothing written)",
+                citations(n)
+            ),
+            (_, false, true) => format!("fixed    {file}: {}", citations(n)),
+            (_, false, false) => format!(
+                "not fixed: {}",
+                self.failed
+                    .as_deref()
+                    .unwrap_or("the file could not be written")
+            ),
+        };
+        out.push((Stream::Out, said));
+        out.push((Stream::Out, String::new()));
+        out.extend(self.report.text_lines());
+        out
+    }
+
+    /// The JSON: the moves, what was left, whether the file was written, the gate's report on
+    /// the result.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "moves": self.healing.moves,
+            "left": self.healing.left,
+            "written": self.written,
+            "failed": self.failed,
+            "report": self.report.json(),
+        })
+    }
+}
+
+fn citations(n: usize) -> String {
+    if n == 1 {
+        "1 citation moved".into()
+    } else {
+        format!("{n} citations moved")
+    }
+}
+
+/// The moves a gate run allows, and the failing citations it leaves alone.
+pub(crate) fn moves(report: &Report) -> Healing {
+    let Some(resolution) = &report.citations else {
+        return Healing::default();
+    };
+    // Every (path, line) cited, with where each citation of it goes: a move is made only when
+    // all of them agree (one line cited twice for two fragments that went apart stays).
+    let mut wanted: BTreeMap<(String, u64), Vec<Option<u64>>> = BTreeMap::new();
+    let mut left = Vec::new();
+    for e in &resolution.entries {
+        let line = single_line(e);
+        let target = match (e.verdict, line) {
+            (Verdict::Ok, _) => None,
+            (_, Some(_)) if moved_to(e).is_some() => moved_to(e),
+            _ => {
+                left.push(Left {
+                    citation: shown(e),
+                    why: why_left(e),
+                });
+                None
+            }
+        };
+        if let Some(line) = line {
+            wanted
+                .entry((e.citation.citation.clone(), line))
+                .or_default()
+                .push(target);
+        }
+    }
+    let mut moves = Vec::new();
+    for ((path, from), targets) in wanted {
+        let first = targets.first().copied().flatten();
+        match first {
+            Some(to) if targets.iter().all(|t| *t == Some(to)) => {
+                moves.push(Move { path, from, to })
+            }
+            _ if targets.iter().any(Option::is_some) => left.push(Left {
+                citation: format!("{path}:{from}"),
+                why: "cited more than once, and not all of them moved to one line",
+            }),
+            _ => {}
+        }
+    }
+    Healing { moves, left }
+}
+
+/// The line a CHANGED citation's fragment moved to, when exactly one line of the file holds it.
+fn moved_to(e: &Entry) -> Option<u64> {
+    (e.verdict == Verdict::Changed && !e.symbol && e.fragment_lines == Some(1))
+        .then_some(e.found_at_line)
+        .flatten()
+}
+
+/// The citation's line number, when it cites exactly one line.
+fn single_line(e: &Entry) -> Option<u64> {
+    let lineref = e.citation.lineref.as_deref()?;
+    if lineref.is_empty() || !lineref.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    lineref.parse().ok()
+}
+
+fn shown(e: &Entry) -> String {
+    match &e.citation.lineref {
+        Some(l) => format!("{}:{l}", e.citation.citation),
+        None => e.citation.citation.clone(),
+    }
+}
+
+fn why_left(e: &Entry) -> &'static str {
+    if e.verdict == Verdict::Missing {
+        return if e.symbol {
+            "the symbol is not in the tree"
+        } else {
+            "the file is missing"
+        };
+    }
+    if single_line(e).is_none() {
+        return "it cites a range or no line: only single lines are moved";
+    }
+    match e.fragment_lines {
+        None => "it gives no fragment to find",
+        Some(0) => "the fragment is nowhere in the file",
+        _ => "the fragment is on more than one line of the file",
+    }
+}
+
+/// `text` with every `path:from` of `moves` rewritten to `path:to`: only where the path starts
+/// a word (not inside a longer path) and the line reference is exactly `from` (not a range or a
+/// list). All edits are found first and made at once, so a move never feeds another.
+pub(crate) fn rewrite(text: &str, moves: &[Move]) -> String {
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for m in moves {
+        let needle = format!("{}:", m.path);
+        for (at, _) in text.match_indices(&needle) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(is_path_char) {
+                continue;
+            }
+            let start = at + needle.len();
+            let rest = &text[start..];
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            // `24-30` and `24,31` are a range and a list; `24,` ending a clause is a line.
+            let mut after = rest[digits..].chars();
+            let range = matches!(after.next(), Some('-' | ','))
+                && after.next().is_some_and(|c| c.is_ascii_digit());
+            if !range && rest[..digits] == m.from.to_string() {
+                edits.push((start, start + digits, m.to.to_string()));
+            }
+        }
+    }
+    edits.sort_by_key(|e| e.0);
+    edits.dedup_by_key(|e| e.0);
+    let mut out = String::with_capacity(text.len());
+    let mut done = 0;
+    for (start, end, digits) in edits {
+        if start < done {
+            continue;
+        }
+        out.push_str(&text[done..start]);
+        out.push_str(&digits);
+        done = end;
+    }
+    out.push_str(&text[done..]);
+    out
+}
+
+/// A character that can continue a path: then a match that follows it is inside a longer path.
+fn is_path_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '\\')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(path: &str, from: u64, to: u64) -> Move {
+        Move {
+            path: path.into(),
+            from,
+            to,
+        }
+    }
+
+    #[test]
+    fn only_the_cited_line_numbers_change() {
+        let text = "see `a.rs:24` and b/a.rs:24, a.rs:24-30, a.rs:240, a.rs:24,31, a.rs:24.\r\n- a.rs:24 | fn x\n";
+        let out = rewrite(text, &[mv("a.rs", 24, 31)]);
+        assert_eq!(
+            out,
+            "see `a.rs:31` and b/a.rs:24, a.rs:24-30, a.rs:240, a.rs:24,31, a.rs:31.\r\n- a.rs:31 | fn x\n"
+        );
+    }
+
+    #[test]
+    fn moves_are_made_at_once_never_in_a_chain() {
+        let out = rewrite("a.rs:1 a.rs:2\n", &[mv("a.rs", 1, 2), mv("a.rs", 2, 3)]);
+        assert_eq!(out, "a.rs:2 a.rs:3\n");
+    }
+}
