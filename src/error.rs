@@ -252,6 +252,8 @@ pub(crate) enum NothingToDo {
     NoBranchToPush,
     /// `push`: this branch has none (its slot is empty or still being written).
     NoHandoffToPush(String),
+    /// `fix`, `log`, `brief`, `read --reground`: the branch's slot holds no handoff.
+    NoHandoffFor(String),
     /// `trust <client>`: the client (its name, and its word on the command line) lists no hook
     /// of ours.
     NoHookListed {
@@ -450,6 +452,12 @@ impl fmt::Display for NothingToDo {
             ),
             NothingToDo::NoHookListed { client, .. } => {
                 write!(f, "{client} lists no handoff-store hook here")
+            }
+            NothingToDo::NoHandoffFor(branch) => {
+                write!(
+                    f,
+                    "there is no handoff for {branch} (its slot is empty or still being written)"
+                )
             }
         }
     }

@@ -158,7 +158,23 @@ impl Fixed {
     }
 }
 
-fn citations(n: usize) -> String {
+impl Healing {
+    /// A line per move and per failing citation left alone.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let moved = self
+            .moves
+            .iter()
+            .map(|m| format!("moved    {}:{} → {}", m.path, m.from, m.to));
+        let left = self
+            .left
+            .iter()
+            .map(|l| format!("left     {} — {}", l.citation, l.why));
+        moved.chain(left).collect()
+    }
+}
+
+/// `1 citation moved`, `3 citations moved`.
+pub(crate) fn citations(n: usize) -> String {
     if n == 1 {
         "1 citation moved".into()
     } else {

@@ -67,6 +67,8 @@ pub(crate) struct Brief {
     pub(crate) uncovered: usize,
     /// The checkout the citations were checked against.
     pub(crate) against: Option<String>,
+    /// Failing citations whose text is now on one other line: what `fix` would rewrite.
+    pub(crate) moves: Vec<crate::report::fix::Move>,
 }
 
 impl Brief {
@@ -110,6 +112,7 @@ impl Brief {
                 .filter(|f| f.code == "uncovered_evidence")
                 .count(),
             against: report.checkout.as_ref().map(|c| c.root.clone()),
+            moves: crate::report::fix::moves(report).moves,
         }
     }
 
@@ -128,6 +131,7 @@ impl Brief {
                 .collect(),
             uncovered: 0,
             against: against.map(|p| p.to_string_lossy().into_owned()),
+            moves: Vec::new(),
         }
     }
 }

@@ -4,6 +4,7 @@ mod citations;
 mod compaction;
 mod credentials;
 mod durability;
+mod fix;
 mod gate;
 mod harness;
 mod hooks;

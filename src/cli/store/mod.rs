@@ -4,6 +4,7 @@
 
 mod checkout;
 mod completions;
+mod fix;
 mod history;
 mod hook;
 mod install;
@@ -152,6 +153,12 @@ enum Command {
         after_help = "Examples:\n  handoff-store man | man -l -\n  handoff-store man verify-handoff | man -l -\n  handoff-store man read > ~/.local/share/man/man1/handoff-store-read.1"
     )]
     Man(completions::ManArgs),
+    /// Rewrite the line numbers of the stored handoff's citations whose text moved to one other
+    /// line (the old version kept in history).
+    #[command(
+        after_help = "Examples:\n  handoff-store fix --dry-run          # what would move\n  handoff-store fix\n  handoff-store restore                # undo it"
+    )]
+    Fix(fix::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -234,6 +241,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Completions(a) => completions::run(&a),
         Command::Man(a) => completions::man(&a),
         Command::New(a) => new::run(&a, format),
+        Command::Fix(a) => fix::run(&a, format),
     };
     match reply {
         Ok(reply) if hooked => reply,

@@ -294,8 +294,30 @@ pub(crate) fn verdict_block(v: &GateVerdict) -> String {
             b.uncovered
         ));
     }
+    if !b.moves.is_empty() {
+        s.push_str(&format!("\n{}", moves_line(&b.moves)));
+    }
     s
 }
+
+/// The failing citations whose text is on one other line now: where each went, in one line.
+pub(crate) fn moves_line(moves: &[crate::report::fix::Move]) -> String {
+    let mut shown: Vec<String> = moves
+        .iter()
+        .take(MAX_MOVES)
+        .map(|m| format!("`{}:{}` → {}", m.path, m.from, m.to))
+        .collect();
+    if moves.len() > MAX_MOVES {
+        shown.push(format!("… and {} more", moves.len() - MAX_MOVES));
+    }
+    format!(
+        "Moved, not gone (the text is on that one line now; `handoff-store fix` rewrites them): {}.",
+        shown.join(", ")
+    )
+}
+
+/// The most moves named one by one.
+const MAX_MOVES: usize = 10;
 
 /// The most failing citations listed one by one.
 const MAX_FAILING: usize = 20;

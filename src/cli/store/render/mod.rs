@@ -2,6 +2,7 @@
 //! and its text for people is written here, one file per command, from that data alone.
 //! Every command is in this shape.
 
+mod fix;
 mod history;
 mod install;
 mod list;
@@ -16,6 +17,7 @@ mod sync;
 mod uninstall;
 mod write;
 
+pub(crate) use fix::fixed;
 pub(crate) use history::history;
 pub(crate) use install::installed;
 pub(crate) use list::{list, list_note};

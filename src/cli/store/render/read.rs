@@ -158,6 +158,12 @@ fn handoff_text(shown: &Shown) -> String {
     }
     t.push_str(&d.verdict.line);
     t.push('\n');
+    for m in &d.verdict.brief.moves {
+        t.push_str(&format!(
+            "moved    {}:{} → {} (the text is on that one line now; handoff-store fix rewrites it)\n",
+            m.path, m.from, m.to
+        ));
+    }
     for drift in &d.drift {
         t.push_str(&format!("DRIFT    {}\n", drift.text));
     }

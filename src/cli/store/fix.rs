@@ -1,0 +1,77 @@
+//! `fix [-C DIR] [--dry-run]` (docs/store.md §9.14): `verify-handoff --fix` on the target's
+//! stored handoff. The slot changes as every slot change does — under its lock, the version it
+//! replaces kept in history, the new one recorded on the branch's chain.
+
+use serde::Serialize;
+
+use super::{Format, Reply};
+use crate::error::{Error, Exit, NothingToDo};
+use crate::report::fix::{self, Healing};
+use crate::report::run_gate::gate_bytes;
+use crate::store::change::{SlotChange, Wait};
+
+/// Rewrite the line numbers of the stored handoff's moved citations.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    dir: super::checkout::Checkout,
+    /// Say what would move, and change nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// What `fix` did to the slot.
+#[derive(Debug, Serialize)]
+pub(crate) struct Fixed {
+    pub(crate) path: String,
+    #[serde(flatten)]
+    pub(crate) healing: Healing,
+    /// The slot was replaced (not with `--dry-run`, and only when something moved).
+    pub(crate) written: bool,
+    /// Where the version it replaced is kept.
+    pub(crate) history: Option<String>,
+    /// The gate's exit on the result (0 OK, 1 failed, 2 malformed).
+    pub(crate) exit: i32,
+    #[serde(skip)]
+    pub(crate) dry_run: bool,
+}
+
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    let (target, store) = super::history::target_and_store(args.dir.dir())?;
+    let change = SlotChange::of_slot(&store, &target.name, Wait::Cli)?;
+    let path = change.path();
+    let shown = path.to_string_lossy().into_owned();
+    let bytes = crate::fs::read(&path)
+        .ok()
+        .filter(|b| !crate::store::slot::progress_of(b).is_some_and(|p| p == "writing"))
+        .ok_or_else(|| {
+            Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
+        })?;
+    let checkout = target.checkout();
+    let checkout = Some(checkout.as_str());
+    let before = gate_bytes(&shown, bytes.clone(), checkout);
+    let healing = fix::moves(&before);
+    let mut fixed = Fixed {
+        path: shown.clone(),
+        healing,
+        written: false,
+        history: None,
+        exit: before.exit_code,
+        dry_run: args.dry_run,
+    };
+    if let Ok(text) = String::from_utf8(bytes)
+        && !fixed.healing.moves.is_empty()
+    {
+        let healed = fix::rewrite(&text, &fixed.healing.moves);
+        fixed.exit = gate_bytes(&shown, healed.clone().into_bytes(), checkout).exit_code;
+        if !args.dry_run {
+            fixed.history = change
+                .replace(healed.as_bytes())?
+                .map(|p| p.to_string_lossy().into_owned());
+            fixed.written = true;
+            change.finish()?;
+        }
+    }
+    let exit = Exit::of_gate(fixed.exit);
+    Ok(Reply::show(format, &fixed, super::render::fixed)?.exit(exit))
+}

@@ -1,0 +1,259 @@
+//! Pointers that heal: `verify-handoff --fix` and `handoff-store fix` move a citation whose
+//! cited text moved to exactly one other line of its file, and touch nothing else.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+use crate::util::{TestEnv, canonical, json, run};
+
+/// The cited file: unique lines (`fn unique_07()`), two lines that say the same (`fn dup()`),
+/// and filler.
+fn file_lines() -> Vec<String> {
+    (1..=30)
+        .map(|i| match i {
+            5 | 10 => "fn dup() {}".to_string(),
+            i if i % 3 == 0 => "// filler".to_string(),
+            i => format!("fn unique_{i:02}() {{}}"),
+        })
+        .collect()
+}
+
+/// Cited lines whose fragment is unique, and the ones whose fragment is on two lines.
+const UNIQUE: [usize; 5] = [2, 7, 13, 20, 28];
+const AMBIGUOUS: [usize; 2] = [5, 10];
+
+fn handoff(checkout: &str) -> String {
+    let mut pointers: Vec<String> = UNIQUE
+        .iter()
+        .map(|i| format!("src/f.rs:{i} | fn unique_{i:02}()"))
+        .collect();
+    pointers.extend(AMBIGUOUS.iter().map(|i| format!("src/f.rs:{i} | fn dup()")));
+    format!(
+        "# Handoff — heal\nbranch: main\ncheckout: {checkout}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- Keep `src/f.rs:7` as it is; see also src/f.rs:13, and src/f.rs:10.\n\n### Dead ends\n- None.\n\n### Traps\n- src/f.rs:2-4 is a range and src/f.rs:20,28 a list: neither moves.\n\n## Next\n1. Go on.\n\n## Pointers\n```text\n{}\n```\n",
+        pointers.join("\n")
+    )
+}
+
+/// `text` with every run of digits made one `#`: what a rewrite of line numbers leaves alone.
+fn shape(text: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            out.push(c);
+            digits = false;
+        }
+    }
+    out
+}
+
+/// One edit of the cited file: lines inserted before a line, or a filler line deleted.
+#[derive(Debug, Clone)]
+enum Edit {
+    Insert { before: usize, count: usize },
+    DeleteFiller { nth: usize },
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let edit = prop_oneof![
+        (0usize..40, 1usize..6).prop_map(|(before, count)| Edit::Insert { before, count }),
+        (0usize..10).prop_map(|nth| Edit::DeleteFiller { nth }),
+    ];
+    proptest::collection::vec(edit, 1..8)
+}
+
+#[test]
+fn fix_moves_every_unique_citation_and_touches_only_line_numbers() {
+    let env = TestEnv::new();
+    let repo = env.repo(
+        "r",
+        "main",
+        &[("src/f.rs", &(file_lines().join("\n") + "\n"))],
+    );
+    let doc = handoff(&repo.to_string_lossy());
+    let file = repo.join("h.md");
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&edits(), |edits| {
+            let mut lines = file_lines();
+            for e in &edits {
+                match *e {
+                    Edit::Insert { before, count } => {
+                        let at = before.min(lines.len());
+                        for _ in 0..count {
+                            lines.insert(at, "// inserted".into());
+                        }
+                    }
+                    Edit::DeleteFiller { nth } => {
+                        let fillers: Vec<usize> = (0..lines.len())
+                            .filter(|&i| lines[i] == "// filler")
+                            .collect();
+                        if !fillers.is_empty() {
+                            lines.remove(fillers[nth % fillers.len()]);
+                        }
+                    }
+                }
+            }
+            std::fs::write(repo.join("src/f.rs"), lines.join("\n") + "\n").expect("edit");
+            std::fs::write(&file, &doc).expect("handoff");
+            let o = run(env.verify().arg("--fix").arg(&file).arg(&repo));
+            let after = std::fs::read_to_string(&file).expect("fixed");
+            prop_assert_eq!(shape(&after), shape(&doc), "only line numbers change");
+            let (_, report) = json(env.verify().arg("--json").arg(&file).arg(&repo));
+            let entries = report["citations"]["entries"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for e in &entries {
+                let fragment = e["fragment"].as_str().unwrap_or_default();
+                if fragment.starts_with("fn unique_") {
+                    prop_assert_eq!(&e["verdict"], "ok", "{}\n{}", o.stdout, after);
+                }
+            }
+            // The ambiguous ones are exactly as they were.
+            for i in AMBIGUOUS {
+                let cited = format!("src/f.rs:{i} | fn dup()");
+                prop_assert!(after.contains(&cited), "{}", after);
+            }
+            // Where the prose cites a moved line, it moved with it.
+            let seven = lines
+                .iter()
+                .position(|l| l == "fn unique_07() {}")
+                .map(|n| n + 1)
+                .expect("line 7 kept");
+            let prose = format!("Keep `src/f.rs:{seven}` as it is");
+            prop_assert!(after.contains(&prose), "{}", after);
+            prop_assert!(after.contains("src/f.rs:2-4 is a range and src/f.rs:20,28 a list"));
+            let exit = report["exit_code"].as_i64().unwrap_or(-1);
+            prop_assert_eq!(
+                i64::from(o.code),
+                exit,
+                "the exit is the verdict on the result"
+            );
+            Ok(())
+        })
+        .expect("fix heals what moved, and only that");
+}
+
+#[test]
+fn dry_run_writes_nothing_and_says_what_would_move() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    let file = env.write("h.md", &doc);
+    // Two lines above the cited one: `app/Mail/Invoice.php:24` is at 26 now.
+    let php = std::fs::read_to_string(repo.join("app/Mail/Invoice.php")).expect("php");
+    std::fs::write(
+        repo.join("app/Mail/Invoice.php"),
+        php.replacen("\n", "\n// a\n// b\n", 1),
+    )
+    .expect("edit");
+    let o = run(env.verify().args(["--fix", "--dry-run"]).arg(&file));
+    assert_eq!(
+        o.code, 0,
+        "the verdict on the result: {}{}",
+        o.stdout, o.stderr
+    );
+    assert!(
+        o.stdout
+            .starts_with("moved    app/Mail/Invoice.php:24 → 26\nwould fix "),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("h"), doc);
+    let o = run(env.verify().arg(&file));
+    assert_eq!(o.code, 1, "still failing on disk");
+    let (code, v) = json(env.verify().args(["--fix", "--json"]).arg(&file));
+    assert_eq!(code, 0);
+    assert_eq!(v["moves"][0]["to"], 26);
+    assert_eq!(v["written"], true);
+    assert_eq!(v["report"]["verdict"], "ok");
+    assert_eq!(run(env.verify().arg(&file)).code, 0);
+}
+
+#[test]
+fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let before = std::fs::read_to_string(&slot).expect("slot");
+    let php = std::fs::read_to_string(repo.join("app/Mail/Invoice.php")).expect("php");
+    std::fs::write(
+        repo.join("app/Mail/Invoice.php"),
+        php.replacen("\n", "\n// a\n", 1),
+    )
+    .expect("edit");
+    let chain =
+        |repo: &std::path::Path| env.git(repo, &["rev-list", "--count", "refs/handoffs/main"]);
+    let versions = chain(&repo);
+
+    // Delivery names the move and changes nothing.
+    let o = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    assert!(
+        o.stdout
+            .contains("moved    app/Mail/Invoice.php:24 → 25 (the text is on that one line now; handoff-store fix rewrites it)"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env
+        .store()
+        .args(["hook", "session-start"])
+        .write_stdin(format!(
+            r#"{{"session_id":"s","cwd":"{}","source":"clear"}}"#,
+            repo.display()
+        )));
+    assert!(
+        o.stdout.contains("`app/Mail/Invoice.php:24` → 25"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .replace("progress: consumed", "progress: complete"),
+        before
+    );
+
+    let o = run(env.store().args(["fix", "--dry-run", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("would fix "), "{}", o.stdout);
+    let o = run(env.store().args(["fix", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("fixed    ") && o.stdout.contains("history  "),
+        "{}",
+        o.stdout
+    );
+    let after = std::fs::read_to_string(&slot).expect("slot");
+    assert!(after.contains("app/Mail/Invoice.php:25 | "), "{after}");
+    assert_eq!(
+        shape(&after),
+        shape(&before.replace("progress: complete", "progress: consumed"))
+    );
+    let (_, history) = json(env.store().args(["history", "--json", "-C"]).arg(&repo));
+    let kept = history["versions"][0]["path"].as_str().expect("kept");
+    assert!(
+        std::fs::read_to_string(kept)
+            .expect("kept")
+            .contains("Invoice.php:24 | ")
+    );
+    assert_ne!(chain(&repo), versions, "the fix is recorded on the chain");
+    let o = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stdout);
+
+    // Nothing to fix, and no handoff.
+    let o = run(env.store().args(["fix", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("nothing to fix"), "{}", o.stdout);
+    let other = env.shop("other", "main");
+    let o = run(env.store().args(["fix", "-C"]).arg(&other));
+    assert_eq!(o.code, 4, "{}", o.stderr);
+}
