@@ -24,6 +24,8 @@ pub struct Fixtures {
     pub big_repo: PathBuf,
     pub lines_200: PathBuf,
     pub lines_1000: PathBuf,
+    /// 1,000 line citations, 100 of them moved (`--fix`).
+    pub moved_1000: PathBuf,
     pub lines_20000: PathBuf,
     pub symbols_50: PathBuf,
     pub store: PathBuf,
@@ -99,6 +101,26 @@ pub fn line_handoff(repo: &Path, n: usize) -> String {
             let line = 1 + (i * 7) % LINES;
             let line = if line == 25 { 26 } else { line };
             format!("{}:{line} | pub fn f{id}_{line}()", citation_path(id))
+        })
+        .collect();
+    handoff(
+        repo,
+        &pointers,
+        "- Every pointer below was checked by hand.",
+    )
+}
+
+/// [`line_handoff`] of 1,000 citations where every tenth cites its line 3 too low: 100
+/// pointers whose text moved to one other line, for `--fix`.
+pub fn moved_handoff(repo: &Path) -> String {
+    let step = DIRS * FILES_PER_DIR / 1000;
+    let pointers: Vec<String> = (0..1000)
+        .map(|i| {
+            let id = i * step;
+            let line = 1 + (i * 7) % LINES;
+            let line = if line == 25 { 26 } else { line };
+            let cited = if i % 10 == 0 { line + 3 } else { line };
+            format!("{}:{cited} | pub fn f{id}_{line}()", citation_path(id))
         })
         .collect();
     handoff(
@@ -205,6 +227,9 @@ pub fn ensure() -> Fixtures {
         write(&base.join("symbols50.md"), &symbol_handoff(&big_repo));
         write(&stamp, VERSION);
     }
+    if !base.join("moved1000.md").exists() {
+        write(&base.join("moved1000.md"), &moved_handoff(&big_repo));
+    }
     // Added after the first fixtures were built: made on its own when missing.
     if !base.join("lines20000.md").exists() {
         write(
@@ -223,6 +248,7 @@ pub fn ensure() -> Fixtures {
         big_repo,
         lines_200: base.join("lines200.md"),
         lines_1000: base.join("lines1000.md"),
+        moved_1000: base.join("moved1000.md"),
         lines_20000: base.join("lines20000.md"),
         symbols_50: base.join("symbols50.md"),
         store: base.join("store"),

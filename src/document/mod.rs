@@ -116,6 +116,25 @@ impl Document {
         })
     }
 
+    /// The lines of the sections under every heading of `level` named `name`, headings left
+    /// out, in order.
+    pub(crate) fn section_lines(&self, level: usize, name: &str) -> Vec<&str> {
+        self.headings_named(level, name)
+            .flat_map(|h| self.lines[h.index + 1..self.section_end(h)].iter())
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The items of a list section (Decisions, Dead ends, Traps, Next): the first line of each
+    /// `-`, `*`, `+` or `N.` item at the margin, its marker removed; `None.` is no item.
+    pub(crate) fn items(&self, level: usize, name: &str) -> Vec<String> {
+        self.section_lines(level, name)
+            .into_iter()
+            .filter_map(list_item)
+            .filter(|i| i != "None.")
+            .collect()
+    }
+
     /// The first envelope line holding field `name`.
     pub fn field(&self, name: &str) -> Option<Field> {
         envelope::find_field(&self.lines[..self.envelope_end], 0, name)
@@ -186,4 +205,26 @@ impl Document {
             }
         }
     }
+}
+
+/// The text of a list item's first line (`- x`, `* x`, `+ x`, `12. x`, `3) x`, at most three
+/// spaces in), or `None` for any other line.
+fn list_item(line: &str) -> Option<String> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let after = if let Some(r) = rest.strip_prefix(['-', '*', '+']) {
+        r
+    } else {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 || digits > 9 {
+            return None;
+        }
+        rest[digits..].strip_prefix(['.', ')'])?
+    };
+    let text = after.strip_prefix([' ', '\t'])?;
+    let text = crate::text::trim(text);
+    (!text.is_empty()).then(|| text.to_string())
 }

@@ -379,6 +379,24 @@ impl Chains {
         Ok(blob.data.clone())
     }
 
+    /// The first-parent line from `tip` back to its root, newest first, at most `cap` commits
+    /// (a chain's versions in order: each version's first parent is the one it replaced).
+    pub(crate) fn first_parents(&self, tip: &str, cap: usize) -> Vec<String> {
+        let mut line = Vec::new();
+        let mut next = oid(tip).ok();
+        while let Some(id) = next {
+            if line.len() >= cap {
+                break;
+            }
+            let Ok(commit) = self.repo.find_commit(id) else {
+                break;
+            };
+            line.push(id.to_string());
+            next = commit.parent_ids().next().map(|p| p.detach());
+        }
+        line
+    }
+
     /// Whether commit `ancestor` is reachable from `of` (or is it).
     pub(crate) fn is_ancestor(&self, ancestor: &str, of: &str) -> bool {
         if ancestor.eq_ignore_ascii_case(of) {

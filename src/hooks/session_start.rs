@@ -227,7 +227,17 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     }
 
     let reference = target.facts.reference.as_str();
-    let mut head = vec![format!("# Context reset ({event}, source: {title_source})")];
+    // After a compaction, the handoff's place in its lineage and what it changed.
+    let lineage = match &subject {
+        InjectionBody::Document(d) if compact && d.kind == crate::store::PickKind::Exact => {
+            crate::store::lineage::since_previous(&target).map(|l| format!(" — {l}"))
+        }
+        _ => None,
+    };
+    let mut head = vec![format!(
+        "# Context reset ({event}, source: {title_source}){}",
+        lineage.unwrap_or_default()
+    )];
     if compact {
         head.push(compact_section(&subject, lock_exists, reference, now));
     } else if let Some(m) = &marker {

@@ -9,6 +9,7 @@ pub(crate) mod deliver;
 pub(crate) mod drift;
 pub(crate) mod index;
 pub(crate) mod info;
+pub(crate) mod lineage;
 pub(crate) mod naming;
 pub(crate) mod placeholder;
 pub(crate) mod runs;

@@ -257,3 +257,75 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
     let o = run(env.store().args(["fix", "-C"]).arg(&other));
     assert_eq!(o.code, 4, "{}", o.stderr);
 }
+
+/// Lineage: `log` lists the chain's versions newest first with their sequence numbers and
+/// parents, and what each added and removed; after a compaction the title names it.
+#[test]
+fn log_shows_the_lineage_and_the_delta_of_each_version() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let first = canonical(&repo.to_string_lossy(), "main").replace(
+        "### Traps\n- None.",
+        "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+    );
+    env.stored(&repo, &first);
+    let second = first
+        .replace(
+            "### Dead ends",
+            "- Queue the mail, not the render: the render needs the request.\n\n### Dead ends",
+        )
+        .replace(
+            "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+            "### Traps\n- None.",
+        );
+    env.stored(&repo, &second);
+
+    let (code, v) = json(env.store().args(["log", "--json", "-C"]).arg(&repo));
+    assert_eq!(code, 0, "{v}");
+    let versions = v["versions"].as_array().expect("versions");
+    assert_eq!(versions.len(), 2, "{v}");
+    assert_eq!(versions[0]["seq"], 2);
+    assert_eq!(versions[1]["seq"], 1);
+    assert_eq!(versions[0]["parents"][0], versions[1]["id"], "parent order");
+    assert_eq!(
+        versions[0]["changes"]["decisions"]["added"][0],
+        "Queue the mail, not the render: the render needs the request."
+    );
+    assert_eq!(
+        versions[0]["changes"]["traps"]["removed"][0],
+        "The queue serialises the class name: rename it and old jobs fail."
+    );
+    assert_eq!(
+        versions[0]["changes"]["traps"]["added"],
+        serde_json::json!([])
+    );
+    let o = run(env.store().args(["log", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#2 "), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("      + decision: Queue the mail, not the render"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert_eq!(o.stdout.lines().filter(|l| l.starts_with('#')).count(), 1);
+
+    // After a compaction, the title names the version and what changed since the last one.
+    let o = run(env
+        .store()
+        .args(["hook", "session-start"])
+        .write_stdin(format!(
+            r#"{{"session_id":"s","cwd":"{}","source":"compact"}}"#,
+            repo.display()
+        )));
+    assert!(
+        o.stdout
+            .contains("# Context reset (SessionStart, source: compact) — handoff #2: +1 decision, −1 trap since #1"),
+        "{}",
+        o.stdout
+    );
+    // No chain: nothing to show.
+    let other = env.shop("other", "main");
+    let o = run(env.store().args(["log", "-C"]).arg(&other));
+    assert_eq!(o.code, 4, "{}", o.stderr);
+}

@@ -9,6 +9,7 @@ mod history;
 mod hook;
 mod install;
 mod list;
+mod log;
 mod new;
 mod orient;
 mod path;
@@ -159,6 +160,10 @@ enum Command {
         after_help = "Examples:\n  handoff-store fix --dry-run          # what would move\n  handoff-store fix\n  handoff-store restore                # undo it"
     )]
     Fix(fix::Args),
+    /// The lineage of this branch's handoff: its versions newest first, each with what it
+    /// added and removed in Decisions, Dead ends and Traps.
+    #[command(after_help = "Examples:\n  handoff-store log\n  handoff-store log -n 3 --json")]
+    Log(log::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -242,6 +247,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Man(a) => completions::man(&a),
         Command::New(a) => new::run(&a, format),
         Command::Fix(a) => fix::run(&a, format),
+        Command::Log(a) => log::run(&a, format),
     };
     match reply {
         Ok(reply) if hooked => reply,

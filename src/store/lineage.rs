@@ -1,0 +1,189 @@
+//! Lineage (docs/store.md §9.15): a branch's chain read as the history of its handoff — each
+//! version's sequence number (its place on the first-parent line, the first version being 1),
+//! when and where it was written, its progress, and what changed against the version it
+//! replaced in Decisions, Dead ends and Traps (items added and removed, by their first line).
+
+use serde::Serialize;
+
+use super::Target;
+use super::chain::{Meta, handoff_ref};
+use crate::git::chain::Chains;
+
+/// The longest first-parent line walked (a chain gains a version per slot change).
+const MAX_DEPTH: usize = 100_000;
+
+/// What changed in one list section: items added and removed, by their first line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Delta {
+    pub(crate) added: Vec<String>,
+    pub(crate) removed: Vec<String>,
+}
+
+impl Delta {
+    fn of(before: &[String], after: &[String]) -> Delta {
+        Delta {
+            added: after
+                .iter()
+                .filter(|i| !before.contains(i))
+                .cloned()
+                .collect(),
+            removed: before
+                .iter()
+                .filter(|i| !after.contains(i))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// The three sections whose changes a version's lineage names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Changes {
+    pub(crate) decisions: Delta,
+    pub(crate) dead_ends: Delta,
+    pub(crate) traps: Delta,
+}
+
+impl Changes {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.decisions.is_empty() && self.dead_ends.is_empty() && self.traps.is_empty()
+    }
+
+    /// Each section with its singular name, for people.
+    pub(crate) fn sections(&self) -> [(&'static str, &Delta); 3] {
+        [
+            ("decision", &self.decisions),
+            ("dead end", &self.dead_ends),
+            ("trap", &self.traps),
+        ]
+    }
+
+    /// `+1 decision, −1 trap`; `no change in Decisions, Dead ends or Traps` when none.
+    pub(crate) fn summary(&self) -> String {
+        let mut said = Vec::new();
+        for (name, d) in self.sections() {
+            for (sign, n) in [("+", d.added.len()), ("−", d.removed.len())] {
+                if n > 0 {
+                    said.push(format!("{sign}{n} {name}{}", if n == 1 { "" } else { "s" }));
+                }
+            }
+        }
+        if said.is_empty() {
+            "no change in Decisions, Dead ends or Traps".into()
+        } else {
+            said.join(", ")
+        }
+    }
+}
+
+/// One version on the chain.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Version {
+    pub(crate) seq: usize,
+    pub(crate) id: String,
+    pub(crate) parents: Vec<String>,
+    pub(crate) written_at: String,
+    pub(crate) written_at_epoch: i64,
+    pub(crate) host: Option<String>,
+    pub(crate) progress: String,
+    /// Against its first parent; everything is added in the first version.
+    pub(crate) changes: Changes,
+    /// Only the `progress:` line differs from its first parent (a consume, a set-progress).
+    pub(crate) progress_only: bool,
+}
+
+/// The list items of a version's three sections.
+fn sections(document: &[u8]) -> [Vec<String>; 3] {
+    let text = String::from_utf8_lossy(document).replace('\r', "");
+    let doc = crate::document::Document::parse(&text);
+    [
+        doc.items(3, "Decisions"),
+        doc.items(3, "Dead ends"),
+        doc.items(3, "Traps"),
+    ]
+}
+
+/// The document without its `progress:` line, to tell a progress change from a new version.
+fn without_progress(document: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(document);
+    text.lines()
+        .filter(|l| !l.starts_with("progress:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into_bytes()
+}
+
+/// The chain of the target's branch, opened; and its first-parent line, newest first.
+fn line_of(target: &Target) -> Option<(Chains, Vec<String>)> {
+    let chains = Chains::open(std::path::Path::new(&target.checkout()))?;
+    let tip = chains.tip(&handoff_ref(&target.facts.reference))?;
+    let line = chains.first_parents(&tip, MAX_DEPTH);
+    Some((chains, line))
+}
+
+/// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
+/// chain.
+pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
+    let (chains, line) = line_of(target)?;
+    let total = line.len();
+    let mut out = Vec::new();
+    for (i, id) in line.iter().enumerate().take(n) {
+        let Some(v) = chains.read(id) else { continue };
+        let parent = line.get(i + 1).and_then(|p| chains.read(p));
+        let meta = Meta::parse(&v.meta);
+        let now = sections(&v.document);
+        let before = parent
+            .as_ref()
+            .map(|p| sections(&p.document))
+            .unwrap_or_default();
+        out.push(Version {
+            seq: total - i,
+            id: id.clone(),
+            parents: v.parents.clone(),
+            written_at: super::iso(meta.written_at),
+            written_at_epoch: meta.written_at,
+            host: meta.host,
+            progress: meta.progress.unwrap_or_else(|| "complete".into()),
+            changes: Changes {
+                decisions: Delta::of(&before[0], &now[0]),
+                dead_ends: Delta::of(&before[1], &now[1]),
+                traps: Delta::of(&before[2], &now[2]),
+            },
+            progress_only: parent.as_ref().is_some_and(|p| {
+                p.document != v.document
+                    && without_progress(&p.document) == without_progress(&v.document)
+            }),
+        });
+    }
+    Some(out)
+}
+
+/// The tip's sequence number, and what changed since the last version whose text (its
+/// `progress:` aside) differs: `#7 (+1 decision, −1 trap since #5)`. `None` without a chain.
+pub(crate) fn since_previous(target: &Target) -> Option<String> {
+    let (chains, line) = line_of(target)?;
+    let total = line.len();
+    let tip = chains.read(line.first()?)?;
+    let body = without_progress(&tip.document);
+    let previous = line.iter().enumerate().skip(1).find_map(|(i, id)| {
+        let v = chains.read(id)?;
+        (without_progress(&v.document) != body).then_some((total - i, v))
+    });
+    Some(match previous {
+        None => format!("handoff #{total}, the branch's first"),
+        Some((seq, v)) => {
+            let [d, e, t] = sections(&v.document);
+            let [d2, e2, t2] = sections(&tip.document);
+            let changes = Changes {
+                decisions: Delta::of(&d, &d2),
+                dead_ends: Delta::of(&e, &e2),
+                traps: Delta::of(&t, &t2),
+            };
+            format!("handoff #{total}: {} since #{seq}", changes.summary())
+        }
+    })
+}
