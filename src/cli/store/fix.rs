@@ -43,7 +43,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let shown = path.to_string_lossy().into_owned();
     let bytes = crate::fs::read(&path)
         .ok()
-        .filter(|b| !crate::store::slot::progress_of(b).is_some_and(|p| p == "writing"))
+        .filter(|b| crate::store::slot::progress_of(b).is_none_or(|p| p != "writing"))
         .ok_or_else(|| {
             Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
         })?;
