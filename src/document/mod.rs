@@ -135,6 +135,29 @@ impl Document {
             .collect()
     }
 
+    /// The items of a list section, each whole: its first line (marker kept) and the lines
+    /// that continue it, up to the next item, a blank line or the section's end. `None.` is no
+    /// item.
+    pub(crate) fn item_blocks(&self, level: usize, name: &str) -> Vec<String> {
+        let mut blocks: Vec<String> = Vec::new();
+        let mut open = false;
+        for line in self.section_lines(level, name) {
+            if list_item(line).is_some() {
+                blocks.push(line.to_string());
+                open = true;
+            } else if crate::text::trim(line).is_empty() {
+                open = false;
+            } else if open && let Some(last) = blocks.last_mut() {
+                last.push('\n');
+                last.push_str(line);
+            }
+        }
+        blocks.retain(|b| {
+            list_item(b.lines().next().unwrap_or_default()).is_some_and(|i| i != "None.")
+        });
+        blocks
+    }
+
     /// The first envelope line holding field `name`.
     pub fn field(&self, name: &str) -> Option<Field> {
         envelope::find_field(&self.lines[..self.envelope_end], 0, name)

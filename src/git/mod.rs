@@ -464,3 +464,19 @@ mod project_tests {
         );
     }
 }
+
+/// Whether the repository-relative `path` matches `pattern` as git matches a pathspec glob:
+/// `*` and `?` within one directory, `**` across them; a pattern without a wildcard matches
+/// the path itself and everything under it (`src` and `src/` match `src/a.rs`).
+pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.trim_start_matches("./");
+    if !pattern.contains(['*', '?', '[']) {
+        let dir = pattern.trim_end_matches('/');
+        return path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    }
+    gix::glob::wildmatch(
+        pattern.into(),
+        path.into(),
+        gix::glob::wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
+    )
+}

@@ -7,6 +7,7 @@ pub(crate) mod chain;
 pub(crate) mod change;
 pub(crate) mod deliver;
 pub(crate) mod drift;
+pub(crate) mod excerpt;
 pub(crate) mod index;
 pub(crate) mod info;
 pub(crate) mod lineage;

@@ -17,3 +17,4 @@ mod read;
 mod store;
 mod sync;
 mod util;
+mod views;

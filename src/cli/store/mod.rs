@@ -2,6 +2,7 @@
 //! through the given writers and return an [`Exit`] or an `Error`; the dispatcher prints the
 //! error once, as `handoff-store: <message>`.
 
+mod brief;
 mod checkout;
 mod completions;
 mod fix;
@@ -79,7 +80,7 @@ enum Command {
     List(list::Args),
     /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
     #[command(
-        after_help = "Examples:\n  handoff-store read                   # show it, with its verdict, and mark it read\n  handoff-store read --no-consume      # only look\n  handoff-store read --wait 570        # while a background write is at work"
+        after_help = "Examples:\n  handoff-store read                   # show it, with its verdict, and mark it read\n  handoff-store read --no-consume      # only look\n  handoff-store read --wait 570        # while a background write is at work\n  handoff-store read --reground        # mid-session: decisions, traps, next (2,000 characters)"
     )]
     Read(read::Args),
     /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
@@ -164,6 +165,12 @@ enum Command {
     /// added and removed in Decisions, Dead ends and Traps.
     #[command(after_help = "Examples:\n  handoff-store log\n  handoff-store log -n 3 --json")]
     Log(log::Args),
+    /// Print a brief for a subagent: its task, the decisions and traps that touch its paths,
+    /// and their pointers with verdicts (at most 1,500 characters; nothing stored or consumed).
+    #[command(
+        after_help = "Examples:\n  handoff-store brief --task \"type Reminder\" --paths 'app/Mail/**'\n  handoff-store brief --paths src/store --json"
+    )]
+    Brief(brief::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -248,6 +255,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::New(a) => new::run(&a, format),
         Command::Fix(a) => fix::run(&a, format),
         Command::Log(a) => log::run(&a, format),
+        Command::Brief(a) => brief::run(&a, format),
     };
     match reply {
         Ok(reply) if hooked => reply,

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{Format, Reply, render};
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, NothingToDo};
 use crate::hooks::delivery::{self, Content};
 use crate::store::deliver::Delivery;
+use crate::store::excerpt;
 use crate::store::runs::RunState;
 use crate::store::slot::Flip;
 use crate::store::{HandoffInfo, PlaceholderState, Store, Target, TargetSource, gap, now};
@@ -72,9 +73,21 @@ pub(crate) struct Args {
     /// Do not mark the handoff as consumed.
     #[arg(long)]
     no_consume: bool,
+    /// Only its Decisions, Dead ends, Traps and Next, with one verdict line (at most 2,000
+    /// characters): to reground mid-session. Nothing is consumed, no drift is checked.
+    #[arg(long, conflicts_with_all = ["wait", "no_consume"])]
+    reground: bool,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    if args.reground {
+        let (target, store) = super::history::target_and_store(args.dir.dir())?;
+        let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
+            Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
+        })?;
+        let view = excerpt::reground(&stored, &target.facts.reference);
+        return Reply::show(format, &view, |v| v.text.clone());
+    }
     let (store, answer) = read(args.dir.dir(), args.wait, args.no_consume)?;
     let reply = match format {
         Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,

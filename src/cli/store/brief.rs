@@ -1,0 +1,35 @@
+//! `brief [-C DIR] [--paths GLOB…] [--task TEXT]` (docs/store.md §9.17): markdown for a
+//! subagent, from the branch's handoff; printed, never stored, never consumed.
+
+use super::{Format, Reply};
+use crate::error::{Error, NothingToDo};
+use crate::store::excerpt;
+
+/// Print a brief for a subagent: its task, the decisions and traps that touch its paths, and
+/// those paths' pointers with their verdicts (at most 1,500 characters).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    dir: super::checkout::Checkout,
+    /// Only what touches these paths (git globs: `src/**/*.rs`, or a folder: `src/mail`);
+    /// decisions and traps that cite no path are always kept.
+    #[arg(long, value_name = "GLOB", num_args = 1..)]
+    paths: Vec<String>,
+    /// The subagent's task, as its brief's title (default: the handoff's title).
+    #[arg(long, value_name = "TEXT")]
+    task: Option<String>,
+}
+
+pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    let (target, store) = super::history::target_and_store(args.dir.dir())?;
+    let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
+        Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
+    })?;
+    let view = excerpt::brief(
+        &stored,
+        &target.facts.reference,
+        &args.paths,
+        args.task.as_deref(),
+    );
+    Reply::show(format, &view, |v| v.text.clone())
+}

@@ -1,0 +1,209 @@
+//! Views of a stored handoff that change nothing: its lineage (`log`), the mid-session
+//! reground (`read --reground`) and a subagent's brief (`brief`).
+
+use crate::util::{TestEnv, canonical, json, run};
+
+/// Lineage: `log` lists the chain's versions newest first with their sequence numbers and
+/// parents, and what each added and removed; after a compaction the title names it.
+#[test]
+fn log_shows_the_lineage_and_the_delta_of_each_version() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let first = canonical(&repo.to_string_lossy(), "main").replace(
+        "### Traps\n- None.",
+        "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+    );
+    env.stored(&repo, &first);
+    let second = first
+        .replace(
+            "### Dead ends",
+            "- Queue the mail, not the render: the render needs the request.\n\n### Dead ends",
+        )
+        .replace(
+            "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+            "### Traps\n- None.",
+        );
+    env.stored(&repo, &second);
+
+    let (code, v) = json(env.store().args(["log", "--json", "-C"]).arg(&repo));
+    assert_eq!(code, 0, "{v}");
+    let versions = v["versions"].as_array().expect("versions");
+    assert_eq!(versions.len(), 2, "{v}");
+    assert_eq!(versions[0]["seq"], 2);
+    assert_eq!(versions[1]["seq"], 1);
+    assert_eq!(versions[0]["parents"][0], versions[1]["id"], "parent order");
+    assert_eq!(
+        versions[0]["changes"]["decisions"]["added"][0],
+        "Queue the mail, not the render: the render needs the request."
+    );
+    assert_eq!(
+        versions[0]["changes"]["traps"]["removed"][0],
+        "The queue serialises the class name: rename it and old jobs fail."
+    );
+    assert_eq!(
+        versions[0]["changes"]["traps"]["added"],
+        serde_json::json!([])
+    );
+    let o = run(env.store().args(["log", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#2 "), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("      + decision: Queue the mail, not the render"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert_eq!(o.stdout.lines().filter(|l| l.starts_with('#')).count(), 1);
+
+    // After a compaction, the title names the version and what changed since the last one.
+    let o = run(env
+        .store()
+        .args(["hook", "session-start"])
+        .write_stdin(format!(
+            r#"{{"session_id":"s","cwd":"{}","source":"compact"}}"#,
+            repo.display()
+        )));
+    assert!(
+        o.stdout
+            .contains("# Context reset (SessionStart, source: compact) — handoff #2: +1 decision, −1 trap since #1"),
+        "{}",
+        o.stdout
+    );
+    // No chain: nothing to show.
+    let other = env.shop("other", "main");
+    let o = run(env.store().args(["log", "-C"]).arg(&other));
+    assert_eq!(o.code, 4, "{}", o.stderr);
+}
+
+/// A handoff with long sections and pointers in two folders.
+fn long_handoff(checkout: &str) -> String {
+    let decisions: String = (0..60)
+        .map(|i| {
+            format!(
+                "- Decision {i}: pin the autoloader, whatever the caller does: `composer.json:1`.\n"
+            )
+        })
+        .collect();
+    canonical(checkout, "main")
+        .replace("### Dead ends", &format!("{decisions}- About the composer file: `composer.json:1`.\n\n### Dead ends"))
+        .replace("### Traps\n- None.", "### Traps\n- The queue keeps class names. `app/Mail/Invoice.php:24`\n- Composer caches: `composer.json:1`.\n- Any branch may be rebased.")
+        .replace("```text\n", "```text\ncomposer.json:1 | {}\n")
+}
+
+#[test]
+fn reground_is_short_never_consumes_and_names_the_file_when_cut() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env.store().args(["read", "--reground", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.starts_with("# Reground — "), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("GATE: OK")
+            && o.stdout.contains("### Decisions")
+            && o.stdout.contains("## Next"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        !o.stdout.contains("## Pointers") && !o.stdout.contains("DRIFT"),
+        "{}",
+        o.stdout
+    );
+    let text = std::fs::read_to_string(&slot).expect("slot");
+    assert!(
+        text.contains("progress: complete"),
+        "never consumed: {text}"
+    );
+
+    let slot = env.stored(&repo, &long_handoff(&repo.to_string_lossy()));
+    let (code, v) = json(
+        env.store()
+            .args(["read", "--reground", "--json", "-C"])
+            .arg(&repo),
+    );
+    assert_eq!(code, 0);
+    let said = v["text"].as_str().expect("text");
+    assert!(said.chars().count() <= 2_000, "{}", said.chars().count());
+    assert_eq!(v["cut"], true);
+    assert!(
+        said.ends_with(&format!("the whole handoff is {}]\n", slot.display())),
+        "{said}"
+    );
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: complete")
+    );
+}
+
+#[test]
+fn brief_is_short_and_keeps_what_touches_its_paths() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &long_handoff(&repo.to_string_lossy()));
+    let o = run(env
+        .store()
+        .args([
+            "brief",
+            "--task",
+            "type Reminder",
+            "--paths",
+            "app/**",
+            "-C",
+        ])
+        .arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.chars().count() <= 1_500,
+        "{}",
+        o.stdout.chars().count()
+    );
+    assert!(
+        o.stdout.starts_with("# Brief — type Reminder\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("- The queue keeps class names."),
+        "a matching trap: {}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("- Any branch may be rebased."),
+        "a trap citing nothing: {}",
+        o.stdout
+    );
+    assert!(
+        !o.stdout.contains("composer"),
+        "nothing outside app/: {}",
+        o.stdout
+    );
+    let (_, v) = json(
+        env.store()
+            .args(["brief", "--json", "--paths", "app/Mail", "-C"])
+            .arg(&repo),
+    );
+    let text = v["text"].as_str().expect("text");
+    assert!(text.contains("- `app/Mail/Invoice.php:24` — OK"), "{text}");
+    let (_, v) = json(
+        env.store()
+            .args(["brief", "--json", "--paths", "composer.json", "-C"])
+            .arg(&repo),
+    );
+    let text = v["text"].as_str().expect("text");
+    assert!(
+        text.contains("Decision 0: pin the autoloader") && !text.contains("class names"),
+        "{text}"
+    );
+    assert_eq!(v["cut"], true, "sixty decisions do not fit");
+    assert!(text.chars().count() <= 1_500 && text.contains("the whole handoff is "));
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: complete"),
+        "never consumed"
+    );
+    let other = env.shop("other", "main");
+    assert_eq!(run(env.store().args(["brief", "-C"]).arg(&other)).code, 4);
+}
