@@ -441,6 +441,23 @@ pub(crate) fn example_citation(root: &Path) -> Option<(String, usize, String)> {
     None
 }
 
+/// Whether the repository-relative `path` matches `pattern` as git matches a pathspec glob:
+/// `*` and `?` within one directory, `**` across them; a pattern without a wildcard matches
+/// the path itself and everything under it (`src` and `src/` match `src/a.rs`).
+pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.trim_start_matches("./");
+    if !pattern.contains(['*', '?', '[']) {
+        let dir = pattern.trim_end_matches('/');
+        return path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    }
+    gix::glob::wildmatch(
+        pattern.into(),
+        path.into(),
+        gix::glob::wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
+    )
+}
+
+
 #[cfg(test)]
 mod project_tests {
     use super::normalise_url;
@@ -465,18 +482,19 @@ mod project_tests {
     }
 }
 
-/// Whether the repository-relative `path` matches `pattern` as git matches a pathspec glob:
-/// `*` and `?` within one directory, `**` across them; a pattern without a wildcard matches
-/// the path itself and everything under it (`src` and `src/` match `src/a.rs`).
-pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
-    let pattern = pattern.trim_start_matches("./");
-    if !pattern.contains(['*', '?', '[']) {
-        let dir = pattern.trim_end_matches('/');
-        return path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+#[cfg(test)]
+mod glob_tests {
+    use super::glob_matches;
+
+    #[test]
+    fn globs_match_as_git_pathspecs_do() {
+        assert!(glob_matches("app/**", "app/Mail/Invoice.php"));
+        assert!(glob_matches("src/*.rs", "src/a.rs"));
+        assert!(!glob_matches("src/*.rs", "src/x/a.rs"), "* stays in one folder");
+        assert!(glob_matches("src/**/*.rs", "src/x/a.rs"));
+        assert!(glob_matches("app/Mail", "app/Mail/Invoice.php"));
+        assert!(glob_matches("app/Mail/", "app/Mail/Invoice.php"));
+        assert!(!glob_matches("app/Ma", "app/Mail/Invoice.php"), "a folder, not a prefix");
+        assert!(glob_matches("composer.json", "composer.json"));
     }
-    gix::glob::wildmatch(
-        pattern.into(),
-        path.into(),
-        gix::glob::wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-    )
 }

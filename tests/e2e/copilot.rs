@@ -59,7 +59,7 @@ impl Suite {
             let (_, status) = self.store_cmd(&scene, &["status"], None);
             status
                 .lines()
-                .find(|l| l.starts_with("copilot  project"))
+                .find(|l| l.split_whitespace().take(2).eq(["copilot", "project"]))
                 .unwrap_or("")
                 .to_string()
         };
