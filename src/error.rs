@@ -100,6 +100,8 @@ pub(crate) enum Usage {
     ProgressValue(String),
     /// `set-progress` with neither one nor two words.
     ProgressWords,
+    /// `--slot NAME` that cannot name a slot, and why.
+    BadSlot { name: String, why: &'static str },
 }
 
 /// Why there is no target to act on.
@@ -307,6 +309,7 @@ impl fmt::Display for Usage {
                 "set-progress: {value:?} is not a progress (writing, complete or consumed)"
             ),
             Usage::ProgressWords => write!(f, "set-progress takes [FILE] VALUE"),
+            Usage::BadSlot { name, why } => write!(f, "--slot {name:?} cannot name a slot: {why}"),
         }
     }
 }

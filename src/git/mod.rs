@@ -457,7 +457,6 @@ pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
     )
 }
 
-
 #[cfg(test)]
 mod project_tests {
     use super::normalise_url;
@@ -490,11 +489,17 @@ mod glob_tests {
     fn globs_match_as_git_pathspecs_do() {
         assert!(glob_matches("app/**", "app/Mail/Invoice.php"));
         assert!(glob_matches("src/*.rs", "src/a.rs"));
-        assert!(!glob_matches("src/*.rs", "src/x/a.rs"), "* stays in one folder");
+        assert!(
+            !glob_matches("src/*.rs", "src/x/a.rs"),
+            "* stays in one folder"
+        );
         assert!(glob_matches("src/**/*.rs", "src/x/a.rs"));
         assert!(glob_matches("app/Mail", "app/Mail/Invoice.php"));
         assert!(glob_matches("app/Mail/", "app/Mail/Invoice.php"));
-        assert!(!glob_matches("app/Ma", "app/Mail/Invoice.php"), "a folder, not a prefix");
+        assert!(
+            !glob_matches("app/Ma", "app/Mail/Invoice.php"),
+            "a folder, not a prefix"
+        );
         assert!(glob_matches("composer.json", "composer.json"));
     }
 }

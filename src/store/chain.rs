@@ -19,9 +19,28 @@ pub(crate) fn handoff_ref(branch: &str) -> String {
     format!("refs/handoffs/{branch}")
 }
 
+/// The chain of `branch`'s slot: the default one's `refs/handoffs/<branch>`, a named slot's
+/// `refs/handoff-slots/<slot>/<branch>` — a namespace of its own, since every ref under
+/// `refs/handoffs/` could be some branch's.
+pub(crate) fn chain_ref(branch: &str, slot: Option<&str>) -> String {
+    match slot {
+        None => handoff_ref(branch),
+        Some(slot) => format!("refs/handoff-slots/{slot}/{branch}"),
+    }
+}
+
 /// The store's slot for `branch` in the repository whose main worktree is `main`.
 pub(crate) fn slot_of(main: &Path, branch: &str) -> String {
     slot_name(&path_bytes(main), branch)
+}
+
+/// [`slot_of`], or its named slot `slot`.
+pub(crate) fn slot_file(main: &Path, branch: &str, slot: Option<&str>) -> String {
+    let default = slot_of(main, branch);
+    match slot {
+        None => default,
+        Some(slot) => super::naming::named_slot(&default, slot),
+    }
 }
 
 /// The small metadata a version carries next to its document.
@@ -226,9 +245,10 @@ pub(crate) fn record(
     store: &Store,
     chains: &Chains,
     branch: &str,
+    slot: Option<&str>,
 ) -> Result<Option<String>, Error> {
-    let name = slot_of(&chains.main(), branch);
-    let reference = handoff_ref(branch);
+    let name = slot_file(&chains.main(), branch, slot);
+    let reference = chain_ref(branch, slot);
     let tip = chains.tip(&reference);
     let Some(current) = recordable(&store.path_of(&name), branch)? else {
         return Ok(tip);
@@ -302,7 +322,12 @@ pub(crate) fn record_target(
         return Ok(None);
     };
     // A failure is never silent: `status` shows it until a record succeeds.
-    let recorded = record(store, &chains, &target.facts.reference);
+    let recorded = record(
+        store,
+        &chains,
+        &target.facts.reference,
+        target.slot.as_deref(),
+    );
     match &recorded {
         Ok(_) => record_ok(store),
         Err(e) => record_failed(store, &target.checkout(), &e.report()),

@@ -157,6 +157,7 @@ impl<'a> SlotChange<'a> {
             Some(t) => Some(t.clone()),
             None => slot_checkout(&self.path())
                 .and_then(|c| Target::at(Path::new(&c)))
+                .and_then(|t| t.with_slot(super::naming::slot_in(&self.name)).ok())
                 .filter(|t| t.name == self.name),
         };
         match target {

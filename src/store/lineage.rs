@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::Target;
-use super::chain::{Meta, handoff_ref};
+use super::chain::Meta;
 use crate::git::chain::Chains;
 
 /// The longest first-parent line walked (a chain gains a version per slot change).
@@ -120,7 +120,7 @@ fn without_progress(document: &[u8]) -> Vec<u8> {
 /// The chain of the target's branch, opened; and its first-parent line, newest first.
 fn line_of(target: &Target) -> Option<(Chains, Vec<String>)> {
     let chains = Chains::open(std::path::Path::new(&target.checkout()))?;
-    let tip = chains.tip(&handoff_ref(&target.facts.reference))?;
+    let tip = chains.tip(&target.chain_ref())?;
     let line = chains.first_parents(&tip, MAX_DEPTH);
     Some((chains, line))
 }

@@ -31,6 +31,46 @@ pub fn slot_name(main: &[u8], reference: &str) -> String {
     )
 }
 
+/// Why `name` cannot name a slot, or `None` when it can: 1–64 of `A–Z a–z 0–9 . _ -`,
+/// starting with a letter or digit, with no `..` and not ending in `.lock` (so it lives in a
+/// file name and in a git ref as it is).
+pub(crate) fn slot_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("it is empty");
+    }
+    if name.len() > 64 {
+        return Some("it is longer than 64 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Some("only letters, digits, '.', '_' and '-' can name a slot");
+    }
+    if !name.as_bytes()[0].is_ascii_alphanumeric() {
+        return Some("it must start with a letter or a digit");
+    }
+    if name.contains("..") || name.ends_with(".lock") {
+        return Some("git cannot keep it in a ref name ('..', a '.lock' end)");
+    }
+    None
+}
+
+/// The file of named slot `slot` beside the default slot `default` (`<repo>-<branch>-<hash8>.md`):
+/// `<repo>-<branch>-<hash8>@<slot>.md`. A default slot's name never holds `@` (slugs do not),
+/// so the two can never collide.
+pub(crate) fn named_slot(default: &str, slot: &str) -> String {
+    let stem = default.strip_suffix(".md").unwrap_or(default);
+    format!("{stem}@{slot}.md")
+}
+
+/// The slot a store file name names, when it is a named one (`…@<slot>.md`).
+pub(crate) fn slot_in(file_name: &str) -> Option<&str> {
+    let stem = file_name.strip_suffix(".md")?;
+    let (_, slot) = stem.rsplit_once('@')?;
+    slot_name_problem(slot).is_none().then_some(slot)
+}
+
 /// The bytes of a path (its OS representation).
 pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
     #[cfg(unix)]

@@ -16,11 +16,14 @@ pub(crate) enum TargetSource {
     Cwd,
 }
 
-/// The target checkout with its git facts and slot name.
+/// The target checkout with its git facts and slot name (the branch's default slot, or a named
+/// one beside it).
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
     pub(crate) facts: RepoFacts,
     pub(crate) name: String,
+    /// The named slot (`--slot NAME`), `None` for the branch's default one.
+    pub(crate) slot: Option<String>,
 }
 
 /// A target that has no slot: why (its `Display` is the message, without prefix) and where
@@ -72,7 +75,37 @@ impl Target {
 
     fn from_facts(facts: RepoFacts) -> Target {
         let name = slot_name(&path_bytes(&facts.main), &facts.reference);
-        Target { facts, name }
+        Target {
+            facts,
+            name,
+            slot: None,
+        }
+    }
+
+    /// The same checkout and branch, its named slot `slot` (the default one for `None`); the
+    /// name is checked first (docs/store.md §3).
+    pub(crate) fn with_slot(self, slot: Option<&str>) -> Result<Target, crate::error::Error> {
+        let Some(slot) = slot else {
+            return Ok(self);
+        };
+        if let Some(why) = super::naming::slot_name_problem(slot) {
+            return Err(crate::error::Error::Usage(crate::error::Usage::BadSlot {
+                name: slot.to_string(),
+                why,
+            }));
+        }
+        let default = Target::from_facts(self.facts);
+        Ok(Target {
+            name: super::naming::named_slot(&default.name, slot),
+            slot: Some(slot.to_string()),
+            facts: default.facts,
+        })
+    }
+
+    /// The ref of this slot's chain (docs/sync.md): `refs/handoffs/<branch>`, or for a named
+    /// slot `refs/handoff-slots/<slot>/<branch>`.
+    pub(crate) fn chain_ref(&self) -> String {
+        super::chain::chain_ref(&self.facts.reference, self.slot.as_deref())
     }
 
     pub(crate) fn main(&self) -> String {

@@ -344,7 +344,7 @@ pub(crate) fn merge(
     let name = slot_of(&chains.main(), branch);
     store.create()?;
     let change = SlotChange::from_chain(store, &name, Wait::Cli)?;
-    let local = record(store, chains, branch)?;
+    let local = record(store, chains, branch, None)?;
     let remote = match chains.version(remote_tip) {
         Ok(v) => v,
         Err(e) => return Ok(Merge::Refused(e.to_string())),

@@ -152,7 +152,7 @@ pub(crate) fn push(
         } else {
             None
         };
-        if record(store, chains, branch)?.is_some() {
+        if record(store, chains, branch, None)?.is_some() {
             sent.push(branch.clone());
         }
     }

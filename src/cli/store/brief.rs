@@ -11,6 +11,8 @@ use crate::store::excerpt;
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::Checkout,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
     /// Only what touches these paths (git globs: `src/**/*.rs`, or a folder: `src/mail`);
     /// decisions and traps that cite no path are always kept.
     #[arg(long, value_name = "GLOB", num_args = 1..)]
@@ -21,7 +23,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = super::history::target_and_store(args.dir.dir())?;
+    let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
     let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
         Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
     })?;

@@ -33,3 +33,26 @@ impl CheckoutOrDir {
         self.named.dir().or(self.dir.as_deref())
     }
 }
+
+/// `--slot NAME`: a named slot beside the branch's default one.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SlotArg {
+    /// A named slot beside the branch's default one (1–64 letters, digits, `.`, `_`, `-`):
+    /// its own file, history, lock and chain.
+    #[arg(long, value_name = "NAME")]
+    slot: Option<String>,
+}
+
+impl SlotArg {
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.slot.as_deref()
+    }
+
+    /// `target`, moved to this slot (a name that cannot be one is a usage error).
+    pub(crate) fn apply(
+        &self,
+        target: crate::store::Target,
+    ) -> Result<crate::store::Target, crate::error::Error> {
+        target.with_slot(self.name())
+    }
+}

@@ -15,6 +15,8 @@ use crate::store::change::{SlotChange, Wait};
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::Checkout,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
     /// Say what would move, and change nothing.
     #[arg(long)]
     dry_run: bool,
@@ -37,7 +39,7 @@ pub(crate) struct Fixed {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = super::history::target_and_store(args.dir.dir())?;
+    let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
     let change = SlotChange::of_slot(&store, &target.name, Wait::Cli)?;
     let path = change.path();
     let shown = path.to_string_lossy().into_owned();

@@ -8,8 +8,11 @@ use super::{Format, Reply, render};
 use crate::error::Error;
 use crate::store::{HandoffInfo, Store, Target, epoch, slot};
 
-pub(super) fn target_and_store(dir: Option<&str>) -> Result<(Target, Store), Error> {
-    let target = Target::resolve(dir).map_err(|f| Error::Target(f.why))?;
+pub(super) fn target_and_store(
+    dir: Option<&str>,
+    slot: &super::checkout::SlotArg,
+) -> Result<(Target, Store), Error> {
+    let target = slot.apply(Target::resolve(dir).map_err(|f| Error::Target(f.why))?)?;
     Ok((target, Store::open()?))
 }
 
@@ -36,14 +39,20 @@ pub(crate) struct History {
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::CheckoutOrDir,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    Reply::show(format, &compute(args.dir.dir())?, render::history)
+    Reply::show(
+        format,
+        &compute(args.dir.dir(), &args.slot)?,
+        render::history,
+    )
 }
 
-fn compute(dir: Option<&str>) -> Result<History, Error> {
-    let (target, store) = target_and_store(dir)?;
+fn compute(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<History, Error> {
+    let (target, store) = target_and_store(dir, slot)?;
     let slot_path = store.path_of(&target.name);
     let current = crate::fs::symlink_metadata(&slot_path)
         .ok()

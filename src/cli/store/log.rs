@@ -12,6 +12,8 @@ use crate::store::lineage::{self, Version};
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::Checkout,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
     /// How many versions to show.
     #[arg(short = 'n', long = "number", value_name = "N", default_value_t = 10)]
     number: usize,
@@ -25,7 +27,7 @@ pub(crate) struct Log {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, _store) = super::history::target_and_store(args.dir.dir())?;
+    let (target, _store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
     let branch = target.facts.reference.clone();
     let versions = lineage::log(&target, args.number)
         .filter(|v| !v.is_empty())

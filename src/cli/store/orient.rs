@@ -11,8 +11,11 @@ use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, Store, Target, now, slot};
 
 /// Target, then store (target problems are reported first; docs/store.md §0 rule 6).
-pub(super) fn locate(dir: Option<&str>) -> Result<(Target, Store), Error> {
-    let target = Target::resolve(dir).map_err(|f| Error::NoSlot(f.why))?;
+pub(super) fn locate(
+    dir: Option<&str>,
+    slot: &super::checkout::SlotArg,
+) -> Result<(Target, Store), Error> {
+    let target = slot.apply(Target::resolve(dir).map_err(|f| Error::NoSlot(f.why))?)?;
     Ok((target, Store::open()?))
 }
 
@@ -49,14 +52,20 @@ pub(crate) struct Orientation {
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::CheckoutOrDir,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    Reply::show(format, &orient(args.dir.dir())?, render::orientation)
+    Reply::show(
+        format,
+        &orient(args.dir.dir(), &args.slot)?,
+        render::orientation,
+    )
 }
 
-fn orient(dir: Option<&str>) -> Result<Orientation, Error> {
-    let (target, store) = locate(dir)?;
+fn orient(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<Orientation, Error> {
+    let (target, store) = locate(dir, slot)?;
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
     let slot = store.path_of(&target.name);

@@ -11,10 +11,12 @@ use crate::error::Error;
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::CheckoutOrDir,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = locate(args.dir.dir())?;
+    let (target, store) = locate(args.dir.dir(), &args.slot)?;
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
     };

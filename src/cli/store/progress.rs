@@ -57,6 +57,8 @@ pub(crate) struct Args {
     words: Vec<String>,
     #[command(flatten)]
     dir: super::checkout::Checkout,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
 }
 
 /// The lifecycle values `set-progress` accepts.
@@ -78,7 +80,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let file = match file {
         Some(file) => file,
         None => {
-            let (target, store) = super::orient::locate(args.dir.dir())?;
+            let (target, store) = super::orient::locate(args.dir.dir(), &args.slot)?;
             store.path_of(&target.name).to_string_lossy().into_owned()
         }
     };

@@ -67,6 +67,8 @@ pub(crate) struct Shown {
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::CheckoutOrDir,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
     /// Wait up to SECS for a handoff that is still being written.
     #[arg(long, value_name = "SECS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3600))]
     wait: u64,
@@ -81,14 +83,14 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     if args.reground {
-        let (target, store) = super::history::target_and_store(args.dir.dir())?;
+        let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
         let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
             Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
         })?;
         let view = excerpt::reground(&stored, &target.facts.reference);
         return Reply::show(format, &view, |v| v.text.clone());
     }
-    let (store, answer) = read(args.dir.dir(), args.wait, args.no_consume)?;
+    let (store, answer) = read(args.dir.dir(), &args.slot, args.wait, args.no_consume)?;
     let reply = match format {
         Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,
         Format::Text => Reply::new(Exit::Ok).text(render::read_text(&answer)),
@@ -104,9 +106,14 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Ok(reply.then(Box::new(move || consume(&store, &shown.delivery))))
 }
 
-fn read(dir: Option<&str>, wait: u64, no_consume: bool) -> Result<(Store, Answer), Error> {
+fn read(
+    dir: Option<&str>,
+    slot: &super::checkout::SlotArg,
+    wait: u64,
+    no_consume: bool,
+) -> Result<(Store, Answer), Error> {
     let (target, no_target_reason) = match Target::resolve(dir) {
-        Ok(t) => (Some(t), None),
+        Ok(t) => (Some(slot.apply(t)?), None),
         Err(f) if f.source == TargetSource::Cwd => (None, Some(f.why.to_string())),
         Err(f) => return Err(Error::Target(f.why)),
     };

@@ -14,6 +14,8 @@ use crate::store::{epoch, iso, slot};
 pub(crate) struct Args {
     #[command(flatten)]
     dir: super::checkout::CheckoutOrDir,
+    #[command(flatten)]
+    slot: super::checkout::SlotArg,
     /// The version to bring back (1 is the newest kept; `history` lists them). `--version N`
     /// still works.
     #[arg(
@@ -28,7 +30,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let restored = restore(args.dir.dir(), args.version as usize)?;
+    let restored = restore(args.dir.dir(), &args.slot, args.version as usize)?;
     Reply::show(format, &restored, render::restored)
 }
 
@@ -45,8 +47,12 @@ pub(crate) struct Restored {
     pub(crate) written: String,
 }
 
-fn restore(dir: Option<&str>, version: usize) -> Result<Restored, Error> {
-    let (target, store) = target_and_store(dir)?;
+fn restore(
+    dir: Option<&str>,
+    slot: &super::checkout::SlotArg,
+    version: usize,
+) -> Result<Restored, Error> {
+    let (target, store) = target_and_store(dir, slot)?;
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
     store.create()?;

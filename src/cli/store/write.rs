@@ -29,6 +29,8 @@ fn background_run(store: &Store) -> Option<Run> {
 pub(crate) struct Args {
     #[command(flatten)]
     pub(crate) checkout: super::checkout::Checkout,
+    #[command(flatten)]
+    pub(crate) slot: super::checkout::SlotArg,
     /// Read the document from FILE (`-` for stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "placeholder")]
     pub(crate) from: Option<String>,
@@ -221,6 +223,7 @@ fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Erro
         Some(branch) => target.on_branch(branch),
         None => target,
     };
+    let target = opts.slot.apply(target)?;
     let store = Store::open()?;
     let job = Job {
         opts,
