@@ -100,6 +100,8 @@ pub(crate) enum Usage {
     ProgressValue(String),
     /// `set-progress` with neither one nor two words.
     ProgressWords,
+    /// A `split` part that is not `NAME=FILE`, or names a slot twice.
+    SplitPart(String),
     /// `--slot NAME` that cannot name a slot, and why.
     BadSlot { name: String, why: &'static str },
 }
@@ -309,6 +311,10 @@ impl fmt::Display for Usage {
                 "set-progress: {value:?} is not a progress (writing, complete or consumed)"
             ),
             Usage::ProgressWords => write!(f, "set-progress takes [FILE] VALUE"),
+            Usage::SplitPart(part) => write!(
+                f,
+                "split: {part:?} is not NAME=FILE, or names a slot a second time"
+            ),
             Usage::BadSlot { name, why } => write!(f, "--slot {name:?} cannot name a slot: {why}"),
         }
     }

@@ -246,6 +246,13 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     if let Some(note) = background_note {
         head.push(format!("**Background write:** {note}"));
     }
+    // The branch's named slots: listed, never delivered (the default slot is).
+    if let Some(store) = &store {
+        let slots = store.named_slots(&target);
+        if !slots.is_empty() {
+            head.push(super::texts::injection::slots_block(&slots, &target, now));
+        }
+    }
     // The section above dates the handoff (the one clock) after a compaction or a `/clear`.
     let dated = compact || marker.is_some();
     let text = compose(head, &subject, &target, now, dated);

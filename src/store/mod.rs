@@ -85,6 +85,28 @@ impl Store {
     }
 
     /// `<store>/.history/<name>`: the kept versions of slot `name`.
+    /// The named slots beside `target`'s default one (same repository and branch), by name,
+    /// each that holds a handoff (a placeholder included).
+    pub(crate) fn named_slots(&self, target: &Target) -> Vec<(String, HandoffInfo)> {
+        let default = slot_of_default(target);
+        let stem = default.strip_suffix(".md").unwrap_or(&default);
+        let Ok(entries) = crate::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(String, HandoffInfo)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let slot = naming::slot_in(&name)?;
+                (name == naming::named_slot(&default, slot) && name.starts_with(stem))
+                    .then(|| slot.to_string())
+                    .and_then(|slot| HandoffInfo::read(self, &name).map(|i| (slot, i)))
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    }
+
     pub(crate) fn history_dir(&self, name: &str) -> PathBuf {
         self.dir.join(".history").join(name)
     }
@@ -137,6 +159,8 @@ impl Store {
             return Ok(Some((info, PickKind::Exact, Vec::new())));
         }
         let (mut candidates, _) = self.candidates()?;
+        // A named slot is a thread of its own: read by name, never guessed for another slot.
+        candidates.retain(|c| naming::slot_in(&c.name).is_none());
         if let Some(t) = target {
             let project = crate::git::Project::of(&t.facts.checkout);
             let mut seen: std::collections::HashMap<Option<String>, bool> = Default::default();
@@ -280,4 +304,9 @@ pub(crate) fn sort_newest_first(list: &mut [HandoffInfo]) {
         order[i] = j;
         list.swap(i, j);
     }
+}
+
+/// The default slot's name of `target`'s branch (whatever slot `target` names).
+fn slot_of_default(target: &Target) -> String {
+    chain::slot_of(&target.facts.main, &target.facts.reference)
 }

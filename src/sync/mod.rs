@@ -39,6 +39,16 @@ pub(crate) fn legacy_tracking_prefix(remote: &str) -> String {
 }
 
 /// The fetch refspec that brings `remote`'s chains (what `sync --setup` configures).
+/// Where `remote`'s named slots' chains are kept: `refs/handoff-slot-remotes/<remote>/<slot>/<branch>`.
+pub(crate) fn slot_tracking_prefix(remote: &str) -> String {
+    format!("refs/handoff-slot-remotes/{remote}/")
+}
+
+/// The refspec that brings `remote`'s named slots' chains (docs/sync.md).
+pub(crate) fn slot_fetch_refspec(remote: &str) -> String {
+    format!("+refs/handoff-slots/*:{}*", slot_tracking_prefix(remote))
+}
+
 pub(crate) fn fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", tracking_prefix(remote))
 }
@@ -336,15 +346,15 @@ impl From<Error> for ImportError {
 pub(crate) fn merge(
     store: &Store,
     chains: &Chains,
-    branch: &str,
+    (branch, slot): (&str, Option<&str>),
     remote_tip: &str,
     checkout: &str,
     via: &str,
 ) -> Result<Merge, Error> {
-    let name = slot_of(&chains.main(), branch);
+    let name = crate::store::chain::slot_file(&chains.main(), branch, slot);
     store.create()?;
     let change = SlotChange::from_chain(store, &name, Wait::Cli)?;
-    let local = record(store, chains, branch, None)?;
+    let local = record(store, chains, branch, slot)?;
     let remote = match chains.version(remote_tip) {
         Ok(v) => v,
         Err(e) => return Ok(Merge::Refused(e.to_string())),
@@ -354,7 +364,7 @@ pub(crate) fn merge(
         Err(why) => return Ok(Merge::Refused(why.to_string())),
     };
     let remote_written = admitted.meta.written_at;
-    let reference = handoff_ref(branch);
+    let reference = crate::store::chain::chain_ref(branch, slot);
     let placeholder_in_slot = slot::read_head(&store.path_of(&name))
         .ok()
         .and_then(|h| slot::progress_of(&h))

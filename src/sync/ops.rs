@@ -137,6 +137,37 @@ pub(crate) fn push(
     background: bool,
 ) -> Result<Pushed, Error> {
     let mut kept = Vec::new();
+    // A named slot's chain alone (`push --slot NAME`): recorded, then sent, never forced.
+    if let (false, Some(slot)) = (all, target.slot.as_deref()) {
+        if target.facts.detached {
+            return Err(Error::Usage(Usage::Detached));
+        }
+        let branch = target.facts.reference.clone();
+        let _lock = slot::lock_cli(store, &target.name)?;
+        let sent = match record(store, chains, &branch, Some(slot))? {
+            Some(_) => vec![branch.clone()],
+            None => Vec::new(),
+        };
+        if sent.is_empty() {
+            return Err(Error::NothingToDo(
+                crate::error::NothingToDo::NoHandoffToPush(format!("{branch} (slot {slot})")),
+            ));
+        }
+        let reference = target.chain_ref();
+        let updates = transport::push(
+            &target.facts.checkout,
+            remote,
+            &[format!("{reference}:{reference}")],
+            &[],
+            background,
+        )?;
+        return Ok(Pushed {
+            remote: remote.to_string(),
+            branches: sent,
+            updates,
+            kept,
+        });
+    }
     let branches = if all {
         all_branches(store, chains)
     } else if target.facts.detached {
@@ -158,7 +189,12 @@ pub(crate) fn push(
     }
     // `--all` sends one non-forcing glob: git handles a thousand explicit refspecs slowly.
     let mut refspecs: Vec<String> = if all && !sent.is_empty() {
-        vec!["refs/handoffs/*:refs/handoffs/*".to_string()]
+        let mut globs = vec!["refs/handoffs/*:refs/handoffs/*".to_string()];
+        // Every named slot's chain goes too (each was recorded when its slot changed).
+        if !chains.list("refs/handoff-slots/").is_empty() {
+            globs.push("refs/handoff-slots/*:refs/handoff-slots/*".to_string());
+        }
+        globs
     } else {
         sent.iter()
             .map(|b| format!("{0}:{0}", handoff_ref(b)))
@@ -430,6 +466,8 @@ fn finish(
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Pulled {
     pub(crate) branch: String,
+    /// The named slot, for a slot's chain (`None`: the branch's default slot).
+    pub(crate) slot: Option<String>,
     #[serde(flatten)]
     pub(crate) merge: Merge,
 }
@@ -456,7 +494,7 @@ pub(crate) fn pull(
     transport::fetch(
         &target.facts.checkout,
         remote,
-        &fetch_refspec(remote),
+        &[fetch_refspec(remote), super::slot_fetch_refspec(remote)],
         background,
     )?;
     let current = (!target.facts.detached).then_some(target.facts.reference.as_str());
@@ -466,10 +504,28 @@ pub(crate) fn pull(
         branches: Vec::new(),
         available: Vec::new(),
     };
-    for (branch, id) in chains.list(&tracking_prefix(remote)) {
+    // The default slots' chains, then the named slots' (`<slot>/<branch>`).
+    let named = chains
+        .list(&super::slot_tracking_prefix(remote))
+        .into_iter()
+        .filter_map(|(key, id)| {
+            let (slot, branch) = key.split_once('/')?;
+            crate::store::naming::slot_name_problem(slot)
+                .is_none()
+                .then(|| (Some(slot.to_string()), branch.to_string(), id))
+        });
+    let chains_found: Vec<(Option<String>, String, String)> = chains
+        .list(&tracking_prefix(remote))
+        .into_iter()
+        .map(|(branch, id)| (None, branch, id))
+        .chain(named)
+        .collect();
+    for (slot, branch, id) in chains_found {
         let here = current == Some(branch.as_str());
         if !here && !chains.has_branch(&branch) {
-            report.available.push(branch);
+            if slot.is_none() {
+                report.available.push(branch);
+            }
             continue;
         }
         let checkout = if here {
@@ -478,9 +534,20 @@ pub(crate) fn pull(
             main.clone()
         };
         // One branch that cannot be merged is named; every other still is.
-        let merge = merge(store, chains, &branch, &id, &checkout, remote)
-            .unwrap_or_else(|e| Merge::Refused(e.report()));
-        report.branches.push(Pulled { branch, merge });
+        let merge = merge(
+            store,
+            chains,
+            (&branch, slot.as_deref()),
+            &id,
+            &checkout,
+            remote,
+        )
+        .unwrap_or_else(|e| Merge::Refused(e.report()));
+        report.branches.push(Pulled {
+            branch,
+            slot,
+            merge,
+        });
     }
     Ok(report)
 }

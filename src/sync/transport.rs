@@ -94,7 +94,7 @@ fn tail(stderr: &[u8]) -> String {
 pub(crate) fn fetch(
     dir: &Path,
     remote: &str,
-    refspec: &str,
+    refspecs: &[String],
     background: bool,
 ) -> Result<(), Error> {
     let output = git(dir, background)
@@ -108,7 +108,7 @@ pub(crate) fn fetch(
             "--",
         ])
         .arg(remote)
-        .arg(refspec)
+        .args(refspecs)
         .stdout(Stdio::null())
         .output()
         .map_err(spawn_error)?;

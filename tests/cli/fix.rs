@@ -212,7 +212,9 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
             repo.display()
         )));
     assert!(
-        o.stdout.contains("`app/Mail/Invoice.php:24` → 25"),
+        o.stdout.contains(
+            "Moved, not gone (`handoff-store fix` rewrites them): `app/Mail/Invoice.php:24` → 25."
+        ),
         "{}",
         o.stdout
     );

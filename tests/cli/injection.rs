@@ -119,7 +119,7 @@ fn failing_citations_cost_one_unpadded_line_each() {
     assert_eq!(
         head,
         format!(
-            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hours ago: `{}`.\n\nGATE: FAILED — 3 of 28 citations do not hold against `{}`:\n- CHANGED src/f005.rs:1 no longer contains: pub fn f5() (found at line 2)\n- CHANGED src/f006.rs:2 no longer contains: pub fn gone()\n- MISSING src/moved.rs:2 | pub fn f7(): no such file or directory\n\n{RULES}",
+            "# Context reset (SessionStart, source: clear)\n\nHandoff for `main`, written 3 hours ago: `{}`.\n\nGATE: FAILED — 3 of 28 citations do not hold against `{}`:\n- CHANGED src/f005.rs:1 no longer contains: pub fn f5() (found at line 2)\n- CHANGED src/f006.rs:2 no longer contains: pub fn gone()\n- MISSING src/moved.rs:2 | pub fn f7(): no such file or directory\nMoved, not gone (`handoff-store fix` rewrites them): `src/f005.rs:1` → 2.\n\n{RULES}",
             slot.display(),
             repo.display()
         )

@@ -2276,3 +2276,65 @@ fn push_all_is_one_summary_line_and_verbose_lists_every_ref() {
         o.stdout
     );
 }
+
+/// A named slot travels through the remote under its own namespace, and a pull brings it into
+/// the same slot on the other clone, never into the default one.
+#[test]
+fn a_named_slot_round_trips_through_push_and_pull() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let b = machine(&env, "b", &bare);
+    assert_eq!(a.write(&env, "the-default").code, 0);
+    let doc =
+        canonical(&a.repo.to_string_lossy(), "main").replace("status: ", "status: the-api-thread ");
+    let o = run(a.hs(&env, &["write", "--slot", "api"]).write_stdin(doc));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(&mut a.hs(&env, &["push", "--slot", "api"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("refs/handoff-slots/api/main"),
+        "{}",
+        o.stdout
+    );
+    let remote_refs = env.git(&bare, &["for-each-ref", "--format=%(refname)"]);
+    assert!(
+        remote_refs.contains("refs/handoff-slots/api/main"),
+        "{remote_refs}"
+    );
+    assert!(
+        !remote_refs.contains("refs/handoffs/main"),
+        "only the slot was pushed: {remote_refs}"
+    );
+
+    let o = run(&mut b.hs(&env, &["pull"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("pulled   main (slot api): "),
+        "{}",
+        o.stdout
+    );
+    let o = run(&mut b.hs(&env, &["read", "--no-consume", "--slot", "api"]));
+    assert!(o.stdout.contains("status: the-api-thread"), "{}", o.stdout);
+    let o = run(&mut b.hs(&env, &["read", "--no-consume"]));
+    assert!(
+        !o.stdout.contains("the-api-thread"),
+        "the default slot stays empty: {}",
+        o.stdout
+    );
+
+    // Back again: b's next version of the slot reaches a by fast-forward.
+    let doc =
+        canonical(&b.repo.to_string_lossy(), "main").replace("status: ", "status: api-from-b ");
+    assert_eq!(
+        run(b.hs(&env, &["write", "--slot", "api"]).write_stdin(doc)).code,
+        0
+    );
+    assert_eq!(run(&mut b.hs(&env, &["push", "--slot", "api"])).code, 0);
+    let o = run(&mut a.hs(&env, &["pull"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = run(&mut a.hs(&env, &["read", "--no-consume", "--slot", "api"]));
+    assert!(o.stdout.contains("status: api-from-b"), "{}", o.stdout);
+    let o = run(&mut a.hs(&env, &["read", "--no-consume"]));
+    assert!(o.stdout.contains("status: the-default"), "{}", o.stdout);
+}

@@ -13,6 +13,12 @@ pub(crate) struct Checkout {
 }
 
 impl Checkout {
+    pub(crate) fn of(dir: Option<&str>) -> Checkout {
+        Checkout {
+            checkout: dir.map(str::to_string),
+        }
+    }
+
     pub(crate) fn dir(&self) -> Option<&str> {
         self.checkout.as_deref()
     }
@@ -44,6 +50,12 @@ pub(crate) struct SlotArg {
 }
 
 impl SlotArg {
+    pub(crate) fn of(slot: Option<&str>) -> SlotArg {
+        SlotArg {
+            slot: slot.map(str::to_string),
+        }
+    }
+
     pub(crate) fn name(&self) -> Option<&str> {
         self.slot.as_deref()
     }

@@ -21,6 +21,7 @@ mod push;
 mod read;
 mod render;
 mod restore;
+mod split;
 mod status;
 mod sync;
 mod trust;
@@ -171,6 +172,12 @@ enum Command {
         after_help = "Examples:\n  handoff-store brief --task \"type Reminder\" --paths 'app/Mail/**'\n  handoff-store brief --paths src/store --json"
     )]
     Brief(brief::Args),
+    /// Write one handoff per thread into named slots of this branch, all gated first: none is
+    /// written when one is malformed.
+    #[command(
+        after_help = "Examples:\n  handoff-store split api=api.md ui=ui.md\n  handoff-store read --slot ui"
+    )]
+    Split(split::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -256,6 +263,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Fix(a) => fix::run(&a, format),
         Command::Log(a) => log::run(&a, format),
         Command::Brief(a) => brief::run(&a, format),
+        Command::Split(a) => split::run(&a, format),
     };
     match reply {
         Ok(reply) if hooked => reply,

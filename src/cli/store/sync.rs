@@ -19,6 +19,9 @@ pub(crate) struct Options {
     pub(crate) remote: Option<String>,
     #[command(flatten)]
     pub(crate) checkout: super::checkout::Checkout,
+    /// `push`: send this named slot's chain (`pull` always brings every slot's).
+    #[command(flatten)]
+    pub(crate) slot: super::checkout::SlotArg,
     /// A line per branch pulled and per ref pushed, not only the summary and the problems.
     #[arg(short, long)]
     pub(crate) verbose: bool,
@@ -113,6 +116,7 @@ pub(crate) fn execute(
 /// one at work.
 fn act(opts: &Options, action: Action, background: bool) -> Result<Option<Synced>, Error> {
     let target = Target::resolve(opts.checkout.dir()).map_err(|f| Error::Target(f.why))?;
+    let target = opts.slot.apply(target)?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race
     // on the remote's ref, and a hanging remote would pile them up. One that finds another at

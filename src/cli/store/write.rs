@@ -54,6 +54,23 @@ pub(crate) struct Args {
     pub(crate) dry_run: bool,
 }
 
+impl Args {
+    /// A write of `file` into `slot` of the checkout `dir` (`split`'s parts).
+    pub(super) fn of_file(dir: Option<&str>, slot: &str, file: &str, dry_run: bool) -> Args {
+        Args {
+            checkout: super::checkout::Checkout::of(dir),
+            slot: super::checkout::SlotArg::of(Some(slot)),
+            from: Some(file.to_string()),
+            file: None,
+            placeholder: false,
+            force: false,
+            no_gate: false,
+            branch: None,
+            dry_run,
+        }
+    }
+}
+
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let w = write(args, format)?;
     let mut reply = Reply::new(Exit::Ok);
@@ -82,16 +99,16 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 /// What `write` did: what it stored (its JSON), and what it has to say besides.
 pub(crate) struct WriteOutcome {
     /// The gate's report as text lines (printed before the result, in text only).
-    report: Vec<(Stream, String)>,
+    pub(super) report: Vec<(Stream, String)>,
     /// Lines for stderr in every format (a credential `--no-gate` would have stored).
-    errors: Vec<String>,
+    pub(super) errors: Vec<String>,
     /// Stored, but the record on the chain failed.
-    warning: Option<String>,
+    pub(super) warning: Option<String>,
     /// Said when the handoff was keyed to a commit (a detached HEAD, no rebase).
-    detached: Option<String>,
-    written: Option<Written>,
+    pub(super) detached: Option<String>,
+    pub(super) written: Option<Written>,
     /// The draft was refused: the error, after `written` (stored: false) is shown.
-    refused: Option<Error>,
+    pub(super) refused: Option<Error>,
 }
 
 impl WriteOutcome {
@@ -200,7 +217,7 @@ pub(crate) struct Written {
     pub(crate) note: String,
 }
 
-fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
+pub(super) fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> {
     let (target, mut outcome) = write_for(opts, format)?;
     if target.facts.detached {
         outcome.detached = Some(format!(

@@ -300,6 +300,51 @@ pub(crate) fn verdict_block(v: &GateVerdict) -> String {
     s
 }
 
+/// The branch's named slots, one line each (name, title, progress, age), and the command that
+/// reads one.
+pub(crate) fn slots_block(
+    slots: &[(String, HandoffInfo)],
+    target: &crate::store::Target,
+    now: i64,
+) -> String {
+    let mut text = format!(
+        "Other handoffs of `{}`, in named slots:",
+        target.facts.reference
+    );
+    for (name, info) in slots.iter().take(MAX_MOVES) {
+        let title = crate::store::slot::read_head(std::path::Path::new(&info.path))
+            .ok()
+            .and_then(|h| {
+                String::from_utf8_lossy(&h).lines().next().map(|l| {
+                    l.trim_start_matches('#')
+                        .trim()
+                        .trim_start_matches("Handoff —")
+                        .trim()
+                        .to_string()
+                })
+            })
+            .unwrap_or_default();
+        let title: String = title.chars().take(80).collect();
+        text.push_str(&format!(
+            "\n- `{name}`: \"{title}\" ({}, {})",
+            info.progress_shown(),
+            crate::store::ago(info.mtime, now)
+        ));
+    }
+    if slots.len() > MAX_MOVES {
+        text.push_str(&format!(
+            "\n- … and {} more (`handoff-store list`)",
+            slots.len() - MAX_MOVES
+        ));
+    }
+    text.push_str(&format!(
+        "\nRead one only if the user asks for that thread: `{} read --slot <name> -C {}`.",
+        crate::shell::self_command(),
+        crate::shell::quote(&target.checkout())
+    ));
+    text
+}
+
 /// The failing citations whose text is on one other line now: where each went, in one line.
 pub(crate) fn moves_line(moves: &[crate::report::fix::Move]) -> String {
     let mut shown: Vec<String> = moves
@@ -311,7 +356,7 @@ pub(crate) fn moves_line(moves: &[crate::report::fix::Move]) -> String {
         shown.push(format!("… and {} more", moves.len() - MAX_MOVES));
     }
     format!(
-        "Moved, not gone (the text is on that one line now; `handoff-store fix` rewrites them): {}.",
+        "Moved, not gone (`handoff-store fix` rewrites them): {}.",
         shown.join(", ")
     )
 }

@@ -82,7 +82,12 @@ fn pull_text(p: &PullReport, verbose: bool) -> String {
         };
         let problem = matches!(b.merge, Merge::Refused(_));
         if !summed || verbose || problem {
-            text.push_str(&format!("pulled   {}: {what}\n", b.branch));
+            let slot = b
+                .slot
+                .as_deref()
+                .map(|s| format!(" (slot {s})"))
+                .unwrap_or_default();
+            text.push_str(&format!("pulled   {}{slot}: {what}\n", b.branch));
         }
     }
     if !p.available.is_empty() {
