@@ -155,6 +155,16 @@ fn main() {
             setup: None,
         },
         Case {
+            name: "gate, 1,000 line citations (100 moved), 20k files",
+            target_ms: 25.0,
+            bin: "verify",
+            args: vec![s(&f.moved_1000)],
+            stdin: None,
+            cwd: f.big_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
             name: "verify-handoff --fix --dry-run, 1,000 line citations (100 moved), 20k files",
             target_ms: 50.0,
             bin: "verify",

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::Report;
-use super::run_gate::gate_bytes;
+use super::run_gate::{after_renumbering, gate_bytes};
 use crate::resolve::{Entry, Verdict};
 
 /// One citation moved: `path:from` now reads `path:to`.
@@ -75,7 +75,7 @@ pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fix
         }
     };
     let healed = rewrite(&text, &healing.moves);
-    let report = gate_bytes(file, healed.clone().into_bytes(), checkout);
+    let report = regate(&before, &healed, file, checkout, &healing.moves);
     if dry_run {
         return Fixed {
             healing,
@@ -180,6 +180,41 @@ pub(crate) fn citations(n: usize) -> String {
     } else {
         format!("{n} citations moved")
     }
+}
+
+/// The gate's report on `healed` (`before`'s document with `moves` made): a moved citation's
+/// fragment is on the line it now cites — the resolver found it there — so it holds; every
+/// other citation and file is as `before` saw it.
+pub(crate) fn regate(
+    before: &Report,
+    healed: &str,
+    file: &str,
+    checkout: Option<&str>,
+    moves: &[Move],
+) -> Report {
+    let doc = crate::document::Document::parse(&healed.replace('\r', ""));
+    let quick = after_renumbering(before, &doc, file, |entry, line| {
+        let from = single_line(entry)?;
+        let to = moves
+            .iter()
+            .find(|m| m.path == entry.citation.citation && m.from == from)?
+            .to;
+        (moved_to(entry) == Some(to) && line.citation.lineref.as_deref() == Some(&to.to_string()))
+            .then(|| {
+                let mut e = entry.clone();
+                let resolved = e.resolved.clone().unwrap_or_default();
+                e.raw = line.raw.clone();
+                e.citation = line.citation.clone();
+                e.verdict = Verdict::Ok;
+                e.reason = "contains";
+                e.message = format!("{resolved}:{to} contains the cited content");
+                e.found_at_line = None;
+                e.fragment_lines = None;
+                e
+            })
+    });
+    // Anything else changed with them: the whole gate again.
+    quick.unwrap_or_else(|| gate_bytes(file, healed.as_bytes().to_vec(), checkout))
 }
 
 /// The moves a gate run allows, and the failing citations it leaves alone.

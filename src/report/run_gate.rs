@@ -45,6 +45,64 @@ fn before_checkout(doc: &Document, header_state: &HeaderCheckout) -> BeforeCheck
     }
 }
 
+/// The gate's report on `doc`, a rewrite of the document `before` reported on that changed only
+/// the line numbers of its citations (`--fix`): the document's own checks (contract, coverage,
+/// size) run on the new text; the checkout and each citation's verdict are `before`'s, except
+/// that `moved` gives the verdict of a citation whose line number changed. What a second run
+/// would report, without opening the tree again; `None` when a citation `moved` does not
+/// account for changed too (a rewritten `path:N` inside another pointer's fragment).
+pub(crate) fn after_renumbering(
+    before: &Report,
+    doc: &Document,
+    file: &str,
+    moved: impl Fn(&resolve::Entry, &citation::CitationLine) -> Option<resolve::Entry>,
+) -> Option<Report> {
+    let mut report = Report::new(Mode::Gate, file);
+    let header = header_state(doc, file);
+    let by_argument = before
+        .checkout
+        .as_ref()
+        .is_some_and(|c| matches!(c.origin, Origin::Argument | Origin::ArgumentOverriding));
+    let header = if by_argument && !matches!(header, HeaderCheckout::Usable(_)) {
+        HeaderCheckout::Absent
+    } else {
+        header
+    };
+    let BeforeCheckout {
+        findings,
+        citations,
+        size,
+    } = before_checkout(doc, &header);
+    report.findings.extend(findings);
+    report.size = Some(size);
+    report.findings.extend(
+        before
+            .findings
+            .iter()
+            .filter(|f| f.phase == Phase::Checkout)
+            .cloned(),
+    );
+    report.checkout = before.checkout.clone();
+    if report.count(Severity::Error) == 0
+        && let Some(resolution) = &before.citations
+        && resolution.entries.len() == citations.len()
+    {
+        let mut resolution = resolution.clone();
+        for (entry, line) in resolution.entries.iter_mut().zip(&citations) {
+            match moved(entry, line) {
+                Some(e) => *entry = e,
+                None if entry.citation == line.citation => {}
+                None => return None,
+            }
+        }
+        report.citations = Some(resolution);
+    } else if before.citations.is_some() {
+        return None;
+    }
+    report.finish();
+    Some(report)
+}
+
 fn header_state(doc: &Document, file: &str) -> HeaderCheckout {
     match doc.field("checkout") {
         None => HeaderCheckout::Absent,

@@ -139,6 +139,16 @@ fn fix_moves_every_unique_citation_and_touches_only_line_numbers() {
                 exit,
                 "the exit is the verdict on the result"
             );
+            // The report --fix prints on the result is the gate's own, line for line (it is
+            // computed from the first run, not by a second one).
+            let fresh = run(env.verify().arg(&file).arg(&repo));
+            let said = o
+                .stdout
+                .split_once("\n\n")
+                .map(|(_, r)| r)
+                .unwrap_or_default();
+            prop_assert_eq!(said, fresh.stdout.as_str());
+            prop_assert_eq!(&o.stderr, &fresh.stderr);
             Ok(())
         })
         .expect("fix heals what moved, and only that");

@@ -65,7 +65,8 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         && !fixed.healing.moves.is_empty()
     {
         let healed = fix::rewrite(&text, &fixed.healing.moves);
-        fixed.exit = gate_bytes(&shown, healed.clone().into_bytes(), checkout).exit_code;
+        fixed.exit =
+            fix::regate(&before, &healed, &shown, checkout, &fixed.healing.moves).exit_code;
         if !args.dry_run {
             fixed.history = change
                 .replace(healed.as_bytes())?
