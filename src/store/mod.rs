@@ -86,11 +86,12 @@ impl Store {
 
     /// `<store>/.history/<name>`: the kept versions of slot `name`.
     /// The named slots beside `target`'s default one (same repository and branch), by name,
-    /// each that holds a handoff (a placeholder included).
+    /// each that holds a handoff (a placeholder included). Found through their marks in
+    /// `.slots/` (one empty file per named slot ever written), so a session start does not list
+    /// a store of 10,000 handoffs to learn that there are none.
     pub(crate) fn named_slots(&self, target: &Target) -> Vec<(String, HandoffInfo)> {
         let default = slot_of_default(target);
-        let stem = default.strip_suffix(".md").unwrap_or(&default);
-        let Ok(entries) = crate::fs::read_dir(&self.dir) else {
+        let Ok(entries) = crate::fs::read_dir(self.dir.join(SLOT_MARKS)) else {
             return Vec::new();
         };
         let mut found: Vec<(String, HandoffInfo)> = entries
@@ -98,13 +99,32 @@ impl Store {
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let slot = naming::slot_in(&name)?;
-                (name == naming::named_slot(&default, slot) && name.starts_with(stem))
+                (name == naming::named_slot(&default, slot))
                     .then(|| slot.to_string())
                     .and_then(|slot| HandoffInfo::read(self, &name).map(|i| (slot, i)))
             })
             .collect();
         found.sort_by(|a, b| a.0.cmp(&b.0));
         found
+    }
+
+    /// Mark named slot `name` as written (best effort: a slot without its mark is still read by
+    /// name, only not listed at a session start).
+    pub(crate) fn mark_named(&self, name: &str) {
+        if naming::slot_in(name).is_none() {
+            return;
+        }
+        let marks = self.dir.join(SLOT_MARKS);
+        if slot::create_private_dir(&marks).is_ok() {
+            use crate::fs::OpenOptionsExt;
+            let _ = crate::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .custom_flags(nix::libc::O_NOFOLLOW)
+                .open(marks.join(name));
+        }
     }
 
     pub(crate) fn history_dir(&self, name: &str) -> PathBuf {
@@ -305,6 +325,9 @@ pub(crate) fn sort_newest_first(list: &mut [HandoffInfo]) {
         list.swap(i, j);
     }
 }
+
+/// Where the marks of named slots are (`Store::named_slots`).
+const SLOT_MARKS: &str = ".slots";
 
 /// The default slot's name of `target`'s branch (whatever slot `target` names).
 fn slot_of_default(target: &Target) -> String {

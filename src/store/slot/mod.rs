@@ -151,6 +151,7 @@ pub(in crate::store) fn replace_slot_at(
     clean_temps(store, name);
     let kept = keep_current(store, name, Some(bytes))?;
     replace(&path, bytes, mtime, None)?;
+    store.mark_named(name);
     retain(store, name);
     Ok(kept)
 }
