@@ -114,14 +114,29 @@ pub(crate) struct Orphan {
     pub(crate) written_at: i64,
 }
 
-/// The local chains of `chains`' repository whose branch is gone.
+/// The local chains of `chains`' repository whose branch is gone: default slots' and named
+/// slots' (`refs/handoff-slots/<slot>/<branch>`).
 pub(crate) fn orphans(chains: &Chains) -> Vec<Orphan> {
-    chains
+    let defaults = chains
         .list("refs/handoffs/")
         .into_iter()
-        .filter(|(branch, _)| !chains.has_branch(branch))
-        .map(|(branch, id)| Orphan {
-            reference: handoff_ref(&branch),
+        .map(|(branch, id)| (handoff_ref(&branch), branch, id));
+    let named = chains
+        .list("refs/handoff-slots/")
+        .into_iter()
+        .filter_map(|(key, id)| {
+            let (slot, branch) = key.split_once('/')?;
+            Some((
+                crate::store::chain::chain_ref(branch, Some(slot)),
+                branch.to_string(),
+                id,
+            ))
+        });
+    defaults
+        .chain(named)
+        .filter(|(_, branch, _)| !chains.has_branch(branch))
+        .map(|(reference, _, id)| Orphan {
+            reference,
             written_at: chains
                 .read(&id)
                 .map_or(0, |v| Meta::parse(&v.meta).written_at),

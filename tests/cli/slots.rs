@@ -212,3 +212,34 @@ fn split_writes_every_slot_or_none() {
             && !context.contains("# Handoff — the ui thread")
     );
 }
+
+/// `prune` treats a named slot's chain like a default one: gone with its branch.
+#[test]
+fn prune_removes_a_named_slots_chain_when_its_branch_is_gone() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["checkout", "-q", "-b", "topic"]);
+    let doc = canonical(&repo.to_string_lossy(), "topic");
+    let o = run(env
+        .store()
+        .args(["write", "--slot", "api", "-C"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        !env.git(&repo, &["rev-parse", "refs/handoff-slots/api/topic"])
+            .is_empty()
+    );
+    env.git(&repo, &["checkout", "-q", "main"]);
+    env.git(&repo, &["branch", "-q", "-D", "topic"]);
+    let o = run(env.store().args(["prune", "--older-than", "0"]));
+    assert!(
+        o.stdout
+            .contains("refs/handoff-slots/api/topic  (branch gone"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env.store().args(["prune", "--older-than", "0", "--apply"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/handoff-slots"]), "");
+}
