@@ -49,8 +49,9 @@ pub(crate) struct GateVerdict {
     /// for a reader that shows an excerpt.
     #[serde(skip)]
     pub(crate) document: Option<std::sync::Arc<crate::document::Document>>,
-    /// What a model can act on, in brief (the injection's verdict).
-    #[serde(skip)]
+    /// What a model can act on, in brief (the injection's verdict). In JSON, its moves: the
+    /// failing citations whose text is on one other line now (`fix`).
+    #[serde(rename = "moves", serialize_with = "moves_of")]
     pub(crate) brief: Brief,
 }
 
@@ -134,6 +135,11 @@ impl Brief {
             moves: Vec::new(),
         }
     }
+}
+
+/// A brief's moves, as JSON.
+fn moves_of<S: serde::Serializer>(brief: &Brief, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&brief.moves, s)
 }
 
 /// `line` with its runs of spaces (the report's column padding) made one.

@@ -214,6 +214,19 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
         "{}",
         o.stdout
     );
+    let (_, v) = json(
+        env.store()
+            .args(["read", "--no-consume", "--json", "-C"])
+            .arg(&repo),
+    );
+    assert_eq!(
+        (
+            v["verdict"]["moves"][0]["from"].clone(),
+            v["verdict"]["moves"][0]["to"].clone()
+        ),
+        (24.into(), 25.into()),
+        "{v}"
+    );
     let o = run(env
         .store()
         .args(["hook", "session-start"])
