@@ -120,3 +120,56 @@ pub(crate) fn mode_of(meta: &crate::fs::Metadata) -> Option<u32> {
         None
     }
 }
+
+/// The pid in a temp file's name (`.tmp.<base>.<pid>.<salt>`).
+fn temp_pid(file_name: &str) -> Option<i32> {
+    let rest = file_name.strip_prefix(".tmp.")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let _salt = parts.next()?;
+    parts.next()?.parse().ok()
+}
+
+/// Whether a temp file is stale: over an hour old (docs/store.md §6.2), or made by a process that
+/// is gone (its pid is dead). Our own files are never stale.
+pub(crate) fn temp_is_stale(file_name: &str, meta: &crate::fs::Metadata) -> bool {
+    let pid = temp_pid(file_name);
+    if pid == Some(std::process::id() as i32) {
+        return false;
+    }
+    meta.modified().is_ok_and(is_older_than_an_hour)
+        || pid.is_some_and(|pid| pid > 0 && !crate::process::alive(pid))
+}
+
+/// Whether a time lies more than an hour in the past.
+fn is_older_than_an_hour(t: SystemTime) -> bool {
+    SystemTime::now()
+        .duration_since(t)
+        .is_ok_and(|d| d.as_secs() > 3600)
+}
+
+/// Remove what a killed replacement of `target` left beside it: `target`'s own temp files
+/// (`.tmp.<its name>.<pid>.<salt>`) whose process is gone. Nothing else in the folder — it may
+/// be the user's — is touched.
+pub(crate) fn clean_dead_temps_of(target: &Path) {
+    let (Some(dir), Some(base)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let prefix = format!(".tmp.{}.", base.to_string_lossy());
+    let Ok(entries) = crate::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let dead = name.starts_with(&prefix)
+            && temp_pid(&name).is_some_and(|pid| {
+                pid > 0 && pid != std::process::id() as i32 && !crate::process::alive(pid)
+            });
+        if dead && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = crate::fs::remove_file(e.path());
+        }
+    }
+}

@@ -128,10 +128,9 @@ impl Document {
     /// The items of a list section (Decisions, Dead ends, Traps, Next): the first line of each
     /// `-`, `*`, `+` or `N.` item at the margin, its marker removed; `None.` is no item.
     pub(crate) fn items(&self, level: usize, name: &str) -> Vec<String> {
-        self.section_lines(level, name)
-            .into_iter()
-            .filter_map(list_item)
-            .filter(|i| i != "None.")
+        self.item_blocks(level, name)
+            .iter()
+            .filter_map(|b| list_item(b.lines().next().unwrap_or_default()))
             .collect()
     }
 
@@ -228,6 +227,15 @@ impl Document {
             }
         }
     }
+}
+
+/// A handoff's task, from its text: the first `# ` line without `# Handoff — `, trimmed.
+pub(crate) fn title_of(text: &str) -> Option<&str> {
+    text.lines().find(|l| l.starts_with("# ")).map(|l| {
+        l.trim_start_matches("# ")
+            .trim_start_matches("Handoff — ")
+            .trim()
+    })
 }
 
 /// The text of a list item's first line (`- x`, `* x`, `+ x`, `12. x`, `3) x`, at most three

@@ -85,6 +85,8 @@ pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fix
         };
     }
     let written = crate::fs::canonicalize(path).and_then(|real| {
+        // What a killed earlier fix of this file left beside it.
+        crate::durable::clean_dead_temps_of(&real);
         let mode = crate::fs::metadata(&real)
             .ok()
             .and_then(|m| crate::durable::mode_of(&m));

@@ -19,7 +19,8 @@ pub(crate) const BRIEF_MAX: usize = 1_500;
 /// when the slot holds no handoff (or a placeholder).
 pub(crate) struct Stored {
     pub(crate) path: String,
-    pub(crate) document: Document,
+    /// As the gate parsed it (credential lines blanked), or parsed here for an external gate.
+    pub(crate) document: std::sync::Arc<Document>,
     pub(crate) verdict: GateVerdict,
 }
 
@@ -27,26 +28,27 @@ impl Stored {
     pub(crate) fn of(store: &Store, target: &Target) -> Option<Stored> {
         let info = HandoffInfo::read(store, &target.name).filter(|i| !i.is_placeholder())?;
         let path = store.path_of(&target.name);
-        let bytes = crate::input::read_path(&path).ok()?;
-        let checkout = std::path::PathBuf::from(target.checkout());
-        let verdict = gate_stored(&path, &bytes, &info, Some(&checkout));
-        let text = String::from_utf8_lossy(&bytes).replace('\r', "");
+        let bytes = super::slot::read_capped(&path).ok()?;
+        let verdict = gate_stored(&path, &bytes, &info, Some(&target.facts.checkout));
+        let document = verdict.document.clone().unwrap_or_else(|| {
+            std::sync::Arc::new(Document::parse(
+                &String::from_utf8_lossy(&bytes).replace('\r', ""),
+            ))
+        });
         Some(Stored {
             path: path.to_string_lossy().into_owned(),
-            document: Document::parse(&text),
+            document,
             verdict,
         })
     }
 
-    /// The document's title, without `# Handoff — `.
+    /// The document's task (its title without `# Handoff — `).
     fn title(&self) -> String {
-        let first = self.document.lines.first().map_or("", String::as_str);
-        let title = first.trim_start_matches('#').trim();
-        title
-            .strip_prefix("Handoff —")
-            .or_else(|| title.strip_prefix("Handoff"))
-            .unwrap_or(title)
-            .trim()
+        self.document
+            .lines
+            .iter()
+            .find_map(|l| crate::document::title_of(l))
+            .unwrap_or_default()
             .to_string()
     }
 }

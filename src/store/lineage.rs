@@ -107,14 +107,21 @@ fn sections(document: &[u8]) -> [Vec<String>; 3] {
     ]
 }
 
-/// The document without its `progress:` line, to tell a progress change from a new version.
-fn without_progress(document: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(document);
-    text.lines()
-        .filter(|l| !l.starts_with("progress:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .into_bytes()
+impl Changes {
+    /// From one version's sections to another's.
+    fn between(before: &[Vec<String>; 3], after: &[Vec<String>; 3]) -> Changes {
+        Changes {
+            decisions: Delta::of(&before[0], &after[0]),
+            dead_ends: Delta::of(&before[1], &after[1]),
+            traps: Delta::of(&before[2], &after[2]),
+        }
+    }
+}
+
+/// The document without its envelope's `progress:` line, to tell a progress change from a new
+/// version.
+fn without_progress(document: &[u8]) -> String {
+    crate::document::normalise::without(&String::from_utf8_lossy(document), "progress")
 }
 
 /// The chain of the target's branch, opened; and its first-parent line, newest first.
@@ -126,20 +133,26 @@ fn line_of(target: &Target) -> Option<(Chains, Vec<String>)> {
 }
 
 /// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
-/// chain.
+/// chain. Each version (and the parent of the oldest shown) is read and parsed once.
 pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
     let (chains, line) = line_of(target)?;
     let total = line.len();
+    let read: Vec<Option<(crate::git::chain::Version, [Vec<String>; 3])>> = line
+        .iter()
+        .take(n.saturating_add(1))
+        .map(|id| {
+            chains.read(id).map(|v| {
+                let s = sections(&v.document);
+                (v, s)
+            })
+        })
+        .collect();
     let mut out = Vec::new();
     for (i, id) in line.iter().enumerate().take(n) {
-        let Some(v) = chains.read(id) else { continue };
-        let parent = line.get(i + 1).and_then(|p| chains.read(p));
+        let Some((v, now)) = &read[i] else { continue };
+        let parent = read.get(i + 1).and_then(Option::as_ref);
         let meta = Meta::parse(&v.meta);
-        let now = sections(&v.document);
-        let before = parent
-            .as_ref()
-            .map(|p| sections(&p.document))
-            .unwrap_or_default();
+        let none = Default::default();
         out.push(Version {
             seq: total - i,
             id: id.clone(),
@@ -148,12 +161,8 @@ pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
             written_at_epoch: meta.written_at,
             host: meta.host,
             progress: meta.progress.unwrap_or_else(|| "complete".into()),
-            changes: Changes {
-                decisions: Delta::of(&before[0], &now[0]),
-                dead_ends: Delta::of(&before[1], &now[1]),
-                traps: Delta::of(&before[2], &now[2]),
-            },
-            progress_only: parent.as_ref().is_some_and(|p| {
+            changes: Changes::between(parent.map_or(&none, |(_, s)| s), now),
+            progress_only: parent.is_some_and(|(p, _)| {
                 p.document != v.document
                     && without_progress(&p.document) == without_progress(&v.document)
             }),
@@ -176,13 +185,7 @@ pub(crate) fn since_previous(target: &Target) -> Option<String> {
     Some(match previous {
         None => format!("handoff #{total}, the branch's first"),
         Some((seq, v)) => {
-            let [d, e, t] = sections(&v.document);
-            let [d2, e2, t2] = sections(&tip.document);
-            let changes = Changes {
-                decisions: Delta::of(&d, &d2),
-                dead_ends: Delta::of(&e, &e2),
-                traps: Delta::of(&t, &t2),
-            };
+            let changes = Changes::between(&sections(&v.document), &sections(&tip.document));
             format!("handoff #{total}: {} since #{seq}", changes.summary())
         }
     })

@@ -282,3 +282,99 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
     let o = run(env.store().args(["fix", "-C"]).arg(&other));
     assert_eq!(o.code, 4, "{}", o.stderr);
 }
+
+/// `--fix` rewrites through a symlink (the link stays), keeps the file's mode, and what a
+/// killed `--fix` left beside the file the next one removes.
+#[test]
+fn fix_writes_through_a_link_keeps_the_mode_and_cleans_up_after_a_kill() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    let real = env.write("notes/h.md", &doc);
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    let link = env.path("h.md");
+    std::os::unix::fs::symlink(&real, &link).expect("link");
+    let php = std::fs::read_to_string(repo.join("app/Mail/Invoice.php")).expect("php");
+    std::fs::write(
+        repo.join("app/Mail/Invoice.php"),
+        php.replacen("\n", "\n// a\n", 1),
+    )
+    .expect("edit");
+    let temps = || -> Vec<String> {
+        std::fs::read_dir(env.path("notes"))
+            .expect("notes")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".tmp."))
+            .collect()
+    };
+
+    // Killed after the new text is written beside the file, before the rename.
+    let o = run(env
+        .verify()
+        .args(["--fix"])
+        .arg(&link)
+        .env("HANDOFF_STORE_KILL_AT", "2"));
+    assert_ne!(o.code, 0, "killed");
+    assert_eq!(
+        std::fs::read_to_string(&real).expect("real"),
+        doc,
+        "unchanged"
+    );
+    assert_eq!(temps().len(), 1, "the kill left its temp file");
+
+    let o = run(env.verify().arg("--fix").arg(&link));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(temps().is_empty(), "{:?}", temps());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .expect("real")
+            .contains("Invoice.php:25 | ")
+    );
+    let mode = std::fs::metadata(&real).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+/// A rewrite that also changes another pointer's fragment (it cites the moved `path:N`) is
+/// judged by the whole gate again, not by the first run's verdicts.
+#[test]
+fn a_rewrite_inside_another_pointer_is_gated_again() {
+    let env = TestEnv::new();
+    let repo = env.repo(
+        "r",
+        "main",
+        &[
+            ("src/f.rs", "fn one() {}\nfn two() {}\n"),
+            ("src/g.rs", "// see src/f.rs:2\n"),
+        ],
+    );
+    let doc = format!(
+        "# Handoff — nested\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- `src/f.rs:2` and `src/g.rs:1`.\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\nsrc/f.rs:2 | fn two()\nsrc/g.rs:1 | see src/f.rs:2\n```\n",
+        repo.display()
+    );
+    let file = env.write("h.md", &doc);
+    std::fs::write(repo.join("src/f.rs"), "// new\nfn one() {}\nfn two() {}\n").expect("edit");
+    let o = run(env.verify().arg("--fix").arg(&file));
+    let fresh = run(env.verify().arg(&file));
+    let said = o
+        .stdout
+        .split_once("\n\n")
+        .map(|(_, r)| r)
+        .unwrap_or_default();
+    assert_eq!(said, fresh.stdout, "{}", o.stdout);
+    assert_eq!(o.code, fresh.code);
+    assert!(
+        fresh
+            .stdout
+            .contains("src/g.rs:1 no longer contains: see src/f.rs:3"),
+        "the rewrite reached g's fragment, and the gate judged it: {}",
+        fresh.stdout
+    );
+}

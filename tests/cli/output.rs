@@ -59,6 +59,8 @@ fn colour_only_for_a_person_at_a_terminal() {
         no_color.contains("OK") && !no_color.contains(ESC),
         "{no_color:?}"
     );
+    let dumb = verify(&[], &[("TERM", "dumb")]);
+    assert!(dumb.contains("OK") && !dumb.contains(ESC), "{dumb:?}");
     let never = verify(&["--color", "never"], &[]);
     assert!(never.contains("OK") && !never.contains(ESC), "{never:?}");
     assert!(verify(&["--color=always"], &[("NO_COLOR", "1")]).contains(ESC));

@@ -169,6 +169,16 @@ fn split_writes_every_slot_or_none() {
     let listed = run(env.store().arg("list")).stdout;
     assert!(listed.is_empty(), "none written: {listed}");
 
+    // A part that is not NAME=FILE, or a slot named twice: a usage error, nothing written.
+    for parts in [
+        vec!["api".to_string()],
+        vec![part("api", &api), part("api", &ui)],
+    ] {
+        let o = run(env.store().arg("split").args(&parts).arg("-C").arg(&repo));
+        assert_eq!(o.code, 2, "{parts:?}: {}", o.stderr);
+    }
+    assert!(run(env.store().arg("list")).stdout.is_empty());
+
     let (code, v) = json(
         env.store()
             .args(["split", "--json"])

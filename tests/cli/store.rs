@@ -796,6 +796,12 @@ fn set_progress_works_on_this_checkouts_slot_and_refuses_a_file_outside_the_stor
         .args(["set-progress", "done"])
         .current_dir(&repo));
     assert_eq!(o.code, 2, "{}", o.stderr);
+    // Not in a checkout: the target is unusable (exit 3, as for every command but orient/path).
+    let o = run(env
+        .store()
+        .args(["set-progress", "consumed"])
+        .current_dir(env.root()));
+    assert_eq!(o.code, 3, "{}", o.stderr);
 }
 
 #[test]

@@ -2337,4 +2337,19 @@ fn a_named_slot_round_trips_through_push_and_pull() {
     assert!(o.stdout.contains("status: api-from-b"), "{}", o.stdout);
     let o = run(&mut a.hs(&env, &["read", "--no-consume"]));
     assert!(o.stdout.contains("status: the-default"), "{}", o.stdout);
+
+    // `push --all` sends every slot's chain with the default ones.
+    let doc = canonical(&a.repo.to_string_lossy(), "main").replace("status: ", "status: ui ");
+    assert_eq!(
+        run(a.hs(&env, &["write", "--slot", "ui"]).write_stdin(doc)).code,
+        0
+    );
+    let o = run(&mut a.hs(&env, &["push", "--all"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let remote_refs = env.git(&bare, &["for-each-ref", "--format=%(refname)"]);
+    assert!(
+        remote_refs.contains("refs/handoff-slots/ui/main")
+            && remote_refs.contains("refs/handoffs/main"),
+        "{remote_refs}"
+    );
 }

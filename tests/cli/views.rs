@@ -69,6 +69,13 @@ fn log_shows_the_lineage_and_the_delta_of_each_version() {
         "{}",
         o.stdout
     );
+    // The compaction's delivery consumed it: a version whose only change is its progress.
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(
+        o.stdout.starts_with("#3 ") && o.stdout.contains("\n      progress only\n"),
+        "{}",
+        o.stdout
+    );
     // No chain: nothing to show.
     let other = env.shop("other", "main");
     let o = run(env.store().args(["log", "-C"]).arg(&other));

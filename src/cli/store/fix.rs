@@ -40,36 +40,40 @@ pub(crate) struct Fixed {
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
-    let change = SlotChange::of_slot(&store, &target.name, Wait::Cli)?;
-    let path = change.path();
+    let path = store.path_of(&target.name);
     let shown = path.to_string_lossy().into_owned();
-    let bytes = crate::fs::read(&path)
-        .ok()
-        .filter(|b| crate::store::slot::progress_of(b).is_none_or(|p| p != "writing"))
-        .ok_or_else(|| {
-            Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
-        })?;
     let checkout = target.checkout();
-    let checkout = Some(checkout.as_str());
-    let before = gate_bytes(&shown, bytes.clone(), checkout);
-    let healing = fix::moves(&before);
+    let stored = || {
+        crate::fs::read(&path)
+            .ok()
+            .filter(|b| crate::store::slot::progress_of(b).is_none_or(|p| p != "writing"))
+            .ok_or_else(|| {
+                Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
+            })
+    };
+    // Computed without the lock; a write takes it and computes again only if the slot changed
+    // meanwhile.
+    let bytes = stored()?;
+    let mut healed = heal(&shown, &bytes, &checkout);
     let mut fixed = Fixed {
         path: shown.clone(),
-        healing,
+        healing: healed.healing.clone(),
         written: false,
         history: None,
-        exit: before.exit_code,
+        exit: healed.exit,
         dry_run: args.dry_run,
     };
-    if let Ok(text) = String::from_utf8(bytes)
-        && !fixed.healing.moves.is_empty()
-    {
-        let healed = fix::rewrite(&text, &fixed.healing.moves);
-        fixed.exit =
-            fix::regate(&before, &healed, &shown, checkout, &fixed.healing.moves).exit_code;
-        if !args.dry_run {
+    if !args.dry_run && healed.text.is_some() {
+        let change = SlotChange::of_slot(&store, &target.name, Wait::Cli)?;
+        let now = stored()?;
+        if now != bytes {
+            healed = heal(&shown, &now, &checkout);
+            fixed.healing = healed.healing.clone();
+            fixed.exit = healed.exit;
+        }
+        if let Some(text) = &healed.text {
             fixed.history = change
-                .replace(healed.as_bytes())?
+                .replace(text.as_bytes())?
                 .map(|p| p.to_string_lossy().into_owned());
             fixed.written = true;
             change.finish()?;
@@ -77,4 +81,34 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     }
     let exit = Exit::of_gate(fixed.exit);
     Ok(Reply::show(format, &fixed, super::render::fixed)?.exit(exit))
+}
+
+/// A stored handoff healed: its moves, the rewritten text (when something moved) and the
+/// gate's exit on the result.
+struct Healed {
+    healing: Healing,
+    text: Option<String>,
+    exit: i32,
+}
+
+fn heal(shown: &str, bytes: &[u8], checkout: &str) -> Healed {
+    let before = gate_bytes(shown, bytes.to_vec(), Some(checkout));
+    let healing = fix::moves(&before);
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !healing.moves.is_empty() => {
+            let healed = fix::rewrite(text, &healing.moves);
+            let exit =
+                fix::regate(&before, &healed, shown, Some(checkout), &healing.moves).exit_code;
+            Healed {
+                healing,
+                text: Some(healed),
+                exit,
+            }
+        }
+        _ => Healed {
+            healing,
+            text: None,
+            exit: before.exit_code,
+        },
+    }
 }

@@ -80,7 +80,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let file = match file {
         Some(file) => file,
         None => {
-            let (target, store) = super::orient::locate(args.dir.dir(), &args.slot)?;
+            let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
             store.path_of(&target.name).to_string_lossy().into_owned()
         }
     };

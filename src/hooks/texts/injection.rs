@@ -315,13 +315,7 @@ pub(crate) fn slots_block(
         let title = crate::store::slot::read_head(std::path::Path::new(&info.path))
             .ok()
             .and_then(|h| {
-                String::from_utf8_lossy(&h).lines().next().map(|l| {
-                    l.trim_start_matches('#')
-                        .trim()
-                        .trim_start_matches("Handoff —")
-                        .trim()
-                        .to_string()
-                })
+                crate::document::title_of(&String::from_utf8_lossy(&h)).map(str::to_string)
             })
             .unwrap_or_default();
         let title: String = title.chars().take(80).collect();
@@ -404,12 +398,7 @@ pub(crate) fn offer_text(d: &Delivery, reference: &str, checkout: &str, age: u64
         .document
         .as_deref()
         .ok()
-        .and_then(|doc| doc.lines().find(|l| l.starts_with("# ")))
-        .map(|l| {
-            l.trim_start_matches("# ")
-                .trim_start_matches("Handoff — ")
-                .trim()
-        })
+        .and_then(crate::document::title_of)
         .unwrap_or("untitled")
         .chars()
         .take(80)

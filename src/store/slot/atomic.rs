@@ -4,7 +4,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::super::Store;
 use crate::error::Error;
@@ -42,24 +42,7 @@ pub(super) use crate::durable::sync_dir_of;
 
 pub(crate) use crate::durable::mode_of;
 
-/// The pid in a temp file's name (`.tmp.<base>.<pid>.<salt>`).
-fn temp_pid(file_name: &str) -> Option<i32> {
-    let rest = file_name.strip_prefix(".tmp.")?;
-    let mut parts = rest.rsplitn(3, '.');
-    let _salt = parts.next()?;
-    parts.next()?.parse().ok()
-}
-
-/// Whether a temp file is stale: over an hour old (docs/store.md §6.2), or made by a process that
-/// is gone (its pid is dead). Our own files are never stale.
-fn temp_is_stale(file_name: &str, meta: &crate::fs::Metadata) -> bool {
-    let pid = temp_pid(file_name);
-    if pid == Some(std::process::id() as i32) {
-        return false;
-    }
-    meta.modified().is_ok_and(is_older_than_an_hour)
-        || pid.is_some_and(|pid| pid > 0 && !pid_alive(pid))
-}
+use crate::durable::temp_is_stale;
 
 /// Whether process `pid` exists (ESRCH is the only "gone"; EPERM means alive, not ours).
 pub(crate) fn pid_alive(pid: i32) -> bool {
@@ -88,11 +71,4 @@ pub(crate) fn clean_temps(store: &Store, name: &str) {
             }
         }
     }
-}
-
-/// Whether a time lies more than an hour in the past.
-pub(crate) fn is_older_than_an_hour(t: SystemTime) -> bool {
-    SystemTime::now()
-        .duration_since(t)
-        .is_ok_and(|d| d > Duration::from_secs(3600))
 }
