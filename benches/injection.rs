@@ -87,7 +87,12 @@ fn injected(stdout: &str) -> Option<String> {
 }
 
 /// Store `doc` for `repo` in a fresh store and ask as `ask` does; the injected text.
-fn ask(bin: &Path, home: &Path, repo: &Path, doc: &Path, ask: &Ask) -> Option<String> {
+fn ask(
+    bin: &Path,
+    home: &Path,
+    (repo, doc, slots): (&Path, &Path, &[&str]),
+    ask: &Ask,
+) -> Option<String> {
     let store = tempdir(home, "store");
     let env = |c: &mut Command| {
         c.env("HOME", home)
@@ -111,6 +116,19 @@ fn ask(bin: &Path, home: &Path, repo: &Path, doc: &Path, ask: &Ask) -> Option<St
         .ok()?;
     if !matches!(written.code(), Some(0 | 1)) {
         return None;
+    }
+    // Named slots beside it: listed in the injection, never delivered.
+    for slot in slots {
+        let mut write = Command::new(bin.join("handoff-store"));
+        env(&mut write);
+        let _ = write
+            .args(["write", "--slot", slot, "--from"])
+            .arg(doc)
+            .arg("--checkout")
+            .arg(repo)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
     }
     let mut hook = Command::new(bin.join("handoff-store"));
     env(&mut hook);
@@ -175,11 +193,18 @@ fn main() {
     lines[pointers[5]] = lines[pointers[5]].replacen("src/", "src/moved/", 1);
     let failing_28 = base.join("lines28-failing.md");
     std::fs::write(&failing_28, lines.join("\n") + "\n").expect("28 failing");
-    let cases: [(&str, &Path, &Path, usize); 4] = [
-        ("2 citations", &f.small_repo, &f.small_handoff, 0),
-        ("28 citations", &f.big_repo, &lines_28, 0),
-        ("200 citations", &f.big_repo, &f.lines_200, 0),
-        ("28 citations, 3 failing", &f.big_repo, &failing_28, 3),
+    let cases: [(&str, &Path, &Path, usize, &[&str]); 5] = [
+        ("2 citations", &f.small_repo, &f.small_handoff, 0, &[]),
+        ("28 citations", &f.big_repo, &lines_28, 0, &[]),
+        ("200 citations", &f.big_repo, &f.lines_200, 0, &[]),
+        ("28 citations, 3 failing", &f.big_repo, &failing_28, 3, &[]),
+        (
+            "2 citations, 2 named slots beside",
+            &f.small_repo,
+            &f.small_handoff,
+            0,
+            &["api", "ui"],
+        ),
     ];
     let after = std::env::current_exe()
         .ok()
@@ -190,19 +215,29 @@ fn main() {
         "| fixture | client, event | before: injection − handoff | after: injection − handoff | after: whole injection | budget | met |"
     );
     println!("| --- | --- | ---: | ---: | ---: | ---: | --- |");
-    for (name, repo, doc, failing) in cases {
+    for (name, repo, doc, failing, slots) in cases {
         let text = std::fs::read_to_string(doc).expect("fixture handoff");
         for a in ASKS {
             if a.offer && failing > 0 {
                 continue;
             }
             let measure = |bin: &Path| {
-                ask(bin, &f.home, repo, doc, a)
+                ask(bin, &f.home, (repo, doc, slots), a)
                     .and_then(|t| overhead(&t, &text, a.offer).map(|o| (o, t.chars().count())))
             };
             let now = measure(&after);
             let then = before.as_deref().map(measure);
-            let budget = if a.offer { 400 } else { 700 + 160 * failing };
+            // A named slot costs its line, and the list its head and the command that reads one.
+            let listed = if slots.is_empty() {
+                0
+            } else {
+                160 + 80 * slots.len()
+            };
+            let budget = if a.offer {
+                400
+            } else {
+                700 + 160 * failing + listed
+            };
             let shown =
                 |m: Option<(usize, usize)>| m.map_or("—".to_string(), |(o, _)| o.to_string());
             println!(
