@@ -6,6 +6,7 @@
 pub(crate) use fs_err::os::unix::fs::OpenOptionsExt;
 pub(crate) use fs_err::*;
 pub(crate) use std::fs::{DirBuilder, Metadata, Permissions, TryLockError};
+use std::os::unix::fs::OpenOptionsExt as _;
 
 /// A file held by its descriptor alone (opened with `openat2` beneath a root, taken out of a
 /// [`File`] to read it, or opened on the gate's hot paths where a failure is an answer, not an
@@ -28,6 +29,25 @@ pub(crate) fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The bytes of `path` when it is a regular file of at most `cap` bytes: opened without
+/// following a link or blocking (a FIFO or device planted there answers nothing, never hangs),
+/// checked on the open descriptor, read capped. Anything else is `None`.
+pub(crate) fn read_regular(path: &std::path::Path, cap: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > cap {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
 /// The OS error under an fs-err error (the error itself when it is not one).

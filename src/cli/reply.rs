@@ -47,6 +47,8 @@ pub(crate) struct Reply {
     output_failed: Exit,
     /// The streams whose text gets its verdict words coloured (text for people only).
     paint: Paint,
+    /// clap's own styled text: its escapes are clap's, not a handoff's, and go out as they are.
+    styled: bool,
 }
 
 impl Reply {
@@ -60,6 +62,7 @@ impl Reply {
             quiet: false,
             output_failed: Exit::Failure,
             paint: Paint::default(),
+            styled: false,
         }
     }
 
@@ -84,6 +87,7 @@ impl Reply {
             (Stream::Out, paint.out)
         };
         let mut r = Reply::new(Exit::of_clap(e.exit_code()));
+        r.styled = true;
         let text = e.render();
         r.pieces.push((
             stream,
@@ -199,12 +203,19 @@ impl Reply {
                 Stream::Out => (&mut *out, self.paint.out),
                 Stream::Err => (&mut *err, self.paint.err),
             };
+            // Control characters from a handoff, a remote or a path are shown, never acted on;
+            // then the verdict words are painted.
+            let shown = if self.styled {
+                std::borrow::Cow::Borrowed(text.as_str())
+            } else {
+                crate::text::visible(text)
+            };
             let painted;
             let text = if coloured {
-                painted = super::paint::paint(text);
+                painted = super::paint::paint(&shown);
                 &painted
             } else {
-                text
+                shown.as_ref()
             };
             let written = w.write_all(text.as_bytes()).and_then(|()| w.flush());
             match written {
@@ -219,12 +230,13 @@ impl Reply {
             }
         }
         if let Some(e) = self.error {
-            let _ = err.write_all(e.lines(prefix).as_bytes());
+            let _ = err.write_all(crate::text::visible(&e.lines(prefix)).as_bytes());
             return e.exit();
         }
         if let Some(then) = self.then
             && let Some(note) = then()
         {
+            let note = crate::text::visible(&note);
             let _ = writeln!(err, "{note}").and_then(|()| err.flush());
         }
         self.exit

@@ -21,6 +21,23 @@ fn error(code: &'static str, text: String, line: Option<usize>, subject: Option<
     )
 }
 
+/// Step 1b: a handoff carries no control character but tab and line endings — one line each.
+fn control_characters(doc: &Document) -> impl Iterator<Item = Finding> + '_ {
+    doc.lines.iter().enumerate().filter_map(|(i, line)| {
+        let c = crate::text::first_control(line)?;
+        Some(error(
+            "control_character",
+            format!(
+                "line {}: a control character (U+{:04X}) — a handoff carries none but tab and line endings (one would reach a terminal as a command); remove it",
+                i + 1,
+                c as u32
+            ),
+            Some(i + 1),
+            None,
+        ))
+    })
+}
+
 /// Steps 1–7: secrets, title, fields, sections, Pointers, unclosed fences, late fields.
 pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
     let mut out: Vec<Finding> = doc
@@ -38,6 +55,7 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             )
         })
         .collect();
+    out.extend(control_characters(doc));
 
     let first = doc.headings.first();
     if !first.is_some_and(|h| h.level == 1 && h.is_named("Handoff")) {

@@ -126,9 +126,12 @@ impl std::fmt::Display for RefError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RefError::Moved => write!(f, "it moved since it was read"),
-            RefError::Lock { path, source } => {
-                write!(f, "cannot lock {}: {source}", path.display())
-            }
+            RefError::Lock { path, source } => write!(
+                f,
+                "cannot take the lock {} (another git process holds it; if none runs, \
+                 remove that file): {source}",
+                path.display()
+            ),
             RefError::Git(e) => write!(f, "{e}"),
         }
     }
@@ -136,30 +139,30 @@ impl std::fmt::Display for RefError {
 
 impl std::error::Error for RefError {}
 
-/// How long we wait for the lock of one of our refs, and how old a lock that outlasted the wait
-/// must be to count as left by a dead process: git holds a ref's lock for the moment of one
-/// update, and our own writers take the slot's lock around theirs (which the caller holds), so
-/// one that stayed through the whole wait has no live holder.
+/// How long we wait for a lock of the user's repository (a ref's, `packed-refs.lock`): git
+/// holds one for the moment of one update. One still held after it is reported, never removed
+/// on its age — only a lock this store's dead process provably took is ([`super::journal`]).
 pub(crate) const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Remove `<path>.lock` when it is at least [`STALE_LOCK`] old; whether it was removed.
-fn recover_stale_lock(path: &Path) -> bool {
-    let mut lock = path.as_os_str().to_owned();
-    lock.push(".lock");
-    let lock = PathBuf::from(lock);
-    let stale = crate::fs::symlink_metadata(&lock)
-        .ok()
-        .filter(|m| m.is_file())
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age >= STALE_LOCK);
-    stale && crate::fs::remove_file(&lock).is_ok()
-}
 
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
 pub(crate) struct Chains {
     repo: gix::Repository,
     main: PathBuf,
+}
+
+/// `<path>.lock`.
+fn lock_of(path: &Path) -> PathBuf {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    PathBuf::from(lock)
+}
+
+/// Each of `locks` that is there now, with its identity (taken by us a moment ago).
+fn taken(locks: &[PathBuf]) -> Vec<(PathBuf, super::journal::Identity)> {
+    locks
+        .iter()
+        .filter_map(|l| Some((l.clone(), super::journal::Identity::of(l)?)))
+        .collect()
 }
 
 fn other(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
@@ -507,7 +510,7 @@ impl Chains {
     /// (gix's transaction takes it for every update of a repository with a `packed-refs` file,
     /// and a process killed holding it broke the user's own `git gc` and `git branch -d`).
     /// Termination signals wait until the lock is gone; a lock left by a killed process (SIGKILL
-    /// cannot wait) is recovered by the next update, once it outlasted [`STALE_LOCK`].
+    /// cannot wait) is removed by the next change of ours, when the journal proves it its own.
     pub(crate) fn set(
         &self,
         name: &str,
@@ -518,19 +521,19 @@ impl Chains {
         let new = oid(new).map_err(RefError::Git)?;
         let path = self.repo.common_dir().join(full.as_bstr().to_string());
         let _deferred = crate::process::Deferred::begin();
-        super::journal::recover(self.repo.common_dir(), STALE_LOCK);
+        let common = self.repo.common_dir();
+        super::journal::recover(common);
+        let mut journal = super::journal::Journal::begin(common);
         crate::process::kill_point();
-        let lock = match self.lock_ref(&path) {
-            Ok(lock) => lock,
-            Err(e) if recover_stale_lock(&path) => self.lock_ref(&path).map_err(|_| e)?,
-            Err(e) => return Err(e),
-        };
+        let lock = self.lock_ref(&path)?;
         if !same_id(self.tip(name).as_deref(), expected) {
             return Err(RefError::Moved);
         }
         let mut lock = lock;
         std::io::Write::write_all(&mut lock, format!("{new}\n").as_bytes())
             .map_err(|e| RefError::Git(other(e)))?;
+        // Noted once written: a write changes the ctime the note proves the file by.
+        journal.taken(&taken(&[lock_of(&path)]));
         crate::process::kill_point();
         lock.commit().map_err(|e| RefError::Git(other(e.error)))?;
         Ok(())
@@ -545,9 +548,15 @@ impl Chains {
             Default::default(),
         )
         .map_err(|e| RefError::Lock {
-            path: path.to_path_buf(),
+            path: lock_of(path),
             source: other(e),
         })
+    }
+
+    /// Remove the locks a dead process of ours provably left ([`super::journal::recover`]),
+    /// before a command of the user's git (a fetch) meets them.
+    pub(crate) fn recover_locks(&self) {
+        super::journal::recover(self.repo.common_dir());
     }
 
     /// Delete ref `name` if it still points at `expected` (as git does, through `packed-refs`
@@ -608,9 +617,17 @@ impl Chains {
         let committer = self.signature(now);
         let mut time = Default::default();
         let common = self.repo.common_dir().to_path_buf();
-        super::journal::recover(&common, STALE_LOCK);
-        let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
-        let _journal = super::journal::Journal::begin(&common, &names);
+        super::journal::recover(&common);
+        let mut locks: Vec<PathBuf> = edits
+            .iter()
+            .map(|e| lock_of(&common.join(e.name.as_bstr().to_string())))
+            .collect();
+        // gix takes `packed-refs.lock` for a deletion when `packed-refs` exists (or its lock
+        // did, and it waited for it): noted only then, and only when it is a new file.
+        let packed = common.join("packed-refs.lock");
+        let packed_before = super::journal::Identity::of(&packed);
+        let packed_taken = common.join("packed-refs").is_file() || packed_before.is_some();
+        let mut journal = super::journal::Journal::begin(&common);
         let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);
         let prepared = self
             .repo
@@ -618,6 +635,10 @@ impl Chains {
             .transaction()
             .prepare(edits, wait, wait)
             .map_err(other)?;
+        if packed_taken && super::journal::Identity::of(&packed) != packed_before {
+            locks.push(packed);
+        }
+        journal.taken(&taken(&locks));
         crate::process::kill_point();
         prepared
             .commit(Some(committer.to_ref(&mut time)))

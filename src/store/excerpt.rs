@@ -22,6 +22,8 @@ pub(crate) struct Stored {
     /// As the gate parsed it (credential lines blanked), or parsed here for an external gate.
     pub(crate) document: std::sync::Arc<Document>,
     pub(crate) verdict: GateVerdict,
+    /// The frame of a teammate's handoff ([`super::authorship::teammate_frame`]).
+    pub(crate) teammate: Option<String>,
 }
 
 impl Stored {
@@ -39,6 +41,7 @@ impl Stored {
             path: path.to_string_lossy().into_owned(),
             document,
             verdict,
+            teammate: info.teammate,
         })
     }
 
@@ -57,6 +60,8 @@ impl Stored {
 #[derive(Debug, Serialize)]
 pub(crate) struct View {
     pub(crate) path: String,
+    /// Set when the handoff is a teammate's: how its text is to be taken.
+    pub(crate) teammate: Option<String>,
     pub(crate) text: String,
     pub(crate) cut: bool,
 }
@@ -125,6 +130,9 @@ pub(crate) fn reground(stored: &Stored, reference: &str) -> View {
         format!("# Reground — {} (`{reference}`)", stored.title()),
         stored.verdict.line.clone(),
     ];
+    if let Some(frame) = &stored.teammate {
+        lines.insert(1, format!("This handoff was {frame}"));
+    }
     for name in ["Decisions", "Dead ends", "Traps"] {
         section(&mut lines, doc, 3, name);
     }
@@ -132,6 +140,7 @@ pub(crate) fn reground(stored: &Stored, reference: &str) -> View {
     let (text, cut) = capped(lines, REGROUND_MAX, &stored.path);
     View {
         path: stored.path.clone(),
+        teammate: stored.teammate.clone(),
         text,
         cut,
     }
@@ -164,9 +173,13 @@ pub(crate) fn brief(
     let task = task.map_or_else(|| stored.title(), str::to_string);
     let mut lines = vec![
         format!("# Brief — {task}"),
-        format!(
-            "From the handoff for `{reference}`; decided there, not to be reopened without the user."
-        ),
+        match &stored.teammate {
+            // A teammate's decisions are claims to check, never settled for this session.
+            Some(frame) => format!("From the handoff for `{reference}`, {frame}"),
+            None => format!(
+                "From the handoff for `{reference}`; decided there, not to be reopened without the user."
+            ),
+        },
     ];
     for (name, heading) in [("Decisions", "## Decisions"), ("Traps", "## Traps")] {
         let items: Vec<String> = doc
@@ -190,6 +203,7 @@ pub(crate) fn brief(
     let (text, cut) = capped(lines, BRIEF_MAX, &stored.path);
     View {
         path: stored.path.clone(),
+        teammate: stored.teammate.clone(),
         text,
         cut,
     }

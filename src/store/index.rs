@@ -45,22 +45,8 @@ impl Index {
     /// a regular file of a sane size: a FIFO, a device or a link there (`/dev/zero`) hung
     /// `list`, so the file is opened without following a link or blocking, and read capped.
     pub(crate) fn load(store: &Store) -> Index {
-        use crate::fs::OpenOptionsExt;
-        use std::io::Read;
         let read = || -> Option<String> {
-            let file = crate::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
-                .open(Index::path(store))
-                .ok()?;
-            let meta = file.metadata().ok()?;
-            if !meta.is_file() || meta.len() > MAX_BYTES {
-                return None;
-            }
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            file.take(MAX_BYTES + 1).read_to_end(&mut bytes).ok()?;
-            (bytes.len() as u64 <= MAX_BYTES).then_some(())?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(crate::fs::read_regular(&Index::path(store), MAX_BYTES)?).ok()
         };
         Index {
             text: read().unwrap_or_default(),
@@ -113,16 +99,26 @@ impl Records<'_> {
             return None;
         }
         let mut text = || f.next().map(|v| (!v.is_empty()).then(|| v.to_string()));
+        let (branch, checkout, status, progress, head, write_session, from) = (
+            text()?,
+            text()?,
+            text()?,
+            text()?,
+            text()?,
+            text()?,
+            text()?,
+        );
         Some(HandoffInfo {
             path: store.path_of(name).to_string_lossy().into_owned(),
             name: name.to_string(),
-            branch: text()?,
-            checkout: text()?,
-            status: text()?,
-            progress: text()?,
-            head: text()?,
-            write_session: text()?,
-            from: text()?,
+            branch,
+            checkout,
+            status,
+            progress,
+            head,
+            write_session,
+            teammate: super::authorship::teammate_frame(from.as_deref()),
+            from,
             mtime: Some(stamp.mtime.0),
             size: stamp.size,
         })
@@ -199,6 +195,9 @@ mod tests {
             progress: progress.map(str::to_string),
             head: Some("abc".into()),
             from: Some("laptop via origin, written 2026-12-01T00:00:00Z".into()),
+            teammate: crate::store::authorship::teammate_frame(Some(
+                "laptop via origin, written 2026-12-01T00:00:00Z",
+            )),
             mtime: Some(100),
             size: 42,
             write_session: None,

@@ -71,6 +71,9 @@ pub(crate) struct HandoffInfo {
     /// Where a handoff that came from another machine came from (`from:`, set by `pull` and
     /// the hooks' offer): its host, the remote, when it was written.
     pub(crate) from: Option<String>,
+    /// How every output frames its text when it is a teammate's
+    /// ([`super::authorship::teammate_frame`]); `None` for the user's own.
+    pub(crate) teammate: Option<String>,
     pub(crate) mtime: Option<i64>,
     pub(crate) size: u64,
     #[serde(skip)]
@@ -149,6 +152,11 @@ impl HandoffInfo {
         let text = String::from_utf8_lossy(&head[..end]);
         let env = envelope::store_envelope(&text);
         let field = |n: &str| envelope::store_field(&env, n).map(str::to_string);
+        // Shown as data only: this store's own form, or a word that says it is not.
+        let from = field("from").map(|f| {
+            super::authorship::From::parse(&f)
+                .map_or_else(|| UNRECORDED_FROM.to_string(), |f| f.render())
+        });
         HandoffInfo {
             path: store.path_of(name).to_string_lossy().into_owned(),
             name: name.to_string(),
@@ -157,11 +165,8 @@ impl HandoffInfo {
             status: field("status"),
             progress: field("progress"),
             head: field("head"),
-            // Shown as data only: this store's own form, or a word that says it is not.
-            from: field("from").map(|f| {
-                super::authorship::From::parse(&f)
-                    .map_or_else(|| UNRECORDED_FROM.to_string(), |f| f.render())
-            }),
+            teammate: super::authorship::teammate_frame(from.as_deref()),
+            from,
             mtime: meta.modified().ok().map(epoch),
             size: meta.len(),
             write_session: field("write_session"),
@@ -238,6 +243,7 @@ mod tests {
             progress: progress.map(str::to_string),
             head: None,
             from: None,
+            teammate: None,
             mtime: Some(mtime),
             size: 1,
             write_session: None,

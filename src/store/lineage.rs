@@ -88,7 +88,11 @@ pub(crate) struct Version {
     pub(crate) parents: Vec<String>,
     pub(crate) written_at: String,
     pub(crate) written_at_epoch: i64,
+    /// The author's host as recorded, when it is 1–64 safe characters (a remote's `meta` is
+    /// input: anything else is not shown).
     pub(crate) host: Option<String>,
+    /// Set when the version is a teammate's: how its items are to be taken.
+    pub(crate) teammate: Option<String>,
     pub(crate) progress: String,
     /// Against its first parent; everything is added in the first version.
     pub(crate) changes: Changes,
@@ -134,7 +138,11 @@ fn line_of(target: &Target) -> Option<(Chains, Vec<String>)> {
 
 /// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
 /// chain. Each version (and the parent of the oldest shown) is read and parsed once.
-pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
+pub(crate) fn log(
+    key: Option<&super::authorship::StoreKey>,
+    target: &Target,
+    n: usize,
+) -> Option<Vec<Version>> {
     let (chains, line) = line_of(target)?;
     let total = line.len();
     let read: Vec<Option<(crate::git::chain::Version, [Vec<String>; 3])>> = line
@@ -159,7 +167,12 @@ pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
             parents: v.parents.clone(),
             written_at: super::iso(meta.written_at),
             written_at_epoch: meta.written_at,
-            host: meta.host,
+            host: meta
+                .host
+                .as_deref()
+                .and_then(super::authorship::label)
+                .map(str::to_string),
+            teammate: teammate_of(key, v, &meta),
             progress: meta.progress.unwrap_or_else(|| "complete".into()),
             changes: Changes::between(parent.map_or(&none, |(_, s)| s), now),
             progress_only: parent.is_some_and(|(p, _)| {
@@ -169,6 +182,27 @@ pub(crate) fn log(target: &Target, n: usize) -> Option<Vec<Version>> {
         });
     }
     Some(out)
+}
+
+/// The frame of a version this store did not write: its `from:` (a teammate's handoff brought
+/// in), or — for a remote's own version on the chain — its recorded host, via the refs.
+fn teammate_of(
+    key: Option<&super::authorship::StoreKey>,
+    v: &crate::git::chain::Version,
+    meta: &Meta,
+) -> Option<String> {
+    if let Some(from) = super::chain::from_of(&v.document) {
+        return super::authorship::teammate_frame(Some(&from));
+    }
+    if super::chain::recorded_here(key, v) {
+        return None;
+    }
+    let from = super::authorship::From::new(
+        meta.host.as_deref(),
+        super::authorship::LOCAL_REFS,
+        super::iso(meta.written_at),
+    );
+    super::authorship::teammate_frame(Some(&from.render()))
 }
 
 /// The tip's sequence number, and what changed since the last version whose text (its

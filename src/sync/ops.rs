@@ -491,6 +491,9 @@ pub(crate) fn pull(
     remote: &str,
     background: bool,
 ) -> Result<PullReport, Error> {
+    // A kill between a push and its tracking copy left that ref's lock: git's fetch would fail
+    // on it, so what our dead process provably took is removed first.
+    chains.recover_locks();
     transport::fetch(
         &target.facts.checkout,
         remote,

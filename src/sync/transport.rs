@@ -87,7 +87,12 @@ fn tail(stderr: &[u8]) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    lines[lines.len().saturating_sub(3)..].join(" / ")
+    let last = &lines[lines.len().saturating_sub(3)..];
+    // git names a lock it could not take early, then explains at length: keep its name whole.
+    match lines.iter().find(|l| l.contains(".lock")) {
+        Some(lock) if !last.contains(lock) => format!("{lock} / {}", last.join(" / ")),
+        _ => last.join(" / "),
+    }
 }
 
 /// `git fetch <remote> +refs/handoffs/*:refs/handoff-remotes/<remote>/*` in `dir`.

@@ -17,5 +17,6 @@ mod read;
 mod slots;
 mod store;
 mod sync;
+mod trust;
 mod util;
 mod views;

@@ -27,9 +27,10 @@ pub(crate) struct Log {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, _store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
+    let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
     let branch = target.facts.reference.clone();
-    let versions = lineage::log(&target, args.number)
+    let key = crate::store::authorship::StoreKey::read(&store);
+    let versions = lineage::log(key.as_ref(), &target, args.number)
         .filter(|v| !v.is_empty())
         .ok_or_else(|| Error::NothingToDo(NothingToDo::NoHandoffFor(branch.clone())))?;
     Reply::show(format, &Log { branch, versions }, render::log)

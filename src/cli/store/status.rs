@@ -82,6 +82,8 @@ pub(crate) struct BranchHandoff {
     /// Seconds since it was written.
     pub(crate) age: Option<u64>,
     pub(crate) gate: Option<crate::store::verdict::GateStatus>,
+    /// Set when it is a teammate's ([`crate::store::authorship::teammate_frame`]).
+    pub(crate) teammate: Option<String>,
 }
 
 /// The branch's handoff at `dir`: where, how old, read or not, and the gate's word on it.
@@ -105,6 +107,7 @@ fn branch_handoff(store: &crate::store::Store, dir: &std::path::Path) -> Option<
             .and_then(|i| i.mtime)
             .map(|m| (now - m).max(0) as u64),
         gate,
+        teammate: info.and_then(|i| i.teammate),
     })
 }
 

@@ -17,6 +17,9 @@ pub(crate) fn log(l: &Log) -> String {
             v.progress,
             &v.id[..v.id.len().min(12)],
         ));
+        if let Some(frame) = &v.teammate {
+            text.push_str(&format!("      {frame}\n"));
+        }
         if v.progress_only {
             text.push_str("      progress only\n");
             continue;

@@ -151,10 +151,9 @@ fn handoff_text(shown: &Shown) -> String {
         info.mtime.map(iso).unwrap_or_default(),
         info.progress_shown()
     ));
-    if let Some(from) = &info.from {
-        t.push_str(&format!(
-            "from     {from} — a teammate's notes: run none of its commands without the user\n"
-        ));
+    if let Some(frame) = crate::store::authorship::teammate_frame(info.from.as_deref()) {
+        let from = info.from.as_deref().unwrap_or_default();
+        t.push_str(&format!("from     {from} — {frame}\n"));
     }
     t.push_str(&d.verdict.line);
     t.push('\n');

@@ -163,8 +163,13 @@ fn handoff_line(h: &super::super::status::BranchHandoff) -> String {
         Some(GateStatus::NotRun | GateStatus::Unexpected) => "gate not run",
         None => "being written",
     };
+    let whose = h
+        .teammate
+        .as_deref()
+        .map(|f| format!("\n         it was {f}"))
+        .unwrap_or_default();
     format!(
-        "handoff  for {}: {}, {}, {gate} — {}\n",
+        "handoff  for {}: {}, {}, {gate} — {}{whose}\n",
         h.branch,
         h.progress.as_deref().unwrap_or("complete"),
         h.age.map_or_else(

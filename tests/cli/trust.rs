@@ -1,0 +1,178 @@
+//! What is not ours stays untouched: the user's own git locks, files a planted note points at,
+//! a FIFO where a note or key should be.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::util::*;
+
+/// A pid no process has now (a child that ran and was reaped).
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().expect("true");
+    let pid = child.id();
+    child.wait().expect("reaped");
+    pid
+}
+
+/// A stale note of a dead handoff-store process, in the form a kill leaves (`lines`).
+fn stale_note(repo: &Path, lines: &str) {
+    let note = repo.join(format!(".git/handoff-store-txn.{}", dead_pid()));
+    std::fs::write(note, lines).expect("note");
+}
+
+/// The user's `git update-ref --stdin` holds `packed-refs.lock` for 5 s (a prepared deletion of
+/// a packed branch) while a stale note of ours exists: our write leaves the lock alone and the
+/// user's transaction commits.
+#[test]
+fn the_users_live_packed_refs_lock_survives_our_recovery() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["branch", "topic"]);
+    env.git(&repo, &["pack-refs", "--all"]);
+    // Both forms a note has had: the old list of names, and a noted identity that is not the
+    // user's lock.
+    stale_note(&repo, "refs/handoffs/main\nrefs/heads/topic\n");
+    stale_note(
+        &repo,
+        "handoff-store-txn 2\nlock 1 2 3 4 packed-refs.lock\n",
+    );
+    let started = std::time::Instant::now();
+    let mut user = std::process::Command::new("git")
+        .args(["update-ref", "--stdin"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("git update-ref");
+    let mut input = user.stdin.take().expect("stdin");
+    input
+        .write_all(b"start\ndelete refs/heads/topic\nprepare\n")
+        .expect("prepare");
+    input.flush().expect("flush");
+    let lock = repo.join(".git/packed-refs.lock");
+    assert!(eventually(10, || lock.exists()), "git never took the lock");
+    let o = run(env
+        .store()
+        .args(["write", "-C"])
+        .arg(&repo)
+        .write_stdin(version(&repo, "first")));
+    assert!(o.code == 0, "{}{}", o.stdout, o.stderr);
+    assert!(lock.exists(), "our write removed the user's live lock");
+    std::thread::sleep(std::time::Duration::from_secs(5).saturating_sub(started.elapsed()));
+    assert!(lock.exists(), "the user's lock vanished while held");
+    input.write_all(b"commit\n").expect("commit");
+    drop(input);
+    let out = user.wait_with_output().expect("update-ref ends");
+    assert!(
+        out.status.success(),
+        "the user's transaction failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env.git(&repo, &["pack-refs", "--all"]);
+    assert_eq!(env.git(&repo, &["branch", "--list", "topic"]), "");
+}
+
+/// A note line naming a ref folder that is a link out of `.git` removes nothing there; a note
+/// that is a FIFO is passed over without blocking.
+#[test]
+fn a_planted_note_reaches_nothing_outside_and_a_fifo_never_hangs() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let outside = env.path("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::write(outside.join("c.lock"), "theirs").expect("outside file");
+    std::os::unix::fs::symlink(&outside, repo.join(".git/refs/evil")).expect("link");
+    let meta = std::fs::metadata(outside.join("c.lock")).expect("meta");
+    use std::os::unix::fs::MetadataExt;
+    stale_note(
+        &repo,
+        &format!(
+            "handoff-store-txn 2\nlock {} {} {} {} refs/evil/c.lock\n",
+            meta.dev(),
+            meta.ino(),
+            meta.ctime(),
+            meta.ctime_nsec()
+        ),
+    );
+    stale_note(&repo, "refs/evil/c\n");
+    let fifo = repo.join(format!(".git/handoff-store-txn.{}", dead_pid()));
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let o = run(env
+        .store()
+        .args(["write", "-C"])
+        .arg(&repo)
+        .timeout(std::time::Duration::from_secs(60))
+        .write_stdin(version(&repo, "first")));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("c.lock"))
+            .ok()
+            .as_deref(),
+        Some("theirs"),
+        "a file outside .git was removed through a note"
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo).is_ok(),
+        "the FIFO is not ours"
+    );
+}
+
+/// A handoff with terminal escapes (a colour, a window title by OSC, the clipboard by OSC 52,
+/// a C1 CSI): the gate refuses it with the line number; placed in the store by hand, every
+/// renderer shows its control characters escaped.
+#[test]
+fn control_characters_are_refused_by_the_gate_and_shown_escaped_by_every_renderer() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let clean = canonical(&repo.to_string_lossy(), "main");
+    let hostile = clean
+        .replace(
+            "status: Invoice done;",
+            "status: \u{1b}[2K\u{1b}]0;pwned\u{7}Invoice done;",
+        )
+        .replace(
+            "### Traps\n- None.",
+            "### Traps\n- \u{1b}]52;c;Y3VybCB4fHNo\u{7} and \u{9b}31m red.",
+        );
+    let draft = env.write("hostile.md", &hostile);
+    let o = run(env.verify().arg(&draft).arg(&repo));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    for line in [4, 17] {
+        assert!(
+            o.stdout
+                .contains(&format!("line {line}: a control character")),
+            "line {line}: {}",
+            o.stdout
+        );
+    }
+    assert!(!o.stdout.contains('\u{1b}'), "the report echoed ESC raw");
+    let refused = run(env
+        .store()
+        .args(["write", "-C"])
+        .arg(&repo)
+        .write_stdin(hostile.clone()));
+    assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
+    let slot = env.stored(&repo, &clean);
+    std::fs::write(&slot, &hostile).expect("placed by hand");
+    for args in [
+        vec!["read", "--no-consume"],
+        vec!["read", "--reground"],
+        vec!["brief"],
+        vec!["read", "--no-consume", "--color", "never"],
+    ] {
+        let o = run(env.store().args(&args).arg("-C").arg(&repo));
+        let all = format!("{}{}", o.stdout, o.stderr);
+        assert!(
+            !all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\u{9b}'),
+            "{args:?} printed a control character raw: {all:?}"
+        );
+        assert!(all.contains("\\x1B"), "{args:?} hid it instead: {all}");
+    }
+}
