@@ -58,6 +58,39 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The first control character of `text` other than newline and tab: C0, DEL or C1 — what a
+/// terminal takes as a command (ESC, CSI, OSC). One byte scan when there is none.
+pub(crate) fn first_control(text: &str) -> Option<char> {
+    // The C1 range is U+0080–U+009F, whose UTF-8 starts with 0xC2.
+    let maybe = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2;
+    if !text.bytes().any(maybe) {
+        return None;
+    }
+    text.chars()
+        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `text` with every control character but newline and tab shown as an escape (`\x1B`,
+/// `\u{9B}`): what reaches a person's terminal never acts on it, whatever a handoff, a remote's
+/// `meta` or a path held. Borrowed when there is none.
+pub(crate) fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if first_control(text).is_none() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\x{:02X}", c as u32));
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,35 +128,3 @@ mod tests {
     }
 }
 
-/// The first control character of `text` other than newline and tab: C0, DEL or C1 — what a
-/// terminal takes as a command (ESC, CSI, OSC). One byte scan when there is none.
-pub(crate) fn first_control(text: &str) -> Option<char> {
-    // The C1 range is U+0080–U+009F, whose UTF-8 starts with 0xC2.
-    let maybe = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2;
-    if !text.bytes().any(maybe) {
-        return None;
-    }
-    text.chars()
-        .find(|&c| c.is_control() && c != '\n' && c != '\t')
-}
-
-/// `text` with every control character but newline and tab shown as an escape (`\x1B`,
-/// `\u{9B}`): what reaches a person's terminal never acts on it, whatever a handoff, a remote's
-/// `meta` or a path held. Borrowed when there is none.
-pub(crate) fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if first_control(text).is_none() {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() && (c as u32) < 0x80 => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}

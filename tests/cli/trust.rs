@@ -144,15 +144,14 @@ fn control_characters_are_refused_by_the_gate_and_shown_escaped_by_every_rendere
     let draft = env.write("hostile.md", &hostile);
     let o = run(env.verify().arg(&draft).arg(&repo));
     assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    let report = format!("{}{}", o.stdout, o.stderr);
     for line in [4, 17] {
         assert!(
-            o.stdout
-                .contains(&format!("line {line}: a control character")),
-            "line {line}: {}",
-            o.stdout
+            report.contains(&format!("ERROR    line {line}: a control character")),
+            "line {line}: {report}"
         );
     }
-    assert!(!o.stdout.contains('\u{1b}'), "the report echoed ESC raw");
+    assert!(!report.contains('\u{1b}'), "the report echoed ESC raw");
     let refused = run(env
         .store()
         .args(["write", "-C"])
