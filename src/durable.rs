@@ -60,6 +60,42 @@ pub(crate) fn replace_from(
     Ok(())
 }
 
+/// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace`], and the
+/// new file keeps the old one's mode, owner and group; `unchanged` is asked once the new bytes
+/// are durable, right before the rename, and an `Err` from it (the file changed meanwhile)
+/// leaves the file as it is.
+pub(crate) fn replace_edited(
+    target: &Path,
+    bytes: &[u8],
+    was: &crate::fs::Metadata,
+    unchanged: &dyn Fn() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let temp = temp_name(target);
+    kill_point();
+    let result = write_temp(&temp, &mut &bytes[..], None, mode_of(was))
+        .and_then(|()| {
+            // Root's edit must not hand the user's file to root; a user cannot give a file
+            // away, and one owned by another user is refused before we get here.
+            let owner = (was.uid(), was.gid());
+            let now = crate::fs::symlink_metadata(&temp)?;
+            if (now.uid(), now.gid()) != owner {
+                std::os::unix::fs::lchown(&temp, Some(owner.0), Some(owner.1))?;
+            }
+            unchanged()
+        })
+        .and_then(|()| {
+            kill_point();
+            crate::fs::rename(&temp, target)
+        });
+    if let Err(e) = result {
+        let _ = crate::fs::remove_file(&temp);
+        return Err(e);
+    }
+    sync_dir_of(target);
+    Ok(())
+}
+
 /// Make a rename or removal in `path`'s directory durable.
 pub(crate) fn sync_dir_of(path: &Path) {
     #[cfg(unix)]

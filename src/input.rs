@@ -25,6 +25,8 @@ pub(crate) enum InputError {
     InvalidUtf8 {
         line: usize,
     },
+    /// Readable, but not a file this command may use, and why (`--fix` on a hard link).
+    Refused(String),
 }
 
 impl InputError {
@@ -39,6 +41,7 @@ impl InputError {
             InputError::Empty => "empty",
             InputError::NulByte { .. } => "nul_byte",
             InputError::InvalidUtf8 { .. } => "invalid_utf8",
+            InputError::Refused(_) => "refused",
         }
     }
 
@@ -62,6 +65,7 @@ impl InputError {
                 format!("{path} contains a NUL byte on line {line} — not a text file")
             }
             InputError::InvalidUtf8 { line } => format!("{path} is not valid UTF-8 (line {line})"),
+            InputError::Refused(why) => format!("{path} was not changed: {why}"),
         }
     }
 }

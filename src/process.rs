@@ -46,7 +46,8 @@ pub(crate) fn alive(pid: i32) -> bool {
 /// itself just before its Nth mutation (of the store: a temp file created, a rename, a removal;
 /// of a handoff chain: the objects written, the ref locked, the ref moved), so a test can stop
 /// any operation at each of its steps. The signal is SIGKILL, or `HANDOFF_STORE_KILL_WITH`
-/// (`TERM`, `INT` or `HUP`). Unset, it is one env lookup.
+/// (`TERM`, `INT` or `HUP`; `STOP` pauses the process there, for a test to act before it goes
+/// on). Unset, it is one env lookup.
 pub(crate) fn kill_point() {
     let n = MUTATIONS.fetch_add(1, Ordering::Relaxed) + 1;
     if std::env::var("HANDOFF_STORE_KILL_AT").is_ok_and(|v| v.parse() == Ok(n)) {
@@ -54,6 +55,7 @@ pub(crate) fn kill_point() {
             Ok("TERM") => Signal::SIGTERM,
             Ok("INT") => Signal::SIGINT,
             Ok("HUP") => Signal::SIGHUP,
+            Ok("STOP") => Signal::SIGSTOP,
             _ => Signal::SIGKILL,
         };
         let _ = nix::sys::signal::raise(signal);

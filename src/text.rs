@@ -127,4 +127,3 @@ mod tests {
         assert_eq!(trim("\u{a0}x"), "\u{a0}x");
     }
 }
-

@@ -50,6 +50,14 @@ pub(crate) struct Fixed {
 /// it atomically, keeping its mode; a symlink is written through, never replaced.
 pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fixed {
     let path = std::path::Path::new(file);
+    if let Some(why) = not_editable(path) {
+        return Fixed {
+            healing: Healing::default(),
+            written: false,
+            report: Report::from_input_error(super::Mode::Gate, file, why),
+            failed: None,
+        };
+    }
     let bytes = match crate::input::read_path(path) {
         Ok(b) => b,
         Err(e) => {
@@ -61,6 +69,7 @@ pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fix
             };
         }
     };
+    let original = bytes.clone();
     let before = gate_bytes(file, bytes.clone(), checkout);
     let healing = moves(&before);
     let text = match String::from_utf8(bytes) {
@@ -87,10 +96,15 @@ pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fix
     let written = crate::fs::canonicalize(path).and_then(|real| {
         // What a killed earlier fix of this file left beside it.
         crate::durable::clean_dead_temps_of(&real);
-        let mode = crate::fs::metadata(&real)
-            .ok()
-            .and_then(|m| crate::durable::mode_of(&m));
-        crate::durable::replace(&real, healed.as_bytes(), None, mode)
+        let was = crate::fs::metadata(&real)?;
+        // An edit saved while we gated is the user's: nothing is written over it.
+        let unchanged = || match crate::fs::read(&real) {
+            Ok(now) if now == original => Ok(()),
+            _ => Err(std::io::Error::other(
+                "it changed while it was being gated (an edit of yours is kept); run --fix again",
+            )),
+        };
+        crate::durable::replace_edited(&real, healed.as_bytes(), &was, &unchanged)
     });
     match written {
         Ok(()) => Fixed {
@@ -106,6 +120,31 @@ pub(crate) fn fix_file(file: &str, checkout: Option<&str>, dry_run: bool) -> Fix
             failed: Some(format!("{file} was not changed: {e}")),
         },
     }
+}
+
+/// Why `path` is no file `--fix` may edit: stdin, not a regular file (a FIFO, a device, a
+/// folder: through a link too), a file with more than one name (a hard link: replacing it would
+/// part the names), or one owned by another user that this user could not give back.
+fn not_editable(path: &std::path::Path) -> Option<crate::input::InputError> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: &str| Some(crate::input::InputError::Refused(why.to_string()));
+    if path.as_os_str() == "-" {
+        return refuse("--fix edits a file in place: standard input is not accepted");
+    }
+    let meta = crate::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return refuse("--fix edits only a regular file (this is a FIFO, a device or a folder)");
+    }
+    if meta.nlink() > 1 {
+        return refuse(
+            "--fix does not edit a file with more than one name (a hard link): replacing it would part them",
+        );
+    }
+    let me = nix::unistd::geteuid();
+    if !me.is_root() && meta.uid() != me.as_raw() {
+        return refuse("--fix does not edit another user's file: its owner would change");
+    }
+    None
 }
 
 impl Fixed {
@@ -307,25 +346,28 @@ fn why_left(e: &Entry) -> &'static str {
 }
 
 /// `text` with every `path:from` of `moves` rewritten to `path:to`: only where the path starts
-/// a word (not inside a longer path) and the line reference is exactly `from` (not a range or a
-/// list). All edits are found first and made at once, so a move never feeds another.
+/// a word (not inside a longer path), the line reference is exactly `from` and cites one line
+/// (not `path:N:M`, a range `N-M`, `N–M`, `N..M` or a list `N,M`, `N, M`), and the place is
+/// outside every fence but the Pointers block (a quoted log line is not a citation). All edits
+/// are found first and made at once, so a move never feeds another.
 pub(crate) fn rewrite(text: &str, moves: &[Move]) -> String {
+    let quoted = quoted_lines(text);
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |at: usize| line_starts.partition_point(|&s| s <= at) - 1;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for m in moves {
         let needle = format!("{}:", m.path);
         for (at, _) in text.match_indices(&needle) {
             let before = text[..at].chars().next_back();
-            if before.is_some_and(is_path_char) {
+            if before.is_some_and(is_path_char) || quoted.get(line_of(at)) == Some(&true) {
                 continue;
             }
             let start = at + needle.len();
             let rest = &text[start..];
             let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            // `24-30` and `24,31` are a range and a list; `24,` ending a clause is a line.
-            let mut after = rest[digits..].chars();
-            let range = matches!(after.next(), Some('-' | ','))
-                && after.next().is_some_and(|c| c.is_ascii_digit());
-            if !range && rest[..digits] == m.from.to_string() {
+            if !more_than_one_line(&rest[digits..]) && rest[..digits] == m.from.to_string() {
                 edits.push((start, start + digits, m.to.to_string()));
             }
         }
@@ -344,6 +386,43 @@ pub(crate) fn rewrite(text: &str, moves: &[Move]) -> String {
     }
     out.push_str(&text[done..]);
     out
+}
+
+/// Whether what follows a line number makes it more than one line: `:7` (a column), a range
+/// (`-30`, `–30`, `—30`, `..30`, spaces allowed around a dash) or a list (`,31`, `, 31`). A
+/// comma or dot ending a clause (`24, then`, `24.`) does not.
+fn more_than_one_line(after: &str) -> bool {
+    let digit_after = |s: &str| s.trim_start().starts_with(|c: char| c.is_ascii_digit());
+    if let Some(rest) = after.strip_prefix(':') {
+        return rest.starts_with(|c: char| c.is_ascii_digit());
+    }
+    if let Some(rest) = after.strip_prefix("..") {
+        return digit_after(rest);
+    }
+    let trimmed = after.trim_start_matches(' ');
+    match trimmed.chars().next() {
+        Some(c @ ('-' | '–' | '—' | ',')) => digit_after(&trimmed[c.len_utf8()..]),
+        _ => false,
+    }
+}
+
+/// For each line of `text`, whether it lies in a fence other than the Pointers block (its
+/// opener and closer included): what is quoted there is never rewritten.
+fn quoted_lines(text: &str) -> Vec<bool> {
+    let doc = crate::document::Document::parse(&text.replace('\r', ""));
+    let pointers = doc
+        .pointers
+        .as_ref()
+        .and_then(|p| p.fence.as_ref())
+        .map(|f| f.open);
+    let mut quoted = vec![false; doc.lines.len()];
+    for fence in doc.fences.iter().filter(|f| Some(f.open) != pointers) {
+        let end = fence.close.unwrap_or(doc.lines.len().saturating_sub(1));
+        for q in quoted.iter_mut().take(end + 1).skip(fence.open) {
+            *q = true;
+        }
+    }
+    quoted
 }
 
 /// A character that can continue a path: then a match that follows it is inside a longer path.

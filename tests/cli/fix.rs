@@ -378,3 +378,193 @@ fn a_rewrite_inside_another_pointer_is_gated_again() {
         fresh.stdout
     );
 }
+
+/// A shop whose Invoice.php gained a line at the top (every citation of it moved by one), and
+/// the canonical handoff in `h.md` beside it.
+fn moved_shop(env: &TestEnv) -> (std::path::PathBuf, String, std::path::PathBuf) {
+    let repo = env.shop("shop", "main");
+    let doc = canonical(&repo.to_string_lossy(), "main");
+    let file = env.write("h.md", &doc);
+    let php = std::fs::read_to_string(repo.join("app/Mail/Invoice.php")).expect("php");
+    std::fs::write(
+        repo.join("app/Mail/Invoice.php"),
+        php.replacen("\n", "\n// a\n", 1),
+    )
+    .expect("edit");
+    (repo, doc, file)
+}
+
+/// Whether process `pid` is stopped (state `T` in /proc).
+fn stopped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with('T'))
+        })
+        .unwrap_or(false)
+}
+
+/// An edit saved while `--fix` gates (the process paused after the gate, before it writes) is
+/// kept: the file is replaced only if it still holds what was gated; nothing is written.
+#[test]
+fn an_edit_saved_during_fix_is_kept() {
+    let env = TestEnv::new();
+    let (_repo, doc, file) = moved_shop(&env);
+    let mut child = env
+        .std_cmd(
+            &assert_cmd::cargo::cargo_bin("verify-handoff"),
+            &["--fix".as_ref(), file.as_os_str()],
+        )
+        .env("HANDOFF_STORE_KILL_AT", "1")
+        .env("HANDOFF_STORE_KILL_WITH", "STOP")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("verify-handoff");
+    assert!(
+        crate::util::eventually(30, || stopped(child.id())),
+        "never paused"
+    );
+    let edited = doc.replace("status: ", "status: my edit, saved meanwhile. ");
+    std::fs::write(&file, &edited).expect("the user's edit");
+    nix_cont(child.id());
+    let out = child.wait_with_output().expect("ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("file"),
+        edited,
+        "the edit was overwritten: {text}"
+    );
+    assert!(text.contains("changed while it was being gated"), "{text}");
+    let temps = std::fs::read_dir(env.root())
+        .expect("root")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp."))
+        .count();
+    assert_eq!(temps, 0, "a temp file was left");
+}
+
+fn nix_cont(pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success());
+}
+
+/// `--fix` refuses a hard-linked file (replacing it would part the names), a FIFO (never
+/// blocking on it) and standard input, each with its reason and nothing written.
+#[test]
+fn fix_refuses_a_hard_link_a_fifo_and_stdin_with_a_reason() {
+    let env = TestEnv::new();
+    let (_repo, doc, file) = moved_shop(&env);
+    let twin = env.path("twin.md");
+    std::fs::hard_link(&file, &twin).expect("hard link");
+    let o = run(env.verify().arg("--fix").arg(&file));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("hard link"), "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&twin).expect("twin"), doc);
+    std::fs::remove_file(&twin).expect("unlink");
+    let fifo = env.path("pipe.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let o = run(env
+        .verify()
+        .arg("--fix")
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(30)));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("regular file"), "{}", o.stderr);
+    let o = run(env.verify().args(["--fix", "-"]).write_stdin(doc));
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.contains("standard input is not accepted"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// As root, `--fix` of another user's file keeps its owner and group.
+#[test]
+#[ignore = "needs root"]
+fn fix_as_root_keeps_the_owner_and_group() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::new();
+    let (_repo, _doc, file) = moved_shop(&env);
+    std::os::unix::fs::chown(&file, Some(4242), Some(4343)).expect("chown (needs root)");
+    let o = run(env.verify().arg("--fix").arg(&file));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let meta = std::fs::metadata(&file).expect("meta");
+    assert_eq!((meta.uid(), meta.gid()), (4242, 4343));
+    assert!(
+        std::fs::read_to_string(&file)
+            .expect("file")
+            .contains("Invoice.php:25 | ")
+    );
+}
+
+/// `--fix` moves only single-line citations: a column (`:24:7`), a range (`24-30`, `24–30`,
+/// `24..30`, `24 - 30`), a list (`24,30`, `24, 30`), and anything in a fence other than the
+/// Pointers block (a quoted log line) stay byte for byte, wherever they stand, while the
+/// Pointers citation of the same line moves.
+#[test]
+fn fix_leaves_every_spelling_that_is_not_one_cited_line() {
+    const P: &str = "app/Mail/Invoice.php";
+    let spellings: Vec<String> = [
+        ":24:7", "-30", "–30", "—30", "..30", " - 30", ",30", ", 30", " – 30",
+    ]
+    .iter()
+    .map(|s| format!("{P}:24{s}"))
+    .collect();
+    let env = TestEnv::new();
+    let (repo, _doc, file) = moved_shop(&env);
+    let mut runner = TestRunner::new(Config {
+        cases: 16,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        proptest::sample::subsequence(spellings.clone(), 1..=spellings.len()),
+        any::<bool>(),
+        any::<bool>(),
+    );
+    runner
+        .run(&strategy, |(chosen, fenced, quoted_single)| {
+            let decoys: Vec<String> = chosen.iter().map(|s| format!("- see {s} here")).collect();
+            let mut trap = decoys.join("\n");
+            if fenced {
+                trap = format!("- the log said:\n\n```text\n{trap}\n```\n");
+            }
+            if quoted_single {
+                trap.push_str(&format!("\n\n```log\nerror at {P}:24 in build\n```\n"));
+            }
+            let doc = canonical(&repo.to_string_lossy(), "main")
+                .replace("### Traps\n- None.", &format!("### Traps\n{trap}"));
+            std::fs::write(&file, &doc).expect("handoff");
+            let o = run(env.verify().arg("--fix").arg(&file).arg(&repo));
+            let after = std::fs::read_to_string(&file).expect("fixed");
+            prop_assert!(
+                after.contains(&format!("{P}:25 | ")),
+                "{}{}",
+                o.stdout,
+                o.stderr
+            );
+            for d in &chosen {
+                prop_assert!(after.contains(d.as_str()), "{d} was rewritten:\n{after}");
+            }
+            if quoted_single {
+                prop_assert!(
+                    after.contains(&format!("error at {P}:24 in build")),
+                    "{after}"
+                );
+            }
+            Ok(())
+        })
+        .expect("property");
+}
