@@ -27,19 +27,9 @@ fn temp_name(target: &Path) -> PathBuf {
     target.with_file_name(name)
 }
 
-/// Atomically replace `target` with `bytes` (docs/store.md §6.2). `mtime` is set before the rename
-/// when the operation preserves it; `mode` is applied to the new file (default 0600).
-pub(crate) fn replace(
-    target: &Path,
-    bytes: &[u8],
-    mtime: Option<SystemTime>,
-    mode: Option<u32>,
-) -> std::io::Result<()> {
-    replace_from(target, &mut &bytes[..], mtime, mode)
-}
-
-/// [`replace`] with the bytes streamed from `source`, so a file of any size is copied in
-/// bounded memory.
+/// Atomically replace `target` with the bytes of `source` (docs/store.md §6.2), streamed, so a
+/// file of any size is copied in bounded memory. `mtime` is set before the rename when the
+/// operation preserves it; `mode` is applied to the new file (default 0600).
 pub(crate) fn replace_from(
     target: &Path,
     source: &mut dyn Read,
@@ -60,7 +50,7 @@ pub(crate) fn replace_from(
     Ok(())
 }
 
-/// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace`], and the
+/// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace_from`], and the
 /// new file keeps the old one's mode, owner and group; `unchanged` is asked once the new bytes
 /// are durable, right before the rename, and an `Err` from it (the file changed meanwhile)
 /// leaves the file as it is.

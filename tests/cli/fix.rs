@@ -411,7 +411,7 @@ fn stopped(pid: u32) -> bool {
 fn an_edit_saved_during_fix_is_kept() {
     let env = TestEnv::new();
     let (_repo, doc, file) = moved_shop(&env);
-    let mut child = env
+    let child = env
         .std_cmd(
             &assert_cmd::cargo::cargo_bin("verify-handoff"),
             &["--fix".as_ref(), file.as_os_str()],
