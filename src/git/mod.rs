@@ -364,8 +364,14 @@ impl Project {
     }
 }
 
-/// The fetch URLs of `repo`'s remotes, normalised.
+/// The fetch URLs of `repo`'s remotes, normalised; a relative path (`../remote.git`, `.`) is
+/// resolved against the repository first, as git resolves it, so two unrelated repositories
+/// that spell one relative URL never share it.
 fn remote_urls(repo: &gix::Repository) -> Vec<String> {
+    let base = repo
+        .workdir()
+        .unwrap_or_else(|| repo.git_dir())
+        .to_path_buf();
     repo.remote_names()
         .into_iter()
         .filter_map(|name| {
@@ -375,10 +381,26 @@ fn remote_urls(repo: &gix::Repository) -> Vec<String> {
         .filter_map(|remote| {
             remote
                 .url(gix::remote::Direction::Fetch)
-                .map(|u| normalise_url(&u.to_bstring().to_string()))
+                .map(|u| normalise_url(&resolved(&base, &u.to_bstring().to_string())))
         })
         .filter(|u| !u.is_empty())
         .collect()
+}
+
+/// `url` with a relative local path made absolute against `base` (canonical where it exists);
+/// any other URL as it is.
+fn resolved(base: &Path, url: &str) -> String {
+    let scp = url
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/'));
+    if url.contains("://") || scp || url.starts_with('/') {
+        return url.to_string();
+    }
+    let joined = base.join(url);
+    crate::fs::canonicalize(&joined)
+        .unwrap_or(joined)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A remote URL as one project's clones may spell it: scheme, user and a trailing `.git` or

@@ -521,3 +521,62 @@ fn drift_names_a_branch_switch_but_not_a_matching_detached_head() {
         "a longer short SHA still matches"
     );
 }
+
+/// Two unrelated repositories whose remotes are spelled alike — `../remote.git` (each its own
+/// sibling) and `.` (each itself) — are not one project: neither's handoff is guessed for the
+/// other, by `read` or after a `/clear`. Two clones of one relative remote still are.
+#[test]
+fn a_relative_or_dot_remote_url_never_joins_unrelated_repositories() {
+    let env = TestEnv::new();
+    for (i, url) in ["../remote.git", "."].iter().enumerate() {
+        let a = env.repo(&format!("a{i}/repo"), "main", &[("a.txt", "a\n")]);
+        let b = env.repo(&format!("b{i}/repo"), "topic", &[("b.txt", "b\n")]);
+        for (dir, repo) in [(format!("a{i}"), &a), (format!("b{i}"), &b)] {
+            env.git(&env.path(&dir), &["init", "-q", "--bare", "remote.git"]);
+            env.git(repo, &["remote", "add", "origin", url]);
+        }
+        let doc = crate::util::with_pointers(&a.to_string_lossy(), "main", &["a.txt:1 | a"]);
+        env.stored(&a, &doc);
+        let o = run(env.store().args(["read", "--no-consume", "-C"]).arg(&b));
+        assert_eq!(o.code, 4, "{url}: {}{}", o.stdout, o.stderr);
+        let input = serde_json::json!({"session_id": format!("s{i}"), "cwd": b, "source": "clear"});
+        let hook = run(env
+            .store()
+            .args(["hook", "session-start"])
+            .env("LAST_CLEAR_STATE_DIR", env.path("markers"))
+            .write_stdin(input.to_string()));
+        assert!(
+            !hook.stdout.contains("GUESS") && !hook.stdout.contains(&a.display().to_string()),
+            "{url}: {}",
+            hook.stdout
+        );
+    }
+    // One bare remote, two clones naming it relatively: one project.
+    let shared = env.path("c/remote.git");
+    env.git(
+        &env.root(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            &shared.to_string_lossy(),
+        ],
+    );
+    let first = env.repo("c/first", "main", &[("a.txt", "first\n")]);
+    let second = env.repo("c/second", "topic", &[("b.txt", "second\n")]);
+    for repo in [&first, &second] {
+        env.git(repo, &["remote", "add", "origin", "../remote.git"]);
+    }
+    env.stored(
+        &first,
+        &crate::util::with_pointers(&first.to_string_lossy(), "main", &["a.txt:1 | first"]),
+    );
+    let o = run(env
+        .store()
+        .args(["read", "--no-consume", "-C"])
+        .arg(&second));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("pick     GUESS"), "{}", o.stdout);
+}
