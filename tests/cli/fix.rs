@@ -394,17 +394,6 @@ fn moved_shop(env: &TestEnv) -> (std::path::PathBuf, String, std::path::PathBuf)
     (repo, doc, file)
 }
 
-/// Whether process `pid` is stopped (state `T` in /proc).
-fn stopped(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit_once(')')
-                .map(|(_, r)| r.trim_start().starts_with('T'))
-        })
-        .unwrap_or(false)
-}
-
 /// An edit saved while `--fix` gates (the process paused after the gate, before it writes) is
 /// kept: the file is replaced only if it still holds what was gated; nothing is written.
 #[test]
@@ -423,12 +412,12 @@ fn an_edit_saved_during_fix_is_kept() {
         .spawn()
         .expect("verify-handoff");
     assert!(
-        crate::util::eventually(30, || stopped(child.id())),
+        crate::util::eventually(30, || crate::util::paused(child.id())),
         "never paused"
     );
     let edited = doc.replace("status: ", "status: my edit, saved meanwhile. ");
     std::fs::write(&file, &edited).expect("the user's edit");
-    nix_cont(child.id());
+    crate::util::resume(child.id());
     let out = child.wait_with_output().expect("ends");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -443,14 +432,6 @@ fn an_edit_saved_during_fix_is_kept() {
         .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp."))
         .count();
     assert_eq!(temps, 0, "a temp file was left");
-}
-
-fn nix_cont(pid: u32) {
-    let ok = std::process::Command::new("kill")
-        .args(["-CONT", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(ok.success());
 }
 
 /// `--fix` refuses a hard-linked file (replacing it would part the names), a FIFO (never

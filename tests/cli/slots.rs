@@ -253,3 +253,50 @@ fn prune_removes_a_named_slots_chain_when_its_branch_is_gone() {
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert_eq!(env.git(&repo, &["for-each-ref", "refs/handoff-slots"]), "");
 }
+
+/// `split` reads each part once: a part's file broken after the check (the process paused at
+/// its first write) is stored as it was gated, and every part is stored.
+#[test]
+fn split_stores_exactly_the_bytes_it_gated() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let r = repo.to_string_lossy().into_owned();
+    let api = env.write("api.md", titled(&r, "the api thread"));
+    let ui = env.write("ui.md", titled(&r, "the ui thread"));
+    let child = env
+        .store_process()
+        .arg("split")
+        .arg(format!("api={}", api.display()))
+        .arg(format!("ui={}", ui.display()))
+        .arg("-C")
+        .arg(&repo)
+        .env("HANDOFF_STORE_KILL_AT", "1")
+        .env("HANDOFF_STORE_KILL_WITH", "STOP")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("split");
+    assert!(
+        crate::util::eventually(30, || crate::util::paused(child.id())),
+        "never paused"
+    );
+    std::fs::write(&ui, "# Handoff — broken\nstatus: no sections\n").expect("break");
+    crate::util::resume(child.id());
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = run(env
+        .store()
+        .args(["read", "--no-consume", "--slot", "ui", "-C"])
+        .arg(&repo));
+    assert!(
+        o.stdout.contains("# Handoff — the ui thread"),
+        "{}",
+        o.stdout
+    );
+}

@@ -491,3 +491,23 @@ pub fn squeezed(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Whether process `pid` is stopped (state `T` in /proc): paused by the kill seam's `STOP`.
+pub fn paused(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with('T'))
+        })
+        .unwrap_or(false)
+}
+
+/// Let a paused process go on (SIGCONT).
+pub fn resume(pid: u32) {
+    let ok = Process::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success());
+}

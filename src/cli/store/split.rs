@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::write::{Args as WriteArgs, write};
+use super::write::{Args as WriteArgs, read_draft, write};
 use super::{Format, Reply};
 use crate::error::{Error, Exit, Usage};
 use crate::report::Stream;
@@ -52,13 +52,18 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         }
         named.push((slot.to_string(), file.to_string()));
     }
+    // Each part read once: what is gated is what is stored, whatever happens to its file.
+    let drafts: Vec<Result<String, Error>> = named
+        .iter()
+        .map(|(_, file)| read_draft(Some(file)))
+        .collect();
     // Every part gated first, as `write --dry-run` gates it.
-    let checked = attempt(args, &named, true, format);
+    let checked = attempt(args, &named, &drafts, true, format);
     let malformed = checked.iter().any(|p| p.refused.is_some() || p.exit == 2);
     let (parts, stored) = if malformed {
         (checked, false)
     } else {
-        (attempt(args, &named, false, format), true)
+        (attempt(args, &named, &drafts, false, format), true)
     };
     let split = Split { stored, parts };
     let worst = split.parts.iter().map(|p| p.exit).max().unwrap_or(0);
@@ -73,11 +78,17 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 }
 
 /// Write (or with `dry_run` only gate) each part; how each ended.
-fn attempt(args: &Args, named: &[(String, String)], dry_run: bool, format: Format) -> Vec<Part> {
+fn attempt(
+    args: &Args,
+    named: &[(String, String)],
+    drafts: &[Result<String, Error>],
+    dry_run: bool,
+    format: Format,
+) -> Vec<Part> {
     named
         .iter()
-        .map(|(slot, file)| {
-            let opts = WriteArgs::of_file(args.dir.dir(), slot, file, dry_run);
+        .zip(drafts)
+        .map(|((slot, file), draft)| {
             let mut part = Part {
                 slot: slot.clone(),
                 file: file.clone(),
@@ -86,6 +97,14 @@ fn attempt(args: &Args, named: &[(String, String)], dry_run: bool, format: Forma
                 stored: false,
                 refused: None,
             };
+            let draft = match draft {
+                Ok(draft) => draft.clone(),
+                Err(e) => {
+                    part.refused = Some(e.report());
+                    return part;
+                }
+            };
+            let opts = WriteArgs::of_draft(args.dir.dir(), slot, file, draft, dry_run);
             match write(&opts, format) {
                 Err(e) => part.refused = Some(e.report()),
                 Ok(w) => {

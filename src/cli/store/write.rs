@@ -52,15 +52,27 @@ pub(crate) struct Args {
     /// Gate the document as `write` would, and store nothing (the exit is the gate's).
     #[arg(long, conflicts_with = "placeholder")]
     pub(crate) dry_run: bool,
+    /// The draft, already read and checked (`split` reads each part once, so what it gated is
+    /// what it stores).
+    #[arg(skip)]
+    pub(crate) draft: Option<String>,
 }
 
 impl Args {
-    /// A write of `file` into `slot` of the checkout `dir` (`split`'s parts).
-    pub(super) fn of_file(dir: Option<&str>, slot: &str, file: &str, dry_run: bool) -> Args {
+    /// A write of `draft` (read from `file`) into `slot` of the checkout `dir` (`split`'s
+    /// parts).
+    pub(super) fn of_draft(
+        dir: Option<&str>,
+        slot: &str,
+        file: &str,
+        draft: String,
+        dry_run: bool,
+    ) -> Args {
         Args {
             checkout: super::checkout::Checkout::of(dir),
             slot: super::checkout::SlotArg::of(Some(slot)),
             from: Some(file.to_string()),
+            draft: Some(draft),
             file: None,
             placeholder: false,
             force: false,
@@ -129,7 +141,7 @@ fn refuse(why: Draft) -> Error {
 }
 
 /// Read and check the draft (docs/store.md §9.3 input checks).
-fn read_draft(from: Option<&str>) -> Result<String, Error> {
+pub(super) fn read_draft(from: Option<&str>) -> Result<String, Error> {
     let bytes = match from {
         Some(f) if f != "-" => {
             let file = crate::fs::File::open(f).map_err(|e| {
@@ -232,6 +244,8 @@ pub(super) fn write(opts: &Args, format: Format) -> Result<WriteOutcome, Error> 
 fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Error> {
     let draft = if opts.placeholder {
         None
+    } else if let Some(draft) = &opts.draft {
+        Some(draft.clone())
     } else {
         Some(read_draft(opts.from.as_deref().or(opts.file.as_deref()))?)
     };
