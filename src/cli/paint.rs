@@ -48,27 +48,42 @@ impl Paint {
     }
 }
 
-/// The `--color` value on a command line, read before clap parses it (so that clap's own help
-/// and errors are coloured or not too); the last one wins, as clap does.
-pub(crate) fn choice_in(args: &[OsString]) -> ColorChoice {
-    let mut choice = ColorChoice::Auto;
+/// The last value of option `name` (`--name V` or `--name=V`) on a command line, read before
+/// clap parses it; the last one wins, as clap does.
+fn last_value(args: &[OsString], name: &str) -> Option<String> {
+    let mut last = None;
     let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
     while let Some(word) = words.next() {
         if word == "--" {
             break;
         }
-        let value = match word.strip_prefix("--color") {
-            Some("") => words.next().map(|v| v.into_owned()),
-            Some(rest) => rest.strip_prefix('=').map(str::to_string),
-            None => None,
-        };
-        if let Some(c) =
-            value.and_then(|v| <ColorChoice as clap::ValueEnum>::from_str(&v, true).ok())
-        {
-            choice = c;
+        match word.strip_prefix(name) {
+            Some("") => last = words.next().map(|v| v.into_owned()).or(last),
+            Some(rest) => last = rest.strip_prefix('=').map(str::to_string).or(last),
+            None => {}
         }
     }
-    choice
+    last
+}
+
+/// The `--color` value on a command line, read before clap parses it (so that clap's own help
+/// and errors are coloured or not too); the last one wins, as clap does.
+pub(crate) fn choice_in(args: &[OsString]) -> ColorChoice {
+    last_value(args, "--color")
+        .and_then(|v| <ColorChoice as clap::ValueEnum>::from_str(&v, true).ok())
+        .unwrap_or(ColorChoice::Auto)
+}
+
+/// Whether a command line asks for JSON (`--json`, `--format json`), read before clap parses
+/// it: then even a usage error is one JSON object.
+pub(crate) fn json_in(args: &[OsString]) -> bool {
+    let flag = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy())
+        .take_while(|w| w != "--")
+        .any(|w| w == "--json");
+    flag || last_value(args, "--format").is_some_and(|v| v == "json")
 }
 
 const GOOD: Style = AnsiColor::Green.on_default().bold();

@@ -80,7 +80,24 @@ impl Reply {
 
     /// clap's own output (help, version, a usage error) and its exit, in clap's colours where
     /// `paint` says so.
-    pub(crate) fn clap(e: &clap::Error, paint: Paint) -> Reply {
+    pub(crate) fn clap(e: &clap::Error, paint: Paint, json: bool) -> Reply {
+        if json && e.use_stderr() {
+            // A usage error asked for in JSON: one object, like every other failure.
+            let plain = e.render().to_string();
+            let mut lines = plain.lines().map(str::trim).filter(|l| !l.is_empty());
+            let message = lines
+                .next()
+                .map(|l| l.strip_prefix("error: ").unwrap_or(l).to_string())
+                .unwrap_or_default();
+            let hint: Vec<&str> = lines.collect();
+            let object = serde_json::json!({
+                "schema_version": SCHEMA_VERSION,
+                "error": {"message": message, "hint": (!hint.is_empty()).then(|| hint.join(" "))},
+            });
+            let mut r = Reply::new(Exit::of_clap(e.exit_code()));
+            r.pieces.push((Stream::Out, format!("{object}\n")));
+            return r;
+        }
         let (stream, coloured) = if e.use_stderr() {
             (Stream::Err, paint.err)
         } else {
@@ -104,15 +121,20 @@ impl Reply {
     /// gets the error as an object (`{"schema_version": 1, "error": {"message", "hint"}}`); the
     /// exit is the error's either way.
     pub(crate) fn error(e: Error, format: Format) -> Reply {
-        let mut reply = Reply::new(Exit::Ok);
-        if format == Format::Json {
+        Reply::new(Exit::Ok).failed_in(e, format)
+    }
+
+    /// End with `error`; in JSON, as the one error object when nothing went to stdout yet (a
+    /// refusal that printed its result object already says `stored: false` there).
+    pub(crate) fn failed_in(mut self, e: Error, format: Format) -> Reply {
+        if format == Format::Json && !self.pieces.iter().any(|(s, _)| *s == Stream::Out) {
             let object = serde_json::json!({
                 "schema_version": SCHEMA_VERSION,
                 "error": {"message": e.report(), "hint": e.hint()},
             });
-            reply.pieces.push((Stream::Out, format!("{object}\n")));
+            self.pieces.push((Stream::Out, format!("{object}\n")));
         }
-        reply.failed(e)
+        self.failed(e)
     }
 
     /// How a failed write of the output ends.

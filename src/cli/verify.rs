@@ -88,9 +88,10 @@ pub fn run(
 
 /// The report the command line asks for, rendered; a failed write of it ends with 2.
 fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
+    let json = super::paint::json_in(&args);
     let parsed = match VerifyArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return Reply::clap(&e, paint),
+        Err(e) => return Reply::clap(&e, paint, json),
     };
     let format = if parsed.json {
         Format::Json
@@ -103,7 +104,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "--fix needs the handoff <FILE>",
             );
-            return Reply::clap(&e, paint);
+            return Reply::clap(&e, paint, json);
         };
         let fixed = crate::report::fix::fix_file(file, parsed.checkout.as_deref(), parsed.dry_run);
         let exit = Exit::of_gate(fixed.report.exit_code);
@@ -126,7 +127,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "the handoff <FILE> is required (or use --citations)",
             );
-            return Reply::clap(&e, paint);
+            return Reply::clap(&e, paint, json);
         };
         gate_file(file, parsed.checkout.as_deref())
     };

@@ -175,3 +175,83 @@ fn control_characters_are_refused_by_the_gate_and_shown_escaped_by_every_rendere
         assert!(all.contains("\\x1B"), "{args:?} hid it instead: {all}");
     }
 }
+
+/// With `--json`, every failure prints one JSON object on stdout, whatever the path: a usage
+/// error, a refused draft (a credential under `--no-gate` too), nothing to read or restore, a
+/// checkout that is none, a remote that is not configured, a command that prints no result.
+#[test]
+fn every_failure_in_json_is_one_object() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let empty = env.repo("empty", "main", &[("x.txt", "x\n")]);
+    let outside = env.path("plain");
+    std::fs::create_dir_all(&outside).expect("plain dir");
+    let clean = canonical(&repo.to_string_lossy(), "main");
+    let credential = clean.replace(
+        "### Traps\n- None.",
+        "### Traps\n- token ghp_0123456789abcdefghijABCDEFGHIJ012345 leaked.",
+    );
+    let broken = "# Handoff — broken\nstatus: no sections\n".to_string();
+    let r = repo.to_string_lossy().into_owned();
+    let e = empty.to_string_lossy().into_owned();
+    let o = outside.to_string_lossy().into_owned();
+    let mut cases: Vec<(Vec<String>, Option<String>)> = Vec::new();
+    let mut case = |args: &[&str], stdin: Option<&String>| {
+        cases.push((args.iter().map(|a| a.to_string()).collect(), stdin.cloned()));
+    };
+    case(
+        &["write", "--json", "--no-gate", "-C", &r],
+        Some(&credential),
+    );
+    case(&["write", "--json", "-C", &r], Some(&credential));
+    case(&["write", "--json", "-C", &r], Some(&broken));
+    case(&["write", "--json", "-C", &r], Some(&String::new()));
+    case(&["write", "--json", "-C", &o], Some(&clean));
+    case(&["write", "--json", "--frobnicate"], None);
+    case(&["read", "--json", "-C", &e], None);
+    case(&["read", "--json", "--reground", "-C", &e], None);
+    case(&["read", "--json", "--wait", "99999", "-C", &r], None);
+    case(&["brief", "--json", "-C", &e], None);
+    case(&["log", "--json", "-C", &e], None);
+    case(&["fix", "--json", "-C", &e], None);
+    case(&["restore", "--json", "7", "-C", &e], None);
+    case(&["set-progress", "--json", "done", "-C", &e], None);
+    case(&["set-progress", "--json", "nonsense", "-C", &r], None);
+    case(&["push", "--json", "nowhere", "-C", &r], None);
+    case(&["pull", "--json", "nowhere", "-C", &r], None);
+    case(&["split", "--json", "bad", "-C", &r], None);
+    case(&["path", "--json", "-C", &o], None);
+    case(&["orient", "--json", "-C", &o], None);
+    case(&["new", "--json", "-C", &o], None);
+    case(&["install", "--json", "claude"], None);
+    case(&["--format", "json", "nonsense-command"], None);
+    let mut silent = Vec::new();
+    for (args, stdin) in &cases {
+        let mut cmd = env.store();
+        cmd.args(args).current_dir(&outside);
+        if let Some(s) = stdin {
+            cmd.write_stdin(s.clone());
+        }
+        let out = run(&mut cmd);
+        let objects: Vec<serde_json::Value> = out
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let lines = out.stdout.lines().count();
+        if out.code == 0 || objects.len() != 1 || lines != 1 {
+            silent.push(format!("{args:?} → exit {}: {:?}", out.code, out.stdout));
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "failures without one JSON object:\n{}",
+        silent.join("\n")
+    );
+    let v = run(env.verify().args(["--json", "--no-such-flag"]));
+    assert!(
+        serde_json::from_str::<serde_json::Value>(v.stdout.trim()).is_ok(),
+        "{}",
+        v.stdout
+    );
+}

@@ -206,9 +206,10 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         let (exit, said) = crate::sync::lease::run_hook(&folder, &mut std::io::stdin().lock());
         return Reply::new(exit).lines(said.into_iter().map(|l| (Stream::Err, l)));
     }
+    let args_seen = args.clone();
     let parsed = match StoreArgs::try_parse_from(args) {
         Ok(a) => a,
-        Err(e) => return Reply::clap(&e, paint),
+        Err(e) => return Reply::clap(&e, paint, super::paint::json_in(&args_seen)),
     };
     let format = if parsed.json {
         Format::Json
@@ -226,10 +227,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
                 | Command::Man(_)
         )
     {
-        return Reply::error(
-            Error::Usage(crate::error::Usage::NothingToFormat),
-            Format::Text,
-        );
+        return Reply::error(Error::Usage(crate::error::Usage::NothingToFormat), format);
     }
     // Colour is for people: never in JSON, never in what a hook hands its client.
     let paint = if format == Format::Text {

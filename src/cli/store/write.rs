@@ -103,7 +103,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         }
     }
     Ok(match w.refused {
-        Some(e) => reply.failed(e),
+        Some(e) => reply.failed_in(e, format),
         None => reply,
     })
 }
