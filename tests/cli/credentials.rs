@@ -137,3 +137,198 @@ fn no_innocent_line_in_the_corpus_is_refused() {
         refused.join("\n")
     );
 }
+
+/// One token of each provider prefix in gitleaks' default rules (their prefixes and shapes
+/// taken as facts; every value made up), and the shapes a pass found missing.
+const PROVIDERS: &[&str] = &[
+    "xapp-1-A01BCDEFGH-1234567890123-0123456789abcdef0123456789abcdef",
+    "xoxe-1-A1B2C3D4E5F6G7H8I9J0K1L2M3N4",
+    "ATATT3xFfGF0a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6",
+    "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MUA",
+    "gho_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "ghs_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "sk-ant-admin01-a1b2c3d4e5f6g7h8i9j0k1l2",
+    "doo_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "dor_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "A3-ABCDEF-GHIJKLMNOPQ-RSTUV-WXYZ0-12345",
+    "ops_eyJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6",
+    "p8e-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE",
+    "pata1b2c3d4e5f6g7.0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "LTAIa1b2c3d4e5f6g7h8i9j0",
+    "AKCpa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i",
+    "cmVmda1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d",
+    "ABSKa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8",
+    "4b1da1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9",
+    "CLOJARS_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4",
+    "v1.0-0123456789abcdef01234567-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef01",
+    "dapi0123456789abcdef0123456789abcdef",
+    "dp.pt.a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v",
+    "duffel_live_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v",
+    "dt0c01.A1B2C3D4E5F6G7H8I9J0K1L2.a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6",
+    "EZAKa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1",
+    "EZTKa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1",
+    "EAAMa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6",
+    "FLWSECK_TEST-a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6-X",
+    "fo1_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v",
+    "fm2_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6",
+    "fio-u-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6",
+    "glcbt-a1b2c_a1b2c3d4e5f6g7h8i9j0",
+    "gldt-a1b2c3d4e5f6g7h8i9j0",
+    "glffct-a1b2c3d4e5f6g7h8i9j0",
+    "glft-a1b2c3d4e5f6g7h8i9j0",
+    "glimt-a1b2c3d4e5f6g7h8i9j0k1l2m",
+    "glagent-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5",
+    "gloas-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6",
+    "glptt-0123456789abcdef0123456789abcdef01234567",
+    "GR1348941a1b2c3d4e5f6g7h8i9j0",
+    "glrt-a1b2c3d4e5f6g7h8i9j0",
+    "glsoat-a1b2c3d4e5f6g7h8i9j0",
+    "_gitlab_session=0123456789abcdef0123456789abcdef",
+    "eyJrIjoia1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0",
+    "glc_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "glsa_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6_0123abcd",
+    "pat.a1b2c3d4e5f6g7h8i9j0k1.a1b2c3d4e5f6g7h8i9j0k1l2.a1b2c3d4e5f6g7h8i9j0",
+    "a1b2c3d4e5f6g7.atlasv1.a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6",
+    "HRKU-AAa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3",
+    "ico-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "s-s4t2ud-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "lin_api_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0",
+    "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",
+    "ntn_01234567890a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r",
+    "API-A1B2C3D4E5F6G7H8I9J0K1L2M3",
+    "sha256~a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v",
+    "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",
+    "pscale_tkn_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "pscale_oauth_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "pscale_pw_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
+    "pnu_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+    "pul-0123456789abcdef0123456789abcdef01234567",
+    "rdme_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9",
+    "rubygems_0123456789abcdef0123456789abcdef0123456789abcdef",
+    "tk-us-a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4",
+    "xkeysib-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-a1b2c3d4e5f6g7h8",
+    "sntryu_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "sm_aat_a1b2c3d4e5f6g7h8",
+    "sm_pat_a1b2c3d4e5f6g7h8",
+    "shippo_live_0123456789abcdef0123456789abcdef01234567",
+    "shpat_0123456789abcdef0123456789abcdef",
+    "shpca_0123456789abcdef0123456789abcdef",
+    "shppa_0123456789abcdef0123456789abcdef",
+    "shpss_0123456789abcdef0123456789abcdef",
+    "sgp_0123456789abcdef0123456789abcdef01234567",
+    "sq0atp-a1b2c3d4e5f6g7h8i9j0k1",
+    "hvb.a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+    "hvs.a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0",
+    "dckr_pat_a1b2c3d4e5f6g7h8i9j0k1l2m3n",
+    "ya29.a0AfH6SMBxa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5",
+    "bot 123456789:AAa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q",
+    "ATATT3xFfGF0a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6a1b2c3d4",
+    "key-0123456789abcdef0123456789abcdef",
+    "https://acme.webhook.office.com/webhookb2/01234567-89ab-cdef-0123-456789abcdef@01234567-89ab-cdef-0123-456789abcdef/IncomingWebhook/0123456789abcdef0123456789abcdef/01234567-89ab-cdef-0123-456789abcdef",
+    "https://01234567:01234567@gems.contribsys.com/",
+];
+
+/// Real code and config that names a secret without holding one: lookups, parameters, key
+/// names, placeholders. A handoff about configuration code must be storable.
+const NAMES_A_SECRET: &[&str] = &[
+    "password = os.environ[\"DB_PASSWORD\"]",
+    "password=request.form[\"password\"]",
+    "token = os.getenv(\"GITHUB_TOKEN\")",
+    "api_key = os.environ.get(\"OPENAI_API_KEY\", \"\")",
+    "secret = settings.SECRET_KEY",
+    "const password = process.env.DB_PASSWORD;",
+    "let token = env::var(\"API_TOKEN\")?;",
+    "password := os.Getenv(\"PGPASSWORD\")",
+    "String password = System.getenv(\"DB_PASSWORD\");",
+    "$password = $_POST['password'];",
+    "password = params[:password]",
+    "user.password = hash_password(form.password.data)",
+    "def login(username, password):",
+    "fn connect(host: &str, password: &str) -> Result<Conn>",
+    "function authenticate(token: string): boolean {",
+    "async def refresh(self, refresh_token: str) -> str:",
+    "password: ${DB_PASSWORD}",
+    "api_key: ${{ secrets.API_KEY }}",
+    "token: \"{{ vault_token }}\"",
+    "DB_PASSWORD=<your-password>",
+    "API_TOKEN=<your-token>",
+    "SECRET_KEY=changeme",
+    "password: \"\"",
+    "token = \"\"",
+    "\"password\": null,",
+    "\"api_key\": \"${API_KEY}\",",
+    "client_secret = var.client_secret",
+    "password = var.db_password",
+    "secret_key_base: <%= ENV[\"SECRET_KEY_BASE\"] %>",
+    "password: !vault |",
+    "  password: {{ .Values.db.password }}",
+    "auth_token = request.headers.get(\"X-Auth-Token\")",
+    "password = getpass.getpass()",
+    "token = secrets.token_urlsafe(32)",
+    "api_key = config[\"api_key\"]",
+    "password = cfg.get('database', 'password')",
+    "private_key = load_key(path)",
+    "access_key = session.get_credentials().access_key",
+    "password = args.password",
+    "token = self._token",
+    "password = kwargs.pop(\"password\", None)",
+    "password=\"$DB_PASSWORD\"",
+    "export PGPASSWORD=\"$DB_PASSWORD\"",
+    "token = read_token_from_file(TOKEN_PATH)",
+    "password = input(\"Password: \")",
+    "[database]\npassword = \"\"",
+    "password_hash = bcrypt.hashpw(password, salt)",
+    "secret_name = \"prod/db/password\"",
+    "api_key_header = APIKeyHeader(name=\"X-API-Key\")",
+    "token_url = \"https://oauth2.googleapis.com/token\"",
+    "password_field = forms.CharField(widget=forms.PasswordInput)",
+    "if not token: raise AuthError(\"missing token\")",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom: secretKeyRef",
+    "password = None",
+    "token = undefined",
+    "apikey = apikey.strip()",
+];
+
+#[test]
+fn every_provider_token_is_refused() {
+    let env = TestEnv::new();
+    let shop = env.shop("shop", "main");
+    let missed: Vec<String> = PROVIDERS
+        .iter()
+        .filter(|line| {
+            let o = gate(&env, &shop, line);
+            o.code != 2 || !o.stderr.contains("looks like a credential")
+        })
+        .map(|l| l.to_string())
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "{} of {} not refused:\n{}",
+        missed.len(),
+        PROVIDERS.len(),
+        missed.join("\n")
+    );
+}
+
+#[test]
+fn code_that_names_a_secret_is_accepted() {
+    let env = TestEnv::new();
+    let shop = env.shop("shop", "main");
+    assert!(NAMES_A_SECRET.len() >= 50);
+    let refused: Vec<String> = NAMES_A_SECRET
+        .iter()
+        .filter_map(|line| {
+            let o = gate(&env, &shop, &line.replace('\n', " "));
+            (o.code != 0).then(|| format!("{line} (exit {}): {}", o.code, o.stderr.trim()))
+        })
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{} of {} refused:\n{}",
+        refused.len(),
+        NAMES_A_SECRET.len(),
+        refused.join("\n")
+    );
+}
