@@ -200,10 +200,15 @@ impl Chains {
         self.repo.common_dir().to_path_buf()
     }
 
-    /// The id a ref points to (peeled to its object), if the ref exists.
+    /// The id a ref points to, if the ref exists: a direct ref's own id, never looked up (a
+    /// remote's tip may be a 100 MB commit, and peeling reads the object whole); a symbolic one
+    /// is followed.
     pub(crate) fn tip(&self, name: &str) -> Option<String> {
         let mut r = self.repo.try_find_reference(name).ok()??;
-        r.peel_to_id().ok().map(|id| id.to_string())
+        match r.target().try_id() {
+            Some(id) => Some(id.to_string()),
+            None => r.peel_to_id().ok().map(|id| id.to_string()),
+        }
     }
 
     /// Every ref under `prefix` (e.g. `refs/handoffs/`): the name after the prefix, and the id.

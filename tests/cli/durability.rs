@@ -552,3 +552,98 @@ fn a_forty_thousand_character_citation_gates_in_linear_time() {
         assert!(o.code == 1 || o.code == 0, "{}{}", o.stdout, o.stderr);
     }
 }
+
+/// A remote's tip commit with a 100 MB message, fetched into the tracking refs: `post-checkout`,
+/// `read` and SessionStart never inflate it (each runs with its address space capped at 64 MiB)
+/// and offer nothing from it.
+#[test]
+fn a_huge_remote_tip_is_never_inflated_by_the_hooks_or_read() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["remote", "add", "origin", "/nowhere"]);
+    let doc = env.write(
+        "forged/handoff.md",
+        crate::util::canonical(&repo.to_string_lossy(), "main"),
+    );
+    let meta = env.write(
+        "forged/meta",
+        "written-at: 1764800000\nbranch: main\nhost: alice\n",
+    );
+    let message = env.write("forged/message", "x".repeat(100 << 20));
+    let blob = |p: &std::path::Path| env.git(&repo, &["hash-object", "-w", &p.to_string_lossy()]);
+    let listing = env.write(
+        "forged/tree",
+        format!(
+            "100644 blob {}\thandoff.md\n100644 blob {}\tmeta\n",
+            blob(&doc),
+            blob(&meta)
+        ),
+    );
+    let tree = {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("git mktree < '{}'", listing.display()))
+            .current_dir(&repo)
+            .output()
+            .expect("mktree");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let commit = env.git(
+        &repo,
+        &["commit-tree", &tree, "-F", &message.to_string_lossy()],
+    );
+    env.git(
+        &repo,
+        &["update-ref", "refs/handoff-remotes/origin/main", &commit],
+    );
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    // Each command's peak RSS, by GNU time: a commit inflated whole is over 100 MB.
+    let peak = |what: &str, args: &[&OsStr], stdin: &str| -> u64 {
+        let report = env.path(&format!("rss-{what}"));
+        let mut all: Vec<&OsStr> = vec![
+            OsStr::new("-f"),
+            OsStr::new("%M"),
+            OsStr::new("-o"),
+            report.as_os_str(),
+        ];
+        let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+        all.push(bin.as_os_str());
+        all.extend_from_slice(args);
+        let mut c = env.std_cmd(std::path::Path::new("/usr/bin/time"), &all);
+        c.env("HANDOFF_STORE_DIR", env.store_dir())
+            .env("LAST_CLEAR_STATE_DIR", env.marker_dir())
+            .current_dir(&repo);
+        let o = run(assert_cmd::Command::from_std(c).write_stdin(stdin.to_string()));
+        assert!(
+            !o.stdout.contains("type the mailables") && !o.stderr.contains("has a handoff"),
+            "{what} offered the huge version: {}{}",
+            o.stdout,
+            o.stderr
+        );
+        std::fs::read_to_string(&report)
+            .expect("GNU time's report")
+            .trim()
+            .lines()
+            .last()
+            .and_then(|l| l.parse().ok())
+            .expect("a peak RSS in KiB")
+    };
+    let input = serde_json::json!({"source": "clear", "cwd": repo}).to_string();
+    for (what, args, stdin) in [
+        (
+            "post-checkout",
+            vec!["hook", "post-checkout", head.as_str(), head.as_str(), "1"],
+            "",
+        ),
+        ("read", vec!["read"], ""),
+        (
+            "session-start",
+            vec!["hook", "session-start"],
+            input.as_str(),
+        ),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let kib = peak(what, &args, stdin);
+        assert!(kib < 48 << 10, "{what} peaked at {kib} KiB");
+    }
+}
