@@ -255,14 +255,43 @@ fn stale_temps_in(dir: &Path, now: SystemTime) -> Vec<Item> {
         .collect()
 }
 
-fn delete(item: &mut Item, store: &Store) {
-    if let Some((main, reference, id)) = &item.chain {
-        let gone =
-            crate::git::chain::Chains::open(main).is_some_and(|c| c.delete(reference, id).is_ok());
-        item.deleted = gone;
-        item.failed = !gone;
-        return;
+/// Delete the orphan chains among `items`: one ref transaction per repository (20,000 chains
+/// are one rewrite of `packed-refs`, not 20,000), then each item is deleted when its ref no
+/// longer holds the id it was found at.
+fn delete_chains(items: &mut [Item]) {
+    let mut by_repo: std::collections::BTreeMap<PathBuf, Vec<(String, String)>> =
+        Default::default();
+    for (main, reference, id) in items.iter().filter_map(|it| it.chain.clone()) {
+        by_repo.entry(main).or_default().push((reference, id));
     }
+    for (main, refs) in by_repo {
+        let Some(chains) = crate::git::chain::Chains::open(&main) else {
+            continue;
+        };
+        chains.delete_all(&refs);
+        let mut left = std::collections::HashSet::new();
+        for prefix in ["refs/handoffs/", "refs/handoff-slots/"] {
+            left.extend(
+                chains
+                    .list(prefix)
+                    .into_iter()
+                    .map(|(rest, id)| (format!("{prefix}{rest}"), id)),
+            );
+        }
+        for it in items.iter_mut() {
+            let Some((m, reference, id)) = &it.chain else {
+                continue;
+            };
+            if *m == main {
+                let gone = !left.contains(&(reference.clone(), id.clone()));
+                it.deleted = gone;
+                it.failed = !gone;
+            }
+        }
+    }
+}
+
+fn delete(item: &mut Item, store: &Store) {
     let path = PathBuf::from(&item.path);
     let _lock = match &item.slot {
         Some(name) => match slot::lock(store, name, Duration::ZERO) {
@@ -318,7 +347,8 @@ fn prune(older_than: u64, apply: bool) -> Result<Pruned, Error> {
     let store = Store::open()?;
     let mut items = collect(&store, older_than, SystemTime::now());
     if apply {
-        for it in &mut items {
+        delete_chains(&mut items);
+        for it in items.iter_mut().filter(|it| it.chain.is_none()) {
             delete(it, &store);
         }
     }
