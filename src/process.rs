@@ -102,8 +102,15 @@ pub(crate) fn end_descendants(grace: std::time::Duration) {
         if signal == Signal::SIGTERM && started.elapsed() >= grace {
             signal = Signal::SIGKILL;
         }
+        // Stopped first, then signalled: a stopped process forks no successor, so one that
+        // re-forks itself cannot outrun the rounds.
+        for &pid in &left {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGSTOP);
+        }
         for pid in left {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+            let pid = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(pid, signal);
+            let _ = nix::sys::signal::kill(pid, Signal::SIGCONT);
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

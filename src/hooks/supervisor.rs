@@ -338,7 +338,13 @@ pub(crate) fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::e
         std::thread::sleep(Duration::from_millis(100));
     };
     crate::process::end_descendants(Duration::from_millis(500));
-    let _ = (out.join(), err.join());
+    // The writer is gone, and what it wrote is in the pipe, drained in moments. A descendant
+    // that still holds the pipe (one that outran `end_descendants`) never holds its answer
+    // back: the copies get a second to finish, then the run goes on without them.
+    let until = std::time::Instant::now() + Duration::from_secs(1);
+    while !(out.is_finished() && err.is_finished()) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     crate::error::Exit::Relayed(code)
 }
 

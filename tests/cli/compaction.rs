@@ -1197,3 +1197,40 @@ fn words_after_a_fenced_answer_are_never_stored() {
         "{slot}"
     );
 }
+
+/// A writer that answers and exits, leaving a descendant that re-forks itself and holds the
+/// writer's stdout open: the answer is taken once the writer itself exited (never `timeout`),
+/// and the descendants are ended.
+#[test]
+fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
+    let s = Scene::new();
+    let reforker = s.env.write(
+        "reforker.sh",
+        "#!/bin/sh\necho $$ >> \"$FAKE_LOG/reforked\"\nsleep 0.02\n\"$0\" &\n",
+    );
+    chmod_x(&reforker);
+    let hostile = s.env.write(
+        "hostile-writer.sh",
+        format!(
+            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{}' &\nexec '{}'\n",
+            reforker.display(),
+            s.writer.display()
+        ),
+    );
+    chmod_x(&hostile);
+    let hostile = hostile.to_string_lossy().into_owned();
+    let doc = version(&s.repo, "fresh");
+    s.pre_compact(
+        "reforked",
+        Some(&doc),
+        &[("HANDOFF_WRITER", hostile.as_str())],
+    );
+    s.writer_ended();
+    assert!(s.log().contains(" rc=0 "), "{}", s.log());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pids = std::fs::read_to_string(s.fake.join("reforked")).unwrap_or_default();
+    let last = pids.lines().last().unwrap_or_default().to_string();
+    let grown = std::fs::read_to_string(s.fake.join("reforked")).unwrap_or_default();
+    assert_eq!(pids, grown, "the re-forking descendant still runs");
+    assert!(!alive(&last), "{last} outlived the run");
+}
