@@ -49,6 +49,15 @@ impl StoreKey {
         if let Some(key) = StoreKey::read(store) {
             return Ok(key);
         }
+        // One that is there but unreadable (truncated, a FIFO, a link) never silently stops
+        // marking: the record fails and says so, and `status --check` names the problem.
+        let there = crate::fs::symlink_metadata(key_path(store)).is_ok();
+        if let Some(problem) = StoreKey::problem(store).filter(|_| there) {
+            return Err(Error::io(
+                &key_path(store),
+                std::io::Error::other(format!("{problem}: nothing is recorded unmarked")),
+            ));
+        }
         store.create()?;
         let mut bytes = [0u8; KEY_BYTES];
         getrandom::fill(&mut bytes).map_err(|e| {
@@ -75,6 +84,35 @@ impl StoreKey {
             }
             Err(e) => Err(Error::io(&key_path(store), e)),
         }
+    }
+
+    /// What is wrong with the store's key, for `status --check`: not a regular file, not 64 hex
+    /// digits, readable by group or others; or missing from a store that recorded versions
+    /// with it (they now read as a teammate's). `None` when it is sound, or not made yet.
+    pub(crate) fn problem(store: &Store) -> Option<String> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = key_path(store);
+        let shown = path.display();
+        let Ok(meta) = crate::fs::symlink_metadata(&path) else {
+            let recorded = crate::fs::symlink_metadata(store.dir.join(".history")).is_ok();
+            return recorded.then(|| {
+                format!(
+                    "key: {shown} is missing — versions this store recorded before now read as a teammate's"
+                )
+            });
+        };
+        if !meta.is_file() {
+            return Some(format!("key: {shown} is not a regular file"));
+        }
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Some(format!(
+                "key: {shown} can be read by others (mode {:o}): chmod 600 it",
+                meta.permissions().mode() & 0o777
+            ));
+        }
+        StoreKey::read(store)
+            .is_none()
+            .then(|| format!("key: {shown} is not a key (truncated or damaged)"))
     }
 
     /// The mark of a version holding `document` and a meta whose other lines are `meta`.

@@ -283,9 +283,9 @@ pub(crate) fn record(
         }
     }
     missed.sort_by_key(|v| v.written_at);
-    // Without a key (the store cannot be written) a version goes unmarked: elsewhere, and here
-    // too, it then counts as someone else's — the safe side.
-    let key = StoreKey::get_or_create(store).ok();
+    // A key that is there but cannot be read fails the record (said by the command and by
+    // `status`), rather than recording versions unmarked that would read as a teammate's.
+    let key = Some(StoreKey::get_or_create(store)?);
     let mut parent = tip.clone();
     for version in missed.iter().chain(std::iter::once(&current)) {
         parent = Some(commit_version(

@@ -255,3 +255,66 @@ fn every_failure_in_json_is_one_object() {
         v.stdout
     );
 }
+
+/// The store's key: truncated, readable by others, a FIFO, or gone — each a `status --check`
+/// problem; and a key that cannot be read never silently stops marking: the write says the
+/// version was not recorded.
+#[test]
+fn every_key_problem_is_said_and_marking_never_stops_silently() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "first"));
+    let key = env.store_dir().join(".store-key");
+    let check = || {
+        let o = run(env
+            .store()
+            .args(["status", "--check", "-C"])
+            .arg(&repo)
+            .timeout(std::time::Duration::from_secs(60)));
+        (o.code, o.stdout)
+    };
+    let (code, out) = check();
+    assert!(!out.contains("key:"), "a sound key is no problem: {out}");
+    assert_eq!(code, 0, "{out}");
+
+    std::fs::write(&key, "0123").expect("truncate");
+    let (code, out) = check();
+    assert!(code != 0 && out.contains("is not a key"), "{out}");
+    let o = run(env
+        .store()
+        .args(["write", "-C"])
+        .arg(&repo)
+        .write_stdin(version(&repo, "second")));
+    assert!(
+        o.stderr.contains("not yet recorded") && o.stderr.contains(".store-key"),
+        "{}",
+        o.stderr
+    );
+
+    std::fs::remove_file(&key).expect("rm");
+    let (code, out) = check();
+    assert!(code != 0 && out.contains("is missing"), "{out}");
+
+    env.stored(&repo, &version(&repo, "third"));
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let (code, out) = check();
+    assert!(code != 0 && out.contains("can be read by others"), "{out}");
+
+    std::fs::remove_file(&key).expect("rm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&key)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let (code, out) = check();
+    assert!(code != 0 && out.contains("not a regular file"), "{out}");
+    let o = run(env
+        .store()
+        .args(["write", "-C"])
+        .arg(&repo)
+        .timeout(std::time::Duration::from_secs(60))
+        .write_stdin(version(&repo, "fourth")));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("not yet recorded"), "{}", o.stderr);
+}

@@ -170,7 +170,10 @@ fn compute(dir: &std::path::Path) -> Status {
     let store = crate::store::Store::locate();
     match &store {
         Err(e) => problems.push(format!("store: cannot be used: {}", e.report())),
-        Ok(s) => problems.extend(store_problem(s)),
+        Ok(s) => {
+            problems.extend(store_problem(s));
+            problems.extend(crate::store::authorship::StoreKey::problem(s));
+        }
     }
     let store = store.ok();
     let chain_record_failed = store
