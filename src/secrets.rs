@@ -693,12 +693,12 @@ fn is_code(v: &str) -> bool {
     if v.contains(['(', '[']) || v.starts_with('!') {
         return true;
     }
-    let dotted = v.contains('.')
+    // A dotted path.
+    v.contains('.')
         && v.split('.').all(|part| {
             part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        });
-    dotted
+        })
 }
 
 /// Whether `v` is a credential: not a placeholder (`$VAR`, `<…>`, `{…}`, `%…%`, `***`), and

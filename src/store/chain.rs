@@ -43,6 +43,9 @@ pub(crate) fn slot_file(main: &Path, branch: &str, slot: Option<&str>) -> String
     }
 }
 
+/// The longest first-parent line walked (a chain gains a version per slot change).
+pub(crate) const MAX_DEPTH: usize = 100_000;
+
 /// The small metadata a version carries next to its document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Meta {
@@ -54,6 +57,12 @@ pub(crate) struct Meta {
     /// who wrote a version is decided by `mark`.
     pub(crate) host: Option<String>,
     pub(crate) branch: String,
+    /// The version's number on its chain's first-parent line (1 for the first), so the
+    /// lineage is known without walking the chain. What a remote says here is data only.
+    pub(crate) seq: Option<u64>,
+    /// The named slot it was recorded for (none: the branch's default slot). The mark covers
+    /// it, so a named slot's version never passes as the default slot's own.
+    pub(crate) slot: Option<String>,
     /// The recording store's mark ([`StoreKey::mark`] of the document and the lines above).
     pub(crate) mark: Option<String>,
 }
@@ -77,6 +86,12 @@ impl Meta {
         if let Some(h) = &self.host {
             out.push_str(&format!("host: {h}\n"));
         }
+        if let Some(n) = self.seq {
+            out.push_str(&format!("seq: {n}\n"));
+        }
+        if let Some(slot) = &self.slot {
+            out.push_str(&format!("slot: {slot}\n"));
+        }
         out
     }
 
@@ -97,6 +112,8 @@ impl Meta {
             progress: field("progress"),
             host: field("host"),
             branch: field("branch").unwrap_or_default(),
+            seq: field("seq").and_then(|v| v.parse().ok()),
+            slot: field("slot"),
             mark: field("mark"),
         }
     }
@@ -209,12 +226,15 @@ fn commit_version(
     branch: &str,
     version: &Recordable,
     parent: Option<&String>,
+    (seq, slot): (u64, Option<&str>),
 ) -> Result<String, Error> {
     let mut meta = Meta {
         written_at: version.written_at,
         progress: version.progress.clone(),
         host: version.author.clone(),
         branch: branch.to_string(),
+        seq: Some(seq),
+        slot: slot.map(str::to_string),
         mark: None,
     };
     meta.mark = key.map(|k| k.mark(&version.bytes, &meta.unmarked()));
@@ -287,13 +307,23 @@ pub(crate) fn record(
     // `status`), rather than recording versions unmarked that would read as a teammate's.
     let key = Some(StoreKey::get_or_create(store)?);
     let mut parent = tip.clone();
+    let mut seq = match (&tip, &tip_version) {
+        (None, _) => 0,
+        (Some(_), Some(v)) if Meta::parse(&v.meta).seq.is_some() => {
+            Meta::parse(&v.meta).seq.unwrap_or(0)
+        }
+        // A chain recorded before versions carried their number: counted once.
+        (Some(t), _) => chains.first_parents(t, MAX_DEPTH).len() as u64,
+    };
     for version in missed.iter().chain(std::iter::once(&current)) {
+        seq += 1;
         parent = Some(commit_version(
             chains,
             key.as_ref(),
             branch,
             version,
             parent.as_ref(),
+            (seq, slot),
         )?);
     }
     let Some(id) = parent else {

@@ -9,8 +9,9 @@ use super::Target;
 use super::chain::Meta;
 use crate::git::chain::Chains;
 
-/// The longest first-parent line walked (a chain gains a version per slot change).
-const MAX_DEPTH: usize = 100_000;
+use super::chain::MAX_DEPTH;
+/// How far back the compaction title looks for the last version whose text differs.
+const PREVIOUS_MAX: usize = 1_000;
 
 /// What changed in one list section: items added and removed, by their first line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -128,12 +129,20 @@ fn without_progress(document: &[u8]) -> String {
     crate::document::normalise::without(&String::from_utf8_lossy(document), "progress")
 }
 
-/// The chain of the target's branch, opened; and its first-parent line, newest first.
-fn line_of(target: &Target) -> Option<(Chains, Vec<String>)> {
+/// The chain of the target's branch, opened, and its tip.
+fn tip_of(target: &Target) -> Option<(Chains, String)> {
     let chains = Chains::open(std::path::Path::new(&target.checkout()))?;
     let tip = chains.tip(&target.chain_ref())?;
-    let line = chains.first_parents(&tip, MAX_DEPTH);
-    Some((chains, line))
+    Some((chains, tip))
+}
+
+/// The tip's number on its first-parent line: recorded in its meta, else counted (a chain
+/// recorded before versions carried their number, or a merge made by a pull).
+fn number_of(chains: &Chains, tip: &str, meta: &Meta) -> usize {
+    match meta.seq {
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None => chains.first_parents(tip, MAX_DEPTH).len(),
+    }
 }
 
 /// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
@@ -143,8 +152,12 @@ pub(crate) fn log(
     target: &Target,
     n: usize,
 ) -> Option<Vec<Version>> {
-    let (chains, line) = line_of(target)?;
-    let total = line.len();
+    let (chains, tip) = tip_of(target)?;
+    let line = chains.first_parents(&tip, n.saturating_add(1));
+    let total = match line.first().and_then(|id| chains.meta_of(id)) {
+        Some(meta) => number_of(&chains, &tip, &Meta::parse(&meta)),
+        None => line.len(),
+    };
     let read: Vec<Option<(crate::git::chain::Version, [Vec<String>; 3])>> = line
         .iter()
         .take(n.saturating_add(1))
@@ -208,16 +221,30 @@ fn teammate_of(
 /// The tip's sequence number, and what changed since the last version whose text (its
 /// `progress:` aside) differs: `#7 (+1 decision, −1 trap since #5)`. `None` without a chain.
 pub(crate) fn since_previous(target: &Target) -> Option<String> {
-    let (chains, line) = line_of(target)?;
-    let total = line.len();
-    let tip = chains.read(line.first()?)?;
+    let (chains, tip_id) = tip_of(target)?;
+    let tip = chains.read(&tip_id)?;
+    let total = number_of(&chains, &tip_id, &Meta::parse(&tip.meta));
     let body = without_progress(&tip.document);
-    let previous = line.iter().enumerate().skip(1).find_map(|(i, id)| {
-        let v = chains.read(id)?;
-        (without_progress(&v.document) != body).then_some((total - i, v))
-    });
+    // Back along the first parents only until the text differs: a version or two, not the
+    // whole chain (bounded all the same).
+    let mut previous = None;
+    let mut at = tip.parents.first().cloned();
+    for i in 1..=PREVIOUS_MAX {
+        let Some(v) = at.as_deref().and_then(|id| chains.read(id)) else {
+            break;
+        };
+        if without_progress(&v.document) != body {
+            previous = Some((total.saturating_sub(i), v));
+            break;
+        }
+        at = v.parents.first().cloned();
+    }
     Some(match previous {
-        None => format!("handoff #{total}, the branch's first"),
+        // "The branch's first" only when it is: the one version, not a first text whose
+        // progress changed since (a consume is a version too).
+        None if total <= 1 => format!("handoff #{total}, the branch's first"),
+        None if at.is_none() => format!("handoff #{total}: only its progress changed since #1"),
+        None => format!("handoff #{total}"),
         Some((seq, v)) => {
             let changes = Changes::between(&sections(&v.document), &sections(&tip.document));
             format!("handoff #{total}: {} since #{seq}", changes.summary())

@@ -303,7 +303,12 @@ pub(crate) fn import(
     // `from:` says where it came from, wherever it is shown. A version this store recorded
     // (its mark verifies) keeps the `from:` it had, or its absence; any other gets one from
     // what its meta says of its author, reduced to a safe label — never the version's own.
-    let from = (!recorded_here(StoreKey::read(store).as_ref(), version)).then(|| {
+    // Ours only for the slot it was recorded for: a named slot's version replayed into the
+    // default slot (or another) is not this slot's own writing.
+    let recorded_for =
+        Meta::parse(&version.meta).slot.as_deref() == crate::store::naming::slot_in(name);
+    let ours = recorded_for && recorded_here(StoreKey::read(store).as_ref(), version);
+    let from = (!ours).then(|| {
         crate::store::authorship::From::new(
             admitted.host.as_deref(),
             via,

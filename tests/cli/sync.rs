@@ -2465,3 +2465,54 @@ fn log_never_prints_a_remotes_host_raw_or_unbounded() {
     assert!(!o.stdout.contains('\u{1b}'), "{:?}", o.stdout);
     assert!(!o.stdout.contains("hhhhhhhh"), "{}", o.stdout);
 }
+
+/// The slot name is part of what the mark covers: a named slot's version that a remote moves
+/// into the default slot's chain is not this store's own default handoff — it comes in framed
+/// as from elsewhere.
+#[test]
+fn a_named_slots_version_replayed_into_the_default_slot_is_not_our_own() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    let doc = canonical(&a.repo.to_string_lossy(), "main").replace(
+        "# Handoff — type the mailables",
+        "# Handoff — the notes thread",
+    );
+    let o = run(a.hs(&env, &["write", "--slot", "notes"]).write_stdin(doc));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(run(&mut a.hs(&env, &["push", "--slot", "notes"])).code, 0);
+    let slot_tip = env.git(&bare, &["rev-parse", "refs/handoff-slots/notes/main"]);
+    let meta = env.git(&bare, &["cat-file", "-p", &format!("{slot_tip}:meta")]);
+    assert!(
+        meta.contains("slot: notes") && meta.contains("seq: 1"),
+        "{meta}"
+    );
+    env.git(&bare, &["update-ref", "refs/handoffs/main", &slot_tip]);
+    let o = run(&mut a.hs(&env, &["pull"]));
+    assert!(o.code == 0 || o.code == 1, "{}{}", o.stdout, o.stderr);
+    let read = run(&mut a.hs(&env, &["read", "--no-consume"]));
+    assert!(read.stdout.contains("the notes thread"), "{}", read.stdout);
+    assert!(
+        read.stdout.contains("teammate's notes"),
+        "the replayed version passed as our own: {}",
+        read.stdout
+    );
+}
+
+/// Each version records its number on the chain, so the lineage needs no walk: three writes
+/// are #1, #2, #3 in their meta and in `log`.
+#[test]
+fn each_version_records_its_number_on_the_chain() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    for tag in ["one", "two", "three"] {
+        assert_eq!(a.write(&env, tag).code, 0);
+    }
+    let meta = env.git(&a.repo, &["cat-file", "-p", "refs/handoffs/main:meta"]);
+    assert!(meta.contains("seq: 3"), "{meta}");
+    let (code, v) = json(&mut a.hs(&env, &["log", "-n", "1", "--json"]));
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["versions"][0]["seq"], 3, "{v}");
+    assert_eq!(v["versions"].as_array().map(Vec::len), Some(1));
+}
