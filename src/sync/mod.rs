@@ -363,6 +363,19 @@ impl From<Error> for ImportError {
 /// Merge the remote chain tip `remote_tip` into the local chain of `branch` and the store:
 /// fast-forward when one side is ahead; when both moved, the newer by written-at goes into the
 /// slot, the other into history, and a merge commit with both parents records it.
+/// Whether `remote` is a version this store recorded, replayed on top of `mine` (the local
+/// tip) after it was consumed here: the same text, progress aside, written no later, where the
+/// slot says `consumed`. Such a version is kept in history, never put back as unread.
+fn replay_of_consumed(store: &Store, remote: &Version, mine: &Version) -> bool {
+    let body =
+        |d: &[u8]| crate::document::normalise::without(&String::from_utf8_lossy(d), "progress");
+    let consumed = slot::progress_of(&mine.document).as_deref() == Some("consumed");
+    consumed
+        && recorded_here(StoreKey::read(store).as_ref(), remote)
+        && Meta::parse(&remote.meta).written_at <= Meta::parse(&mine.meta).written_at
+        && body(&remote.document) == body(&mine.document)
+}
+
 pub(crate) fn merge(
     store: &Store,
     chains: &Chains,
@@ -423,7 +436,11 @@ pub(crate) fn merge(
             (Merge::Merged { remote_won }, id)
         }
         _ => {
-            match bring(!placeholder_in_slot) {
+            let replayed = local
+                .as_deref()
+                .and_then(|l| chains.read(l))
+                .is_some_and(|mine| replay_of_consumed(store, &remote, &mine));
+            match bring(!placeholder_in_slot && !replayed) {
                 Ok(()) => {}
                 Err(ImportError::Refused(why)) => return Ok(Merge::Refused(why)),
                 Err(ImportError::Failed(e)) => return Err(e),

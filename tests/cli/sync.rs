@@ -2516,3 +2516,32 @@ fn each_version_records_its_number_on_the_chain() {
     assert_eq!(v["versions"][0]["seq"], 3, "{v}");
     assert_eq!(v["versions"].as_array().map(Vec::len), Some(1));
 }
+
+/// A remote that replays this store's own version — read and consumed here since — on top of
+/// the consumed one never makes it unread again: the slot stays consumed.
+#[test]
+fn a_replayed_consumed_version_is_not_delivered_as_unread_again() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    assert_eq!(a.write(&env, "mine").code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    let unread = env.git(&bare, &["rev-parse", "refs/handoffs/main"]);
+    assert_eq!(run(&mut a.hs(&env, &["read"])).code, 0);
+    assert_eq!(run(&mut a.hs(&env, &["push"])).code, 0);
+    let consumed = env.git(&bare, &["rev-parse", "refs/handoffs/main"]);
+    assert_ne!(unread, consumed);
+    let tree = env.git(&bare, &["rev-parse", &format!("{unread}^{{tree}}")]);
+    let replay = env.git(
+        &bare,
+        &["commit-tree", &tree, "-p", &consumed, "-m", "replay"],
+    );
+    env.git(&bare, &["update-ref", "refs/handoffs/main", &replay]);
+    let o = run(&mut a.hs(&env, &["pull"]));
+    assert!(o.code == 0 || o.code == 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        a.slot_text(&env).contains("progress: consumed"),
+        "the replay made it unread: {}",
+        a.slot_text(&env)
+    );
+}
