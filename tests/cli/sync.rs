@@ -1546,7 +1546,14 @@ fn a_crafted_host_never_alters_the_frame_and_write_drops_from() {
 /// The `handoff-store push --background` processes alive now for `store`.
 fn background_pushes(store: &Path) -> usize {
     let wanted = format!("HANDOFF_STORE_DIR={}", store.display());
-    std::fs::read_dir("/proc")
+    let parent_of = |pid: &str| -> Option<String> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))
+            .map(|p| p.trim().to_string())
+    };
+    let pushes: Vec<String> = std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
         .flatten()
@@ -1557,6 +1564,13 @@ fn background_pushes(store: &Path) -> usize {
             cmd.contains("push --background")
                 && env.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
         })
+        .map(|p| p.file_name().to_string_lossy().into_owned())
+        .collect();
+    // A child the push forked to run git has its cmdline and environment until it execs: the
+    // same push, not a second one.
+    pushes
+        .iter()
+        .filter(|pid| parent_of(pid).is_none_or(|parent| !pushes.contains(&parent)))
         .count()
 }
 
