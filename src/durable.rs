@@ -36,24 +36,13 @@ pub(crate) fn replace_from(
     mtime: Option<SystemTime>,
     mode: Option<u32>,
 ) -> std::io::Result<()> {
-    let temp = temp_name(target);
-    kill_point();
-    let result = write_temp(&temp, source, mtime, mode).and_then(|()| {
-        kill_point();
-        crate::fs::rename(&temp, target)
-    });
-    if let Err(e) = result {
-        let _ = crate::fs::remove_file(&temp);
-        return Err(e);
-    }
-    sync_dir_of(target);
-    Ok(())
+    replace_checked(target, source, mtime, mode, &|_| Ok(()))
 }
 
-/// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace_from`], and the
-/// new file keeps the old one's mode, owner and group; `unchanged` is asked once the new bytes
-/// are durable, right before the rename, and an `Err` from it (the file changed meanwhile)
-/// leaves the file as it is.
+/// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace_from`],
+/// and the new file keeps the old one's mode, owner and group; `unchanged` is asked once the
+/// new bytes are durable, right before the rename, and an `Err` from it (the file changed
+/// meanwhile) leaves the file as it is.
 pub(crate) fn replace_edited(
     target: &Path,
     bytes: &[u8],
@@ -61,19 +50,32 @@ pub(crate) fn replace_edited(
     unchanged: &dyn Fn() -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
+    let keep_owner = |temp: &Path| {
+        // Root's edit must not hand the user's file to root; a user cannot give a file away,
+        // and one owned by another user is refused before we get here.
+        let owner = (was.uid(), was.gid());
+        let now = crate::fs::symlink_metadata(temp)?;
+        if (now.uid(), now.gid()) != owner {
+            std::os::unix::fs::lchown(temp, Some(owner.0), Some(owner.1))?;
+        }
+        unchanged()
+    };
+    replace_checked(target, &mut &bytes[..], None, mode_of(was), &keep_owner)
+}
+
+/// The replacement itself: the temp file written and fsynced, `before_rename` asked about it,
+/// then the rename and the directory's fsync; on any failure the temp file is removed.
+fn replace_checked(
+    target: &Path,
+    source: &mut dyn Read,
+    mtime: Option<SystemTime>,
+    mode: Option<u32>,
+    before_rename: &dyn Fn(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let temp = temp_name(target);
     kill_point();
-    let result = write_temp(&temp, &mut &bytes[..], None, mode_of(was))
-        .and_then(|()| {
-            // Root's edit must not hand the user's file to root; a user cannot give a file
-            // away, and one owned by another user is refused before we get here.
-            let owner = (was.uid(), was.gid());
-            let now = crate::fs::symlink_metadata(&temp)?;
-            if (now.uid(), now.gid()) != owner {
-                std::os::unix::fs::lchown(&temp, Some(owner.0), Some(owner.1))?;
-            }
-            unchanged()
-        })
+    let result = write_temp(&temp, source, mtime, mode)
+        .and_then(|()| before_rename(&temp))
         .and_then(|()| {
             kill_point();
             crate::fs::rename(&temp, target)
