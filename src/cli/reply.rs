@@ -51,6 +51,15 @@ pub(crate) struct Reply {
     styled: bool,
 }
 
+/// The one JSON error object (docs/store.md §0 rule 2), a line of its own.
+fn error_object(message: &str, hint: Option<String>) -> String {
+    let object = serde_json::json!({
+        "schema_version": SCHEMA_VERSION,
+        "error": {"message": message, "hint": hint},
+    });
+    format!("{object}\n")
+}
+
 impl Reply {
     /// Nothing printed yet; ends with `exit`.
     pub(crate) fn new(exit: Exit) -> Reply {
@@ -90,12 +99,9 @@ impl Reply {
                 .map(|l| l.strip_prefix("error: ").unwrap_or(l).to_string())
                 .unwrap_or_default();
             let hint: Vec<&str> = lines.collect();
-            let object = serde_json::json!({
-                "schema_version": SCHEMA_VERSION,
-                "error": {"message": message, "hint": (!hint.is_empty()).then(|| hint.join(" "))},
-            });
+            let hint = (!hint.is_empty()).then(|| hint.join(" "));
             let mut r = Reply::new(Exit::of_clap(e.exit_code()));
-            r.pieces.push((Stream::Out, format!("{object}\n")));
+            r.pieces.push((Stream::Out, error_object(&message, hint)));
             return r;
         }
         let (stream, coloured) = if e.use_stderr() {
@@ -128,11 +134,8 @@ impl Reply {
     /// refusal that printed its result object already says `stored: false` there).
     pub(crate) fn failed_in(mut self, e: Error, format: Format) -> Reply {
         if format == Format::Json && !self.pieces.iter().any(|(s, _)| *s == Stream::Out) {
-            let object = serde_json::json!({
-                "schema_version": SCHEMA_VERSION,
-                "error": {"message": e.report(), "hint": e.hint()},
-            });
-            self.pieces.push((Stream::Out, format!("{object}\n")));
+            self.pieces
+                .push((Stream::Out, error_object(&e.report(), e.hint())));
         }
         self.failed(e)
     }

@@ -307,13 +307,12 @@ pub(crate) fn record(
     // `status`), rather than recording versions unmarked that would read as a teammate's.
     let key = Some(StoreKey::get_or_create(store)?);
     let mut parent = tip.clone();
-    let mut seq = match (&tip, &tip_version) {
+    let recorded_seq = tip_version.as_ref().and_then(|v| Meta::parse(&v.meta).seq);
+    let mut seq = match (&tip, recorded_seq) {
         (None, _) => 0,
-        (Some(_), Some(v)) if Meta::parse(&v.meta).seq.is_some() => {
-            Meta::parse(&v.meta).seq.unwrap_or(0)
-        }
+        (Some(_), Some(n)) => n,
         // A chain recorded before versions carried their number: counted once.
-        (Some(t), _) => chains.first_parents(t, MAX_DEPTH).len() as u64,
+        (Some(t), None) => chains.first_parents(t, MAX_DEPTH).len() as u64,
     };
     for version in missed.iter().chain(std::iter::once(&current)) {
         seq += 1;
