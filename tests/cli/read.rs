@@ -252,7 +252,7 @@ fn placeholders_are_pending_abandoned_or_alive_and_never_shown() {
     assert!(o.stdout.ends_with("ago; abandoned after 600 s)\n"));
     assert!(!o.stdout.contains("begin handoff"));
     assert_eq!(o.code, 4);
-    env.age(&slot, 10);
+    env.age(&slot, 3 * 3600 + 60);
     let o = run(env
         .store()
         .arg("read")
@@ -261,7 +261,7 @@ fn placeholders_are_pending_abandoned_or_alive_and_never_shown() {
     assert_eq!(
         o.stdout,
         format!(
-            "ABANDONED {} was never completed (last change 10 seconds ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+            "ABANDONED {} was never completed (last change 3 hours ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
             slot.display(),
             assert_cmd::cargo::cargo_bin("handoff-store").display()
         )
