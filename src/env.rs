@@ -86,8 +86,9 @@ fn non_empty_string(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// The knobs of the store and the hooks (README "Configuration"), read from the environment once
-/// per process, at first use. The gate's own knobs (thresholds, prefixes) stay with the gate.
+/// The knobs for scripts and tests (docs/configuration.md), read from the environment once per
+/// process, at first use. What a user changes is a git config key (`crate::settings`); the
+/// gate's own knobs (thresholds, prefixes) stay with the gate.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
     /// `CONTEXT_ECONOMY_CHECKOUT`: the target when no directory is given.
@@ -100,8 +101,6 @@ pub(crate) struct Settings {
     pub(crate) dedup_window: u64,
     /// `HANDOFF_CLAIM_WINDOW_SECONDS`: a second SessionStart for one session stays silent.
     pub(crate) claim_window: u64,
-    /// `HANDOFF_STALE_HOURS`: the STALE drift threshold.
-    pub(crate) stale_hours: u64,
     /// `HANDOFF_WRITER`: the background writer program.
     pub(crate) writer: Option<OsString>,
     /// `CTX_FORK_AUTHOR_MODEL`.
@@ -116,21 +115,6 @@ pub(crate) struct Settings {
     pub(crate) external_gate: Option<OsString>,
     /// `HANDOFF_STORE_BIN`.
     pub(crate) store_bin: Option<String>,
-    /// `HANDOFF_ON_STARTUP`: what a fresh start of a client gets.
-    pub(crate) on_startup: OnStartup,
-    /// `HANDOFF_OFFER_MAX_DAYS`: a handoff older than this is not offered at a fresh start.
-    pub(crate) offer_max_days: u64,
-}
-
-/// What a fresh start (`source: startup`, no `/clear` just before) gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum OnStartup {
-    /// One short offer: the title, age and verdict, and the command that reads it.
-    Offer,
-    /// The full delivery, as after `/clear` (it consumes).
-    Deliver,
-    /// Nothing.
-    Off,
 }
 
 impl Settings {
@@ -141,7 +125,6 @@ impl Settings {
             liveness_window: u64_var("CTX_FORK_LIVENESS_WINDOW_SECONDS", 90),
             dedup_window: u64_var("CTX_FORK_DEDUP_WINDOW_SECONDS", 90),
             claim_window: u64_var("HANDOFF_CLAIM_WINDOW_SECONDS", 30),
-            stale_hours: u64_var("HANDOFF_STALE_HOURS", 24),
             writer: non_empty("HANDOFF_WRITER"),
             author_model: non_empty_string("CTX_FORK_AUTHOR_MODEL"),
             writer_child: non_empty("HANDOFF_WRITER_CHILD").is_some(),
@@ -149,12 +132,6 @@ impl Settings {
             last_clear_dir: non_empty("LAST_CLEAR_STATE_DIR"),
             external_gate: non_empty("VERIFY_HANDOFF_GATE"),
             store_bin: non_empty_string("HANDOFF_STORE_BIN"),
-            on_startup: match non_empty_string("HANDOFF_ON_STARTUP").as_deref() {
-                Some("deliver") => OnStartup::Deliver,
-                Some("off") => OnStartup::Off,
-                _ => OnStartup::Offer,
-            },
-            offer_max_days: u64_var("HANDOFF_OFFER_MAX_DAYS", 7),
         }
     }
 }

@@ -23,6 +23,7 @@ pub(crate) mod process;
 pub mod report;
 pub(crate) mod resolve;
 pub mod secrets;
+pub(crate) mod settings;
 pub(crate) mod shell;
 pub mod store;
 pub(crate) mod sync;

@@ -238,6 +238,22 @@ impl Chains {
         out
     }
 
+    /// The first handoff chain ref found (`refs/handoffs/…`, `refs/handoff-slots/…`, a
+    /// remote's `refs/handoff-remotes/…`), if any: stops at the first, sorts nothing.
+    pub(crate) fn any_chain(&self) -> Option<String> {
+        let platform = self.repo.references().ok()?;
+        ["refs/handoffs/", "refs/handoff-slots/", "refs/handoff-remotes/"]
+            .into_iter()
+            .find_map(|prefix| {
+                platform
+                    .prefixed(prefix)
+                    .ok()?
+                    .flatten()
+                    .next()
+                    .map(|r| r.name().as_bstr().to_string())
+            })
+    }
+
     /// The short names of the local branches (`refs/heads/*`).
     pub(crate) fn branches(&self) -> Vec<String> {
         self.list("refs/heads/")
@@ -667,11 +683,6 @@ impl Chains {
             .config_snapshot()
             .string(key)
             .map(|v| v.to_string())
-    }
-
-    /// A boolean value of the repository's configuration (`None` when unset or not a bool).
-    pub(crate) fn config_bool(&self, key: &str) -> Option<bool> {
-        self.repo.config_snapshot().boolean(key)
     }
 
     /// Every value of a multi-valued key.

@@ -4,6 +4,7 @@
 //! git hooks point elsewhere); the repository is opened once and its index read at most once.
 
 pub(crate) mod chain;
+pub(crate) mod config;
 mod journal;
 
 use std::path::{Path, PathBuf};
@@ -123,6 +124,8 @@ pub(crate) struct RepoFacts {
     /// Full hex id of HEAD.
     pub(crate) head: String,
     pub(crate) detached: bool,
+    /// The `handoff.*` keys of the repository's git configuration (all scopes).
+    pub(crate) config: config::HandoffConfig,
 }
 
 /// Why a target has no slot.
@@ -184,6 +187,7 @@ fn facts_of(repo: &gix::Repository) -> Result<RepoFacts, TargetError> {
         detached: head.detached && rebased.is_none(),
         reference: rebased.unwrap_or(head.current),
         head: id,
+        config: config::HandoffConfig::of(repo),
     })
 }
 

@@ -92,11 +92,27 @@ fn uuid_v4() -> String {
 pub(crate) fn run(input: &HookInput, spec: &WriterSpec) -> Option<String> {
     let slot_path = input.target().and_then(|target| {
         let store = Store::locate().ok()?;
+        if !writer_wanted(&store, &target) {
+            return None;
+        }
         let slot_path = store.path_of(&target.name).to_string_lossy().into_owned();
         start_writer(input, spec, &store, &target).then_some(slot_path)
     });
     spec.instructions
         .then(|| texts::compaction_instructions(slot_path.as_deref()))
+}
+
+/// Whether `handoff.writer` lets a compaction here start the writer, a second model run:
+/// `auto` only in a repository in use, `on` anywhere `handoff.enabled` is not false, `off`
+/// never.
+fn writer_wanted(store: &Store, target: &Target) -> bool {
+    use crate::settings::WriterMode;
+    use crate::store::usage::Use;
+    match target.settings().writer() {
+        WriterMode::Off => false,
+        WriterMode::On => Use::of(Some(store), target) != Use::Disabled,
+        WriterMode::Auto => Use::of(Some(store), target).acts(),
+    }
 }
 
 /// Start `profile`'s writer (`program`) for a client that neither reads compaction instructions

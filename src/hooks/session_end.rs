@@ -56,12 +56,16 @@ pub(crate) fn run(input: &HookInput) {
         return;
     }
     let Some(target) = input.target() else { return };
+    let store = super::input::store();
+    // Where nothing acts, a `/clear` is not ours to remember.
+    if !crate::store::usage::Use::of(store.as_ref(), &target).acts() {
+        return;
+    }
     let Some(marker) = marker_path(&target) else {
         return;
     };
     let session_id = input.session.as_ref().map(|s| s.raw());
     let transcript = input.transcript.as_deref();
-    let store = super::input::store();
     let slot = store
         .as_ref()
         .map(|s| s.path_of(&target.name).to_string_lossy().into_owned())

@@ -17,7 +17,7 @@ use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
     offer_text, placeholder_section,
 };
-use crate::env::OnStartup;
+use crate::settings::OnStartup;
 use crate::store::runs;
 use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, now};
@@ -122,7 +122,10 @@ fn startup(input: &HookInput) -> Option<Injection> {
         .and_then(|p| Marker::read(&p, now))
         .and_then(|m| m.ended_at_epoch)
         .is_some_and(|e| e >= now - FRESH_SECONDS);
-    match crate::env::settings().on_startup {
+    if !crate::store::usage::Use::of(super::input::store().as_ref(), &target).acts() {
+        return None;
+    }
+    match target.settings().on_startup() {
         _ if fresh_clear => deliver(input, Some(Source::Startup), "SessionStart"),
         OnStartup::Deliver => deliver(input, Some(Source::Startup), "SessionStart"),
         OnStartup::Offer => offer(input, &target, now),
@@ -140,7 +143,7 @@ fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<I
         return None;
     };
     let age = (now - d.info.mtime?).max(0) as u64;
-    let max = crate::env::settings().offer_max_days * 86_400;
+    let max = target.settings().offer_max_days().saturating_mul(86_400);
     if !d.info.is_unread() || age > max || d.document.is_err() {
         return None;
     }
@@ -209,6 +212,14 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         if let Some(run) = runs::confirm_session(store, sid, "SessionStart(compact)") {
             crate::lifecycle::promoted(&run);
         }
+    }
+    // Where nothing acts (or `/clear` is set to deliver nothing), nothing is said. A confirmed
+    // compaction's candidate (above) was promoted all the same: that write was asked for.
+    let settings = target.settings();
+    if !crate::store::usage::Use::of(store.as_ref(), &target).acts()
+        || (title_source.ends_with("clear") && !settings.delivers_on_clear())
+    {
+        return None;
     }
     let (background_note, subject) = match &store {
         Some(store) => subject(store, &target, now, compact, marker.as_ref()),

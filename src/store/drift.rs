@@ -126,7 +126,11 @@ pub(crate) fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) 
             }
         }
     }
-    let hours = crate::env::settings().stale_hours;
+    let hours = match target {
+        Some(f) => crate::settings::Settings::of(&f.config),
+        None => crate::settings::Settings::outside(),
+    }
+    .stale_hours();
     if hours > 0
         && let Some(m) = info.mtime
     {

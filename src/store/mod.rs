@@ -17,6 +17,7 @@ pub(crate) mod runs;
 pub mod slot;
 pub(crate) mod target;
 pub(crate) mod time;
+pub(crate) mod usage;
 pub(crate) mod verdict;
 
 pub(crate) use crate::env::home;

@@ -19,16 +19,31 @@ pub(crate) fn slugify(bytes: &[u8]) -> String {
 
 /// `<repo>-<branch>-<hash8>.md` for main worktree `main` and ref `reference` (docs/store.md §3).
 pub fn slot_name(main: &[u8], reference: &str) -> String {
+    let (repo, hex) = repo_parts(main);
+    format!(
+        "{repo}-{}-{hex}.md",
+        slugify(reference.replace('/', "-").as_bytes())
+    )
+}
+
+/// The `<repo>` and `<hash8>` of every slot of main worktree `main`.
+fn repo_parts(main: &[u8]) -> (String, String) {
     let last = main
         .rsplit(|&b| b == b'/')
         .find(|c| !c.is_empty())
         .unwrap_or(main);
-    let hex = &crate::text::hex_md5(main)[..8];
-    format!(
-        "{}-{}-{hex}.md",
-        slugify(last),
-        slugify(reference.replace('/', "-").as_bytes())
-    )
+    (slugify(last), crate::text::hex_md5(main)[..8].to_string())
+}
+
+/// Whether store file `file_name` is a slot (default or named) of main worktree `main`, on
+/// any branch.
+pub(crate) fn of_repository(file_name: &str, main: &[u8]) -> bool {
+    let (repo, hex) = repo_parts(main);
+    let Some(stem) = file_name.strip_suffix(".md") else {
+        return false;
+    };
+    let stem = stem.split_once('@').map_or(stem, |(s, _)| s);
+    stem.starts_with(&format!("{repo}-")) && stem.ends_with(&format!("-{hex}"))
 }
 
 /// Why `name` cannot name a slot, or `None` when it can: 1–64 of `A–Z a–z 0–9 . _ -`,

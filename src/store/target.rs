@@ -108,6 +108,11 @@ impl Target {
         super::chain::chain_ref(&self.facts.reference, self.slot.as_deref())
     }
 
+    /// The user's settings for this repository (git config, then the environment's overrides).
+    pub(crate) fn settings(&self) -> crate::settings::Settings {
+        crate::settings::Settings::of(&self.facts.config)
+    }
+
     pub(crate) fn main(&self) -> String {
         self.facts.main.to_string_lossy().into_owned()
     }

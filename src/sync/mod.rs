@@ -72,10 +72,8 @@ pub(crate) fn setup_state(dir: &Path) -> Option<(Vec<(String, bool)>, bool)> {
             (r, set)
         })
         .collect();
-    Some((
-        remotes,
-        chains.config_bool("handoff.autoPush").unwrap_or(false),
-    ))
+    let auto_push = crate::store::Target::at(dir).is_some_and(|t| t.settings().push_after_change());
+    Some((remotes, auto_push))
 }
 
 /// After `write` stored `target`'s handoff: when the repository's git config sets
@@ -85,10 +83,7 @@ pub(crate) fn auto_push(target: &crate::store::Target) -> bool {
     if target.facts.detached {
         return false;
     }
-    let enabled = Chains::open(&target.facts.checkout)
-        .and_then(|c| c.config_bool("handoff.autoPush"))
-        .unwrap_or(false);
-    if !enabled {
+    if !target.settings().push_after_change() {
         return false;
     }
     // One at work already: it pushes again when it is done (at most one alive). The note goes

@@ -435,6 +435,7 @@ fn a_writer_that_stores_nothing_is_reported_at_once() {
     // With no previous handoff, read says FAILED (exit 4) instead of PENDING.
     let env = TestEnv::new();
     let repo = env.shop("bare-start", "main");
+    env.use_handoffs(&repo);
     let t = env.write("t.jsonl", "{}\n");
     let writer = obedient_writer(&env);
     run(env

@@ -274,6 +274,7 @@ fn warn_lines_are_hidden_from_the_reader_and_counted() {
 fn compact_says_whether_a_write_was_attempted() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
     let lock = env.home().join(".claude/state/handoff-fork/sess-1.lock");
     assert_eq!(
         start(&env, "compact", &repo).stdout,
@@ -369,6 +370,7 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
     let env = TestEnv::new();
     let a = env.shop("a", "main");
     let b = env.shop("b", "topic");
+    env.use_handoffs(&b);
     let slot = env.stored(&a, &canonical(&a.to_string_lossy(), "main"));
     assert_eq!(
         start(&env, "clear", &b).stdout,
@@ -399,6 +401,7 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
     );
     // Another project, the same corroborating clear: never a guess across projects (issue 31).
     let other = env.repo("other", "topic", &[("x.txt", "unrelated\n")]);
+    env.use_handoffs(&other);
     write_marker(
         &env,
         &other,
@@ -570,6 +573,7 @@ fn long_handoffs_are_cut_to_fit_9500_utf16_units() {
 fn hostile_session_ids_never_reach_a_path() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
     let transcript = env.write("t.jsonl", "{}\n");
     let writer = fake_writer(&env);
     for id in ["../../x", "$(touch pwned)", "a;b", "line\nbreak"] {
@@ -794,6 +798,7 @@ fn pre_compact_promises_a_background_handoff_only_when_a_writer_started() {
     const BACKGROUND: &str = "being written in the background";
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
     let transcript = env.write("t.jsonl", "{}\n");
     let writer = fake_writer(&env);
     let fire = |sid: &str, transcript: &Path, extra: &[(&str, &Path)]| {
@@ -871,6 +876,7 @@ fn pre_compact_promises_a_background_handoff_only_when_a_writer_started() {
 fn the_supervisor_returns_at_once_and_kills_a_writer_past_its_time() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
     let transcript = env.write("t.jsonl", "{}\n");
     let writer = fake_writer(&env);
     let fake = env.path("fake");
@@ -901,6 +907,7 @@ fn the_supervisor_returns_at_once_and_kills_a_writer_past_its_time() {
 fn session_end_records_a_marker_on_clear_only() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "fix/foo");
+    env.use_handoffs(&repo);
     let transcript = env.write(
         "t.jsonl",
         "{\"message\":{\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":1000,\"cache_read_input_tokens\":5000}}}\n{\"message\":{\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":3000,\"cache_read_input_tokens\":297000}}}\n",

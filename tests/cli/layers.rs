@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &[
         "text", "fs", "shell", "git", "input", "error", "secrets", "env", "process", "durable",
+        "settings",
     ],
     &["citation"],
     &["finding"],

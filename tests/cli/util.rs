@@ -296,6 +296,12 @@ impl TestEnv {
     }
 
     /// Set a file's modification time to `secs_ago` seconds in the past.
+    /// Turn the automatic paths on in `repo` although it has no handoff yet
+    /// (`git config handoff.enabled true`, as a user would).
+    pub fn use_handoffs(&self, repo: &Path) {
+        self.git(repo, &["config", "handoff.enabled", "true"]);
+    }
+
     pub fn age(&self, path: &Path, secs_ago: u64) {
         let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
         std::fs::File::options()

@@ -1,0 +1,115 @@
+//! The `handoff.*` keys of git's configuration, as git resolves them — system, global,
+//! repository, worktree, then `git -c` and `GIT_CONFIG_*`; the last one set wins — each with
+//! where it came from (`git config --show-origin`). Read from the snapshot the target's
+//! discovery already loaded, so a hook pays nothing for a second open.
+
+use std::path::PathBuf;
+
+/// One `handoff.<name>` value and where git found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The value as written (an implicit `[handoff] key` with no `=` reads as `true`, as git).
+    pub(crate) value: String,
+    /// `system`, `global`, `local`, `worktree`, `command` (the git scope names).
+    pub(crate) scope: &'static str,
+    /// The file it was read from, when it came from one.
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// Every `handoff.<name>` key set in some scope: the winning value of each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HandoffConfig {
+    /// Lower-cased key name (git's keys are case-insensitive) and its winning value.
+    found: Vec<(String, Found)>,
+}
+
+impl HandoffConfig {
+    /// The `handoff` section (no subsection) of `repo`'s configuration, in git's order.
+    pub(crate) fn of(repo: &gix::Repository) -> HandoffConfig {
+        let snapshot = repo.config_snapshot();
+        let file = snapshot.plumbing();
+        let mut config = HandoffConfig::default();
+        let Some(sections) = file.sections_by_name("handoff") else {
+            return config;
+        };
+        for section in sections.filter(|s| s.header().subsection_name().is_none()) {
+            let meta = section.meta();
+            let scope = scope_of(meta.source);
+            for name in section.value_names() {
+                let value = match section.value_implicit(&name) {
+                    Some(Some(v)) => v.to_string(),
+                    // `[handoff] enabled` with no `=`: git reads it as true.
+                    Some(None) => "true".to_string(),
+                    None => continue,
+                };
+                let key = name.to_ascii_lowercase();
+                config.set(
+                    key,
+                    Found {
+                        value,
+                        scope,
+                        file: meta.path.clone(),
+                    },
+                );
+            }
+        }
+        config
+    }
+
+    fn set(&mut self, key: String, found: Found) {
+        self.found.retain(|(k, _)| *k != key);
+        self.found.push((key, found));
+    }
+
+    /// The winning value of `handoff.<name>` (any case), if set.
+    pub(crate) fn get(&self, name: &str) -> Option<&Found> {
+        let name = name.to_ascii_lowercase();
+        self.found.iter().find(|(k, _)| *k == name).map(|(_, f)| f)
+    }
+}
+
+/// A git boolean (`true`/`yes`/`on`/`1`, `false`/`no`/`off`/`0`, any case), as git reads it.
+pub(crate) fn boolean(value: &str) -> Option<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// The name git's `--show-scope` gives a source.
+fn scope_of(source: gix::config::Source) -> &'static str {
+    use gix::config::Source;
+    match source {
+        Source::GitInstallation | Source::System => "system",
+        Source::Git | Source::User => "global",
+        Source::Local => "local",
+        Source::Worktree => "worktree",
+        Source::Env | Source::Cli | Source::Api | Source::EnvOverride => "command",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::boolean;
+
+    #[test]
+    fn booleans_read_as_git_reads_them() {
+        let read: Vec<Option<bool>> = ["Yes", "off", "1", "0", "TRUE", "maybe", ""]
+            .into_iter()
+            .map(boolean)
+            .collect();
+        assert_eq!(
+            read,
+            [
+                Some(true),
+                Some(false),
+                Some(true),
+                Some(false),
+                Some(true),
+                None,
+                Some(false)
+            ]
+        );
+    }
+}
