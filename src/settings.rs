@@ -115,7 +115,9 @@ impl Key {
 #[serde(tag = "from", rename_all = "lowercase")]
 pub(crate) enum Origin {
     /// The environment variable.
-    Env { variable: &'static str },
+    Env {
+        variable: &'static str,
+    },
     /// A git configuration scope (`system`, `global`, `local`, `worktree`, `command`).
     Git {
         scope: &'static str,
@@ -233,11 +235,6 @@ impl Settings {
             .iter()
             .find(|e| e.key == git)
             .map_or("", |e| e.value.as_str())
-    }
-
-    /// The effective value of `git` with where it came from.
-    pub(crate) fn effective(&self, git: &str) -> Option<&Effective> {
-        self.values.iter().find(|e| e.key == git)
     }
 
     pub(crate) fn enabled(&self) -> Enabled {

@@ -242,16 +242,20 @@ impl Chains {
     /// remote's `refs/handoff-remotes/…`), if any: stops at the first, sorts nothing.
     pub(crate) fn any_chain(&self) -> Option<String> {
         let platform = self.repo.references().ok()?;
-        ["refs/handoffs/", "refs/handoff-slots/", "refs/handoff-remotes/"]
-            .into_iter()
-            .find_map(|prefix| {
-                platform
-                    .prefixed(prefix)
-                    .ok()?
-                    .flatten()
-                    .next()
-                    .map(|r| r.name().as_bstr().to_string())
-            })
+        [
+            "refs/handoffs/",
+            "refs/handoff-slots/",
+            "refs/handoff-remotes/",
+        ]
+        .into_iter()
+        .find_map(|prefix| {
+            platform
+                .prefixed(prefix)
+                .ok()?
+                .flatten()
+                .next()
+                .map(|r| r.name().as_bstr().to_string())
+        })
     }
 
     /// The short names of the local branches (`refs/heads/*`).

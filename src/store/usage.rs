@@ -42,8 +42,8 @@ impl Use {
         if crate::fs::symlink_metadata(&own).is_ok_and(|m| m.is_file()) {
             return Use::Slot(target.name.clone());
         }
-        if let Some(chain) = crate::git::chain::Chains::open(&target.facts.checkout)
-            .and_then(|c| c.any_chain())
+        if let Some(chain) =
+            crate::git::chain::Chains::open(&target.facts.checkout).and_then(|c| c.any_chain())
         {
             return Use::Chain(chain);
         }

@@ -14,6 +14,7 @@ mod newcomer;
 mod output;
 mod properties;
 mod read;
+mod settings;
 mod slots;
 mod store;
 mod sync;

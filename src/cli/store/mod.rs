@@ -5,6 +5,7 @@
 mod brief;
 mod checkout;
 mod completions;
+mod config;
 mod fix;
 mod history;
 mod hook;
@@ -178,6 +179,11 @@ enum Command {
         after_help = "Examples:\n  handoff-store split api=api.md ui=ui.md\n  handoff-store read --slot ui"
     )]
     Split(split::Args),
+    /// List the settings (git config handoff.*) in effect here and where each came from.
+    #[command(
+        after_help = "Examples:\n  handoff-store config\n  git config --global handoff.writer off   # no background writer anywhere\n  handoff-store config --json"
+    )]
+    Config(config::Args),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -258,6 +264,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Completions(a) => completions::run(&a),
         Command::Man(a) => completions::man(&a),
         Command::New(a) => new::run(&a, format),
+        Command::Config(a) => config::run(&a, format),
         Command::Fix(a) => fix::run(&a, format),
         Command::Log(a) => log::run(&a, format),
         Command::Brief(a) => brief::run(&a, format),

@@ -70,6 +70,8 @@ pub(crate) struct Status {
     pub(crate) chain_record_failed: Option<RecordFailed>,
     /// What this checkout's branch has.
     pub(crate) handoff: Option<BranchHandoff>,
+    /// Whether the automatic paths act in this repository, and why (`None` outside one).
+    pub(crate) in_use: Option<crate::store::usage::Use>,
 }
 
 /// This branch's handoff, as `status` sums it up.
@@ -225,5 +227,7 @@ fn compute(dir: &std::path::Path) -> Status {
             .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s)),
         chain_record_failed,
         handoff: store.as_ref().and_then(|s| branch_handoff(s, dir)),
+        in_use: crate::store::Target::at(dir)
+            .map(|t| crate::store::usage::Use::of(store.as_ref(), &t)),
     }
 }

@@ -2,6 +2,7 @@
 //! and its text for people is written here, one file per command, from that data alone.
 //! Every command is in this shape.
 
+mod config;
 mod fix;
 mod history;
 mod install;
@@ -19,6 +20,7 @@ mod sync;
 mod uninstall;
 mod write;
 
+pub(crate) use config::{config, in_use};
 pub(crate) use fix::fixed;
 pub(crate) use history::history;
 pub(crate) use install::installed;

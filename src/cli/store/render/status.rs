@@ -51,6 +51,9 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
     if let Some(h) = &s.handoff {
         text.push_str(&handoff_line(h));
     }
+    if let Some(u) = &s.in_use {
+        text.push_str(&format!("in use   {}\n", super::in_use(u)));
+    }
     for d in &s.deliveries {
         text.push_str(&delivery_line(d));
     }
