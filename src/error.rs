@@ -17,10 +17,9 @@ pub(crate) enum Error {
     NoHome,
     /// The store path exists but is not a directory.
     StoreNotDirectory(PathBuf),
-    /// The target has no slot (the docs/store.md §2.2 message): exit 3 for commands that act on it.
+    /// The target is no usable checkout (the docs/store.md §2.2 message): exit 3 for every
+    /// command that needs one.
     Target(NoTarget),
-    /// The same, for `orient`/`path`, where it is a negative answer (exit 1).
-    NoSlot(NoTarget),
     /// The slot lock was not free within the wait (the slot's path).
     Locked(PathBuf),
     /// An I/O error on a path; the cause is kept for `source()`.
@@ -325,11 +324,16 @@ impl fmt::Display for NoTarget {
         use crate::git::TargetError;
         match self {
             NoTarget::Resolve { shown, why } => match why {
-                TargetError::NotDirectory => write!(f, "{shown} is not a directory"),
-                TargetError::NotGit => write!(f, "{shown} is not inside a git checkout"),
+                TargetError::NotDirectory => {
+                    write!(f, "{shown} is not a directory (name one with -C DIR)")
+                }
+                TargetError::NotGit => write!(
+                    f,
+                    "{shown} is not inside a git checkout (name one with -C DIR)"
+                ),
                 TargetError::Bare => write!(
                     f,
-                    "{shown} is a bare repository; a handoff needs a work tree"
+                    "{shown} is a bare repository; a handoff needs a work tree (name one with -C DIR)"
                 ),
             },
             NoTarget::NoRepository(dir) => {
@@ -626,7 +630,6 @@ impl Error {
             | Error::NoHandoffHere(_)
             | Error::NoVersion { .. }
             | Error::NothingToDo(_) => Exit::NothingToDo,
-            Error::NoSlot(_) => Exit::Negative,
         }
     }
 }
@@ -635,7 +638,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(e) => write!(f, "{e}"),
-            Error::Target(e) | Error::NoSlot(e) => write!(f, "{e}"),
+            Error::Target(e) => write!(f, "{e}"),
             Error::Input(e) => write!(f, "{e}"),
             Error::External(e) => write!(f, "{e}"),
             Error::NothingToDo(e) => write!(f, "{e}"),
@@ -769,7 +772,7 @@ mod tests {
                     shown: "/tmp/x".into(),
                     why: crate::git::TargetError::NotGit,
                 }),
-                "/tmp/x is not inside a git checkout",
+                "/tmp/x is not inside a git checkout (name one with -C DIR)",
             ),
             (
                 Error::NothingToDo(NothingToDo::NoHandoffToPush("feature".into())),

@@ -1,7 +1,9 @@
-//! The last delivery per harness (`<state>/deliveries/<harness>.json`), so `status` can answer
-//! "did the handoff reach my last session?": when, which session and source, how much was
-//! injected, whether it was cut to fit, whether the handoff was marked consumed. Written after
-//! the injection was printed; a failure to record never fails the hook.
+//! The last delivery per harness and repository (`<state>/deliveries/<harness>-<hash8>.json`,
+//! the slot names' hash of the main worktree), so `status` in a repository answers "did the
+//! handoff reach my last session here?" — and never shows another project's: when, which
+//! session and source, how much was injected, whether it was cut to fit, whether the handoff
+//! was marked consumed. Written after the injection was printed; a failure to record never
+//! fails the hook.
 
 use std::path::PathBuf;
 
@@ -26,23 +28,26 @@ pub(crate) struct Delivered {
     pub(crate) consumed: bool,
     /// The handoff shown, if one was.
     pub(crate) handoff: Option<String>,
+    /// The main worktree of the repository it was delivered in.
+    pub(crate) main: String,
 }
 
-fn path(harness: &str) -> Option<PathBuf> {
+fn path(harness: &str, main: &str) -> Option<PathBuf> {
     let safe: String = harness
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect();
+    let repo = &crate::text::hex_md5(main.as_bytes())[..8];
     Some(
         super::claims::state_dir()?
             .join("deliveries")
-            .join(format!("{safe}.json")),
+            .join(format!("{safe}-{repo}.json")),
     )
 }
 
-/// Record `d` as its harness's last delivery.
+/// Record `d` as its harness's last delivery in its repository.
 pub(crate) fn record(d: &Delivered) {
-    let Some(path) = path(&d.harness) else {
+    let Some(path) = path(&d.harness, &d.main) else {
         return;
     };
     let Some(dir) = path.parent() else {
@@ -56,8 +61,10 @@ pub(crate) fn record(d: &Delivered) {
     }
 }
 
-/// The last delivery recorded for `harness`.
-pub(crate) fn last(harness: &str) -> Option<Delivered> {
-    let bytes = crate::input::read_path(&path(harness)?).ok()?;
-    serde_json::from_slice(&bytes).ok()
+/// The last delivery recorded for `harness` in the repository of main worktree `main`.
+pub(crate) fn last(harness: &str, main: &str) -> Option<Delivered> {
+    let bytes = crate::input::read_path(&path(harness, main)?).ok()?;
+    serde_json::from_slice::<Delivered>(&bytes)
+        .ok()
+        .filter(|d| d.main == main)
 }

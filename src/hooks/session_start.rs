@@ -45,6 +45,8 @@ pub(crate) struct Injection {
 /// What follows an injection that got out.
 struct Then {
     client: &'static str,
+    /// The main worktree of the target (deliveries are recorded per repository).
+    main: String,
     session: Option<String>,
     title_source: &'static str,
     consume: bool,
@@ -83,6 +85,7 @@ impl Injection {
             cut: self.text.contains(super::texts::truncate::TRUNCATED),
             consumed,
             handoff: shown.map(|d| d.info.path.clone()),
+            main: then.main,
         });
         if let Some(p) = then.marker {
             let _ = crate::fs::remove_file(p);
@@ -159,6 +162,7 @@ fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<I
         receipt,
         then: Then {
             client: input.client,
+            main: target.main(),
             session: input.session.as_ref().map(|s| s.raw().to_string()),
             title_source: "startup, offered",
             consume: false,
@@ -274,6 +278,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         receipt,
         then: Then {
             client: input.client,
+            main: target.main(),
             session: input.session.as_ref().map(|s| s.raw().to_string()),
             title_source,
             consume: input.consume,

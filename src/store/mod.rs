@@ -25,7 +25,7 @@ pub(crate) use info::{HandoffInfo, PickKind, pick};
 pub use naming::slot_name;
 pub(crate) use naming::{path_bytes, slugify};
 pub(crate) use placeholder::{PlaceholderState, placeholder_state};
-pub(crate) use target::{Target, TargetSource};
+pub(crate) use target::Target;
 pub(crate) use time::{ago, epoch, gap, iso, now};
 
 use std::path::PathBuf;

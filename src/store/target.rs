@@ -8,14 +8,6 @@ use super::naming::{path_bytes, slot_name};
 use crate::error::NoTarget;
 use crate::git::{self, RepoFacts};
 
-/// Where the target came from (docs/store.md §2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TargetSource {
-    Argument,
-    Environment,
-    Cwd,
-}
-
 /// The target checkout with its git facts and slot name (the branch's default slot, or a named
 /// one beside it).
 #[derive(Debug, Clone)]
@@ -26,39 +18,30 @@ pub(crate) struct Target {
     pub(crate) slot: Option<String>,
 }
 
-/// A target that has no slot: why (its `Display` is the message, without prefix) and where
-/// it came from.
-#[derive(Debug, Clone)]
-pub(crate) struct TargetFailure {
-    pub(crate) why: NoTarget,
-    pub(crate) source: TargetSource,
-}
-
 impl Target {
     /// Pick and inspect the target: `arg`, else `CONTEXT_ECONOMY_CHECKOUT`, else the cwd.
-    pub(crate) fn resolve(arg: Option<&str>) -> Result<Target, TargetFailure> {
-        let (dir, shown, source) = match arg.filter(|a| !a.is_empty()) {
-            Some(a) => (PathBuf::from(a), a.to_string(), TargetSource::Argument),
+    pub(crate) fn resolve(arg: Option<&str>) -> Result<Target, NoTarget> {
+        let (dir, shown) = match arg.filter(|a| !a.is_empty()) {
+            Some(a) => (PathBuf::from(a), a.to_string()),
             None => match crate::env::settings().checkout.clone() {
-                Some(v) => (
-                    PathBuf::from(&v),
-                    format!("CONTEXT_ECONOMY_CHECKOUT={v}"),
-                    TargetSource::Environment,
-                ),
+                Some(v) => (PathBuf::from(&v), format!("CONTEXT_ECONOMY_CHECKOUT={v}")),
                 None => {
                     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
                     let shown = cwd.to_string_lossy().into_owned();
-                    (cwd, shown, TargetSource::Cwd)
+                    (cwd, shown)
                 }
             },
         };
         match git::repo_facts(&dir, true) {
             Ok(facts) => Ok(Target::from_facts(facts)),
-            Err(why) => Err(TargetFailure {
-                why: NoTarget::Resolve { shown, why },
-                source,
-            }),
+            Err(why) => Err(NoTarget::Resolve { shown, why }),
         }
+    }
+
+    /// [`Target::resolve`] for a command that needs a checkout: outside one, the one error every
+    /// command gives (exit 3, naming `-C DIR`).
+    pub(crate) fn required(arg: Option<&str>) -> Result<Target, crate::error::Error> {
+        Target::resolve(arg).map_err(crate::error::Error::Target)
     }
 
     /// The target at `dir`, discovered as git would (for hooks, which never report why).

@@ -1174,7 +1174,10 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn status_shows_the_last_delivery_of_each_harness() {
     let status = |env: &TestEnv| -> serde_json::Value {
-        let o = run(env.store().args(["status", "--format", "json"]));
+        let o = run(env
+            .store()
+            .args(["status", "--format", "json", "-C"])
+            .arg(env.path("shop")));
         assert_eq!(o.code, 0, "{}", o.stderr);
         serde_json::from_str(&o.stdout).expect("json")
     };
@@ -1195,7 +1198,11 @@ fn status_shows_the_last_delivery_of_each_harness() {
         (false.into(), true.into())
     );
     assert_eq!(d["handoff"], slot.to_string_lossy().as_ref());
-    let o = run(env.store().arg("status"));
+    // Another repository's status never shows this one's delivery.
+    let elsewhere = env.shop("elsewhere", "main");
+    let o = run(env.store().arg("status").arg("-C").arg(&elsewhere));
+    assert!(o.stdout.contains("delivery none yet"), "{}", o.stdout);
+    let o = run(env.store().arg("status").arg("-C").arg(&repo));
     assert!(
         o.stdout.contains(&format!(
             "delivery claude-code {} session sess-1 (clear, SessionStart): {} characters, {} marked consumed",
@@ -1219,7 +1226,7 @@ fn status_shows_the_last_delivery_of_each_harness() {
     context(&start(&env, "clear", &repo));
     let v = status(&env);
     assert_eq!(v["deliveries"][0]["cut"], true, "{v}");
-    let o = run(env.store().arg("status"));
+    let o = run(env.store().arg("status").arg("-C").arg(&repo));
     assert!(
         o.stdout.contains(" characters, cut to fit, "),
         "{}",

@@ -251,7 +251,7 @@ ignored  handoff.offerMaxDays=soon (env HANDOFF_OFFER_MAX_DAYS): it takes a whol
 fn config_outside_a_checkout_is_the_usual_error() {
     let env = TestEnv::new();
     let o = run(env.store().args(["config", "-C"]).arg(env.home()));
-    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert_eq!(o.code, 3, "{}{}", o.stdout, o.stderr);
     assert!(
         o.stderr.contains("is not inside a git checkout"),
         "{}",

@@ -203,15 +203,21 @@ fn targets_without_a_slot_are_refused_with_the_exact_message() {
         ),
     ];
     for (dir, text) in cases {
-        for cmd in ["orient", "path"] {
-            let o = run(env.store().arg(cmd).arg(&dir));
+        // One rule for every command that needs a checkout: exit 3, one line naming -C DIR.
+        for cmd in [
+            "orient", "path", "read", "history", "new", "config", "log", "fix", "restore",
+        ] {
+            let o = run(env.store().arg(cmd).arg("-C").arg(&dir));
             assert_eq!(
                 o.stderr,
-                format!("handoff-store: {} {text}\n", dir.display()),
+                format!(
+                    "handoff-store: {} {text} (name one with -C DIR)\n",
+                    dir.display()
+                ),
                 "{cmd}"
             );
-            assert_eq!(o.stdout, "");
-            assert_eq!(o.code, 1);
+            assert_eq!(o.stdout, "", "{cmd}");
+            assert_eq!(o.code, 3, "{cmd}");
         }
         let o = run(env
             .store()
@@ -228,7 +234,7 @@ fn targets_without_a_slot_are_refused_with_the_exact_message() {
     assert_eq!(
         o.stderr,
         format!(
-            "handoff-store: CONTEXT_ECONOMY_CHECKOUT={} is not inside a git checkout\n",
+            "handoff-store: CONTEXT_ECONOMY_CHECKOUT={} is not inside a git checkout (name one with -C DIR)\n",
             env.path("plain").display()
         )
     );
@@ -1444,10 +1450,12 @@ fn a_fifo_or_a_device_at_the_list_index_never_hangs_list() {
             "{what}: {}",
             o.stdout
         );
+        // A checkout of another branch: `read` guesses through the index.
+        let other = env.shop("other", "topic");
         let guess = run(env
             .store()
-            .args(["read", "--no-consume"])
-            .current_dir(env.root())
+            .args(["read", "--no-consume", "-C"])
+            .arg(&other)
             .timeout(std::time::Duration::from_secs(20)));
         assert!(
             guess.stdout.contains("GUESS"),

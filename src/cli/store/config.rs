@@ -29,7 +29,7 @@ pub(crate) struct Config {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let target = Target::resolve(args.dir.dir()).map_err(|f| Error::NoSlot(f.why))?;
+    let target = Target::required(args.dir.dir())?;
     let store = crate::store::Store::locate().ok();
     let config = Config {
         checkout: target.checkout(),

@@ -12,7 +12,7 @@ pub(super) fn target_and_store(
     dir: Option<&str>,
     slot: &super::checkout::SlotArg,
 ) -> Result<(Target, Store), Error> {
-    let target = slot.apply(Target::resolve(dir).map_err(|f| Error::Target(f.why))?)?;
+    let target = slot.apply(Target::required(dir)?)?;
     Ok((target, Store::open()?))
 }
 

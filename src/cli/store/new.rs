@@ -26,7 +26,7 @@ pub(crate) struct Skeleton {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let target = Target::resolve(args.dir.dir()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::required(args.dir.dir())?;
     let citation = crate::git::example_citation(&target.facts.checkout)
         .map(|(path, line, text)| (format!("{path}:{line}"), text));
     let document = skeleton(citation.as_ref());

@@ -15,7 +15,7 @@ pub(super) fn locate(
     dir: Option<&str>,
     slot: &super::checkout::SlotArg,
 ) -> Result<(Target, Store), Error> {
-    let target = slot.apply(Target::resolve(dir).map_err(|f| Error::NoSlot(f.why))?)?;
+    let target = slot.apply(Target::required(dir)?)?;
     Ok((target, Store::open()?))
 }
 

@@ -14,7 +14,7 @@ use crate::store::deliver::Delivery;
 use crate::store::excerpt;
 use crate::store::runs::RunState;
 use crate::store::slot::Flip;
-use crate::store::{HandoffInfo, PlaceholderState, Store, Target, TargetSource, gap, now};
+use crate::store::{HandoffInfo, PlaceholderState, Store, Target, gap, now};
 
 /// The target a reader asked about, as `read --format json` names it.
 #[derive(Debug, Serialize)]
@@ -55,7 +55,6 @@ pub(crate) struct Shown {
     pub(crate) target: Option<TargetJson>,
     /// For the GUESS line: the target's branch and main worktree, or why there is none.
     pub(crate) target_names: Option<(String, String)>,
-    pub(crate) no_target_reason: Option<String>,
     /// The slot's last background write and the note it deserves.
     pub(crate) background: Option<(RunState, Option<String>)>,
     pub(crate) consumable: bool,
@@ -112,11 +111,8 @@ fn read(
     wait: u64,
     no_consume: bool,
 ) -> Result<(Store, Answer), Error> {
-    let (target, no_target_reason) = match Target::resolve(dir) {
-        Ok(t) => (Some(slot.apply(t)?), None),
-        Err(f) if f.source == TargetSource::Cwd => (None, Some(f.why.to_string())),
-        Err(f) => return Err(Error::Target(f.why)),
-    };
+    // Outside a checkout there is nothing to read: never another project's handoff.
+    let target = Some(slot.apply(Target::required(dir)?)?);
     let store = Store::open()?;
     let target_json = || target_json(target.as_ref());
 
@@ -178,7 +174,6 @@ fn read(
         target_names: target
             .as_ref()
             .map(|t| (t.facts.reference.clone(), t.main())),
-        no_target_reason,
         background: background.map(|state| (state, note)),
         consumable,
         now: now(),

@@ -193,14 +193,21 @@ fn compute(dir: &std::path::Path) -> Status {
         ));
     }
     let now = crate::store::now();
+    let target = crate::store::Target::at(dir);
     Status {
         harnesses,
         problems,
         // Did the handoff reach the last session, per harness.
-        deliveries: Harness::ALL
-            .iter()
-            .filter_map(|h| crate::hooks::delivered::last(h.name()))
-            .collect(),
+        deliveries: target
+            .as_ref()
+            .map(|t| {
+                let main = t.main();
+                Harness::ALL
+                    .iter()
+                    .filter_map(|h| crate::hooks::delivered::last(h.name(), &main))
+                    .collect()
+            })
+            .unwrap_or_default(),
         git_hook: crate::hooks::git_hook::state(dir)
             .map(|(path, installed)| GitHook { path, installed }),
         sync: crate::sync::setup_state(dir).map(|(remotes, auto_push)| Sync {
@@ -227,7 +234,8 @@ fn compute(dir: &std::path::Path) -> Status {
             .is_some_and(|s| s.dir.is_dir() && crate::sync::outcome::in_flight(s)),
         chain_record_failed,
         handoff: store.as_ref().and_then(|s| branch_handoff(s, dir)),
-        in_use: crate::store::Target::at(dir)
-            .map(|t| crate::store::usage::Use::of(store.as_ref(), &t)),
+        in_use: target
+            .as_ref()
+            .map(|t| crate::store::usage::Use::of(store.as_ref(), t)),
     }
 }

@@ -115,7 +115,7 @@ pub(crate) fn execute(
 /// The command's work: what it did, or `None` when a background push handed its work to the
 /// one at work.
 fn act(opts: &Options, action: Action, background: bool) -> Result<Option<Synced>, Error> {
-    let target = Target::resolve(opts.checkout.dir()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::required(opts.checkout.dir())?;
     let target = opts.slot.apply(target)?;
     let store = Store::open()?;
     // At most one background push is alive: two started by quick successive writes would race

@@ -249,7 +249,7 @@ fn write_for(opts: &Args, format: Format) -> Result<(Target, WriteOutcome), Erro
     } else {
         Some(read_draft(opts.from.as_deref().or(opts.file.as_deref()))?)
     };
-    let target = Target::resolve(opts.checkout.dir()).map_err(|f| Error::Target(f.why))?;
+    let target = Target::required(opts.checkout.dir())?;
     let target = match opts.branch.as_deref().filter(|b| !b.is_empty()) {
         Some(branch) => target.on_branch(branch),
         None => target,

@@ -129,14 +129,11 @@ fn handoff_text(shown: &Shown) -> String {
             ));
         }
         _ => {
-            let first = match (&shown.target_names, &shown.no_target_reason) {
-                (Some((branch, _)), _) => {
+            let first = match &shown.target_names {
+                Some((branch, _)) => {
                     format!("no handoff exists for this target's branch ({branch})")
                 }
-                (None, reason) => format!(
-                    "no target checkout ({})",
-                    reason.as_deref().unwrap_or("unknown")
-                ),
+                None => "no target checkout".to_string(),
             };
             t.push_str(&format!(
                 "pick     GUESS — {first}; the most recent handoff in the store was picked instead: branch {}, checkout {}. That is a GUESS, made on recency alone.\n",
