@@ -174,13 +174,14 @@ fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<I
 }
 
 /// The gate's verdict in a word or two, for the person (`gate OK`, `gate FAILED`).
-fn verdict_word(v: &crate::store::verdict::GateVerdict) -> &'static str {
+fn verdict_word(v: &crate::store::verdict::GateVerdict) -> String {
     use crate::store::verdict::GateStatus;
-    match v.status {
-        GateStatus::Ok => "gate OK",
-        GateStatus::Failed => "gate FAILED",
-        GateStatus::Malformed => "gate MALFORMED",
-        GateStatus::NotRun | GateStatus::Unexpected => "gate not run",
+    match (v.status, v.exit) {
+        (GateStatus::Ok, _) => "gate OK".into(),
+        (GateStatus::Failed, _) => "gate FAILED".into(),
+        (GateStatus::Malformed, _) => "gate MALFORMED".into(),
+        (GateStatus::Unexpected, Some(n)) => format!("gate error, exit {n}"),
+        (GateStatus::NotRun | GateStatus::Unexpected, _) => "gate not run".into(),
     }
 }
 
@@ -305,7 +306,8 @@ fn title_source(source: Option<Source>, marker: Option<&Marker>, now: i64) -> &'
     }
 }
 
-/// The line for the person: what reached the model.
+/// The line for the person: what reached the model, in the words the model got (a guess is
+/// named as one, with the branch it was written on; an abandoned write as abandoned).
 fn receipt(subject: &InjectionBody, reference: &str, text: &str) -> String {
     match subject {
         InjectionBody::Document(d) => {
@@ -314,12 +316,25 @@ fn receipt(subject: &InjectionBody, reference: &str, text: &str) -> String {
             } else {
                 ""
             };
+            let what = match d.kind {
+                PickKind::Exact => format!("handoff for {reference}"),
+                PickKind::Recent => format!(
+                    "guessed: handoff for {}, on {reference},",
+                    d.info.branch.as_deref().unwrap_or("another branch")
+                ),
+            };
             format!(
-                "handoff-store: handoff for {reference} injected ({}, {}{cut})",
+                "handoff-store: {what} injected ({}, {}{cut})",
                 verdict_word(&d.verdict),
                 size_word(text)
             )
         }
+        InjectionBody::Placeholder {
+            state: crate::store::PlaceholderState::Abandoned,
+            ..
+        } => format!(
+            "handoff-store: the background write for {reference} was abandoned; the model was told no handoff is coming"
+        ),
         InjectionBody::Placeholder { .. } | InjectionBody::Background { .. } => format!(
             "handoff-store: the handoff for {reference} is still being written; the model was told to wait for it"
         ),

@@ -9,6 +9,7 @@ mod gate;
 mod harness;
 mod hooks;
 mod injection;
+mod labels;
 mod layers;
 mod newcomer;
 mod output;

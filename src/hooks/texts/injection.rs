@@ -48,7 +48,7 @@ pub(crate) fn compact_section(
             "This session was just compacted and no handoff was written for it: the one below, written {} ago, may be older than the summary.",
             gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (true, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => {
+        (_, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => {
             "This session was just compacted; its automatic write is below.".to_string()
         }
         (true, InjectionBody::Nothing) => format!(
@@ -81,6 +81,13 @@ pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &s
                 "**No handoff exists for `{reference}`**, so its work is undocumented."
             ));
             true
+        }
+        // Timing alone never makes another branch's handoff cover the cleared session.
+        InjectionBody::Document(d) if d.kind == PickKind::Recent => {
+            s.push_str(&format!(
+                "Whether the guess below covers it is for the user to say."
+            ));
+            false
         }
         InjectionBody::Document(d) => match (m.ended_at_epoch, d.info.mtime) {
             (Some(e), Some(mt)) if (e - mt).max(0) <= FRESH_SECONDS => {
@@ -451,7 +458,7 @@ pub(crate) fn compose_document(
     if kind == PickKind::Recent && !others.is_empty() {
         parts.push(others_block(others, now));
     }
-    parts.push(super::RULES.to_string());
+    parts.push(super::rules(kind).to_string());
     parts.push(format!("---\n{}", document.trim_end()));
     let full = parts.join("\n\n");
     let n = utf16_len(&full);
@@ -466,6 +473,7 @@ pub(crate) fn compose_document(
         document,
         verdict.document.as_deref(),
         n,
+        super::rules(kind),
     )
 }
 

@@ -12,6 +12,19 @@ use crate::store::gap;
 /// yields to what the user asks.
 pub(crate) const RULES: &str = "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else.";
 
+/// The reading rules of a GUESS (another branch's handoff): the same two first sentences, and
+/// no step taken from it before the user says it is this work — a guess never also says "do
+/// the first `## Next` item".
+pub(crate) const GUESS_RULES: &str = "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Take no `## Next` item from a guess until the user confirms it is this work.";
+
+/// The reading rules for a pick of `kind`.
+pub(crate) fn rules(kind: crate::store::PickKind) -> &'static str {
+    match kind {
+        crate::store::PickKind::Exact => RULES,
+        crate::store::PickKind::Recent => GUESS_RULES,
+    }
+}
+
 use crate::store::runs::RunState;
 
 /// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The

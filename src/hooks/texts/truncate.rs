@@ -44,6 +44,7 @@ pub(crate) fn reduce(
     document: &str,
     parsed: Option<&Document>,
     n: usize,
+    rules: &str,
 ) -> String {
     let truncation = format!(
         "{TRUNCATED} too long to inject whole ({n} characters): only `## Do not re-derive` and `## Next` follow — read the whole file before acting."
@@ -70,7 +71,7 @@ pub(crate) fn reduce(
     top.push(status.to_string());
     top.extend(drift.map(str::to_string));
     top.push(truncation.clone());
-    top.push(super::RULES.to_string());
+    top.push(rules.to_string());
     let build = |dnr: &[String], next: &[String]| -> String {
         let mut excerpt = vec!["---".to_string()];
         excerpt.extend(envelope.iter().cloned());
