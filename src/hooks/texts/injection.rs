@@ -84,9 +84,7 @@ pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &s
         }
         // Timing alone never makes another branch's handoff cover the cleared session.
         InjectionBody::Document(d) if d.kind == PickKind::Recent => {
-            s.push_str(&format!(
-                "Whether the guess below covers it is for the user to say."
-            ));
+            s.push_str("Whether the guess below covers it is for the user to say.");
             false
         }
         InjectionBody::Document(d) => match (m.ended_at_epoch, d.info.mtime) {
