@@ -125,15 +125,6 @@ impl Document {
             .collect()
     }
 
-    /// The items of a list section (Decisions, Dead ends, Traps, Next): the first line of each
-    /// `-`, `*`, `+` or `N.` item at the margin, its marker removed; `None.` is no item.
-    pub(crate) fn items(&self, level: usize, name: &str) -> Vec<String> {
-        self.item_blocks(level, name)
-            .iter()
-            .filter_map(|b| list_item(b.lines().next().unwrap_or_default()))
-            .collect()
-    }
-
     /// The items of a list section, each whole: its first line (marker kept) and the lines
     /// that continue it, up to the next item, a blank line or the section's end. `None.` is no
     /// item.

@@ -164,6 +164,12 @@ fn portable(bytes: &[u8]) -> Vec<u8> {
         .unwrap_or_else(|_| bytes.to_vec())
 }
 
+/// The document without its envelope's `progress:` line: two versions with the same text are
+/// one version of the handoff, read or not (lineage numbers count texts).
+pub(crate) fn without_progress(document: &[u8]) -> String {
+    crate::document::normalise::without(&String::from_utf8_lossy(document), "progress")
+}
+
 fn chain_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
     Error::External(External::Git {
         step,
@@ -314,8 +320,16 @@ pub(crate) fn record(
         // A chain recorded before versions carried their number: counted once.
         (Some(t), None) => chains.first_parents(t, MAX_DEPTH).len() as u64,
     };
+    // A number counts texts (docs/store.md §9.15): a version whose text equals the one before
+    // but for `progress:` (a consume) keeps its number.
+    let text_of = |bytes: &[u8]| without_progress(&portable(bytes));
+    let mut before = tip_version.as_ref().map(|v| text_of(&v.document));
     for version in missed.iter().chain(std::iter::once(&current)) {
-        seq += 1;
+        let body = text_of(&version.bytes);
+        if before.as_ref() != Some(&body) || seq == 0 {
+            seq += 1;
+        }
+        before = Some(body);
         parent = Some(commit_version(
             chains,
             key.as_ref(),

@@ -1,43 +1,91 @@
 //! Lineage (docs/store.md §9.15): a branch's chain read as the history of its handoff — each
-//! version's sequence number (its place on the first-parent line, the first version being 1),
-//! when and where it was written, its progress, and what changed against the version it
-//! replaced in Decisions, Dead ends and Traps (items added and removed, by their first line).
+//! version's number (a new number only when its text changed: a consume or another `progress:`
+//! change is the same version, read), when and where it was written, its progress, and what
+//! changed against the version it replaced in Decisions, Dead ends and Traps: items added,
+//! removed, and reworded (the same item said differently, [`same_item`]).
 
 use serde::Serialize;
 
 use super::Target;
-use super::chain::Meta;
+use super::chain::{Meta, without_progress};
 use crate::git::chain::Chains;
 
 use super::chain::MAX_DEPTH;
 /// How far back the compaction title looks for the last version whose text differs.
 const PREVIOUS_MAX: usize = 1_000;
 
-/// What changed in one list section: items added and removed, by their first line.
+/// An item said differently from one version to the next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Reworded {
+    pub(crate) before: String,
+    pub(crate) after: String,
+}
+
+/// What changed in one list section: items added, removed and reworded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Delta {
     pub(crate) added: Vec<String>,
     pub(crate) removed: Vec<String>,
+    pub(crate) reworded: Vec<Reworded>,
+}
+
+/// The lower-cased words of an item (letters and digits), its backticked code included.
+fn words(item: &str) -> Vec<String> {
+    item.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether two items are one item said differently: they open with the same four words, or
+/// at least 60 % of the words of the two together are shared (Jaccard over the sets of
+/// words). A reworded trap keeps its subject; a new one rarely shares most of its words.
+pub(crate) fn same_item(a: &str, b: &str) -> bool {
+    let (wa, wb) = (words(a), words(b));
+    if wa.len() >= 4 && wb.len() >= 4 && wa[..4] == wb[..4] {
+        return true;
+    }
+    let sa: std::collections::BTreeSet<&String> = wa.iter().collect();
+    let sb: std::collections::BTreeSet<&String> = wb.iter().collect();
+    let union = sa.union(&sb).count();
+    union > 0 && sa.intersection(&sb).count() * 10 >= union * 6
 }
 
 impl Delta {
     fn of(before: &[String], after: &[String]) -> Delta {
+        let mut added: Vec<String> = after
+            .iter()
+            .filter(|i| !before.contains(i))
+            .cloned()
+            .collect();
+        let mut removed: Vec<String> = before
+            .iter()
+            .filter(|i| !after.contains(i))
+            .cloned()
+            .collect();
+        // Pair each removed item with the first added one that is the same item.
+        let mut reworded = Vec::new();
+        removed.retain(
+            |old| match added.iter().position(|new| same_item(old, new)) {
+                Some(i) => {
+                    reworded.push(Reworded {
+                        before: old.clone(),
+                        after: added.remove(i),
+                    });
+                    false
+                }
+                None => true,
+            },
+        );
         Delta {
-            added: after
-                .iter()
-                .filter(|i| !before.contains(i))
-                .cloned()
-                .collect(),
-            removed: before
-                .iter()
-                .filter(|i| !after.contains(i))
-                .cloned()
-                .collect(),
+            added,
+            removed,
+            reworded,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty()
+        self.added.is_empty() && self.removed.is_empty() && self.reworded.is_empty()
     }
 }
 
@@ -63,14 +111,29 @@ impl Changes {
         ]
     }
 
-    /// `+1 decision, −1 trap`; `no change in Decisions, Dead ends or Traps` when none.
+    /// `+1 decision, ~1 trap reworded, −1 trap`; `no change in Decisions, Dead ends or Traps`
+    /// when none.
     pub(crate) fn summary(&self) -> String {
         let mut said = Vec::new();
         for (name, d) in self.sections() {
-            for (sign, n) in [("+", d.added.len()), ("−", d.removed.len())] {
-                if n > 0 {
-                    said.push(format!("{sign}{n} {name}{}", if n == 1 { "" } else { "s" }));
-                }
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            if !d.added.is_empty() {
+                said.push(format!(
+                    "+{} {name}{}",
+                    d.added.len(),
+                    plural(d.added.len())
+                ));
+            }
+            if !d.reworded.is_empty() {
+                let n = d.reworded.len();
+                said.push(format!("~{n} {name}{} reworded", plural(n)));
+            }
+            if !d.removed.is_empty() {
+                said.push(format!(
+                    "−{} {name}{}",
+                    d.removed.len(),
+                    plural(d.removed.len())
+                ));
             }
         }
         if said.is_empty() {
@@ -81,10 +144,12 @@ impl Changes {
     }
 }
 
-/// One version on the chain.
+/// One version of the handoff: a text on the chain, with the progress it has now (a consume
+/// after it is the same version, read).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Version {
     pub(crate) seq: usize,
+    /// The commit that recorded its text.
     pub(crate) id: String,
     pub(crate) parents: Vec<String>,
     pub(crate) written_at: String,
@@ -94,22 +159,31 @@ pub(crate) struct Version {
     pub(crate) host: Option<String>,
     /// Set when the version is a teammate's: how its items are to be taken.
     pub(crate) teammate: Option<String>,
+    /// Its progress now (the newest commit of this text).
     pub(crate) progress: String,
-    /// Against its first parent; everything is added in the first version.
+    /// Against the version before; everything is added in the first version.
     pub(crate) changes: Changes,
-    /// Only the `progress:` line differs from its first parent (a consume, a set-progress).
-    pub(crate) progress_only: bool,
 }
 
-/// The list items of a version's three sections.
+/// The list items of a version's three sections, each whole on one line (a wrapped item's
+/// continuation lines joined), so no item is compared or shown cut.
 fn sections(document: &[u8]) -> [Vec<String>; 3] {
     let text = String::from_utf8_lossy(document).replace('\r', "");
     let doc = crate::document::Document::parse(&text);
-    [
-        doc.items(3, "Decisions"),
-        doc.items(3, "Dead ends"),
-        doc.items(3, "Traps"),
-    ]
+    let whole = |name: &str| -> Vec<String> {
+        doc.item_blocks(3, name)
+            .iter()
+            .map(|b| {
+                let joined = b.split_whitespace().collect::<Vec<_>>().join(" ");
+                joined
+                    .strip_prefix("- ")
+                    .or_else(|| joined.strip_prefix("* "))
+                    .unwrap_or(&joined)
+                    .to_string()
+            })
+            .collect()
+    };
+    [whole("Decisions"), whole("Dead ends"), whole("Traps")]
 }
 
 impl Changes {
@@ -121,12 +195,6 @@ impl Changes {
             traps: Delta::of(&before[2], &after[2]),
         }
     }
-}
-
-/// The document without its envelope's `progress:` line, to tell a progress change from a new
-/// version.
-fn without_progress(document: &[u8]) -> String {
-    crate::document::normalise::without(&String::from_utf8_lossy(document), "progress")
 }
 
 /// The chain of the target's branch, opened, and its tip.
@@ -146,37 +214,52 @@ fn number_of(chains: &Chains, tip: &str, meta: &Meta) -> usize {
 }
 
 /// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
-/// chain. Each version (and the parent of the oldest shown) is read and parsed once.
+/// chain. Commits whose text equals their first parent's but for `progress:` (a consume) fold
+/// into that version, which shows the newest progress. Each commit is read and parsed once.
 pub(crate) fn log(
     key: Option<&super::authorship::StoreKey>,
     target: &Target,
     n: usize,
 ) -> Option<Vec<Version>> {
     let (chains, tip) = tip_of(target)?;
-    let line = chains.first_parents(&tip, n.saturating_add(1));
-    let total = match line.first().and_then(|id| chains.meta_of(id)) {
-        Some(meta) => number_of(&chains, &tip, &Meta::parse(&meta)),
-        None => line.len(),
-    };
-    let read: Vec<Option<(crate::git::chain::Version, [Vec<String>; 3])>> = line
+    // Up to n + 1 texts (the oldest shown needs the one before it for its changes), newest
+    // first: each with its body, its oldest commit (where the text was written) and the
+    // progress of its newest commit (the first met).
+    let mut texts: Vec<(String, crate::git::chain::Version, String)> = Vec::new();
+    let mut at = Some(tip.clone());
+    let mut walked = 0;
+    while let Some(id) = at.take() {
+        walked += 1;
+        let Some(v) = chains.read(&id) else { break };
+        let body = without_progress(&v.document);
+        at = v.parents.first().cloned().filter(|_| walked < MAX_DEPTH);
+        let same = texts.last().is_some_and(|(last, _, _)| *last == body);
+        if same {
+            if let Some((_, oldest, _)) = texts.last_mut() {
+                *oldest = v;
+            }
+        } else if texts.len() > n {
+            break;
+        } else {
+            let progress = Meta::parse(&v.meta)
+                .progress
+                .unwrap_or_else(|| "complete".into());
+            texts.push((body, v, progress));
+        }
+    }
+    let tip_meta = Meta::parse(&chains.read(&tip)?.meta);
+    let total = number_of(&chains, &tip, &tip_meta);
+    let parsed: Vec<[Vec<String>; 3]> = texts
         .iter()
-        .take(n.saturating_add(1))
-        .map(|id| {
-            chains.read(id).map(|v| {
-                let s = sections(&v.document);
-                (v, s)
-            })
-        })
+        .map(|(_, v, _)| sections(&v.document))
         .collect();
+    let none = Default::default();
     let mut out = Vec::new();
-    for (i, id) in line.iter().enumerate().take(n) {
-        let Some((v, now)) = &read[i] else { continue };
-        let parent = read.get(i + 1).and_then(Option::as_ref);
+    for (i, (_, v, progress)) in texts.iter().enumerate().take(n) {
         let meta = Meta::parse(&v.meta);
-        let none = Default::default();
         out.push(Version {
-            seq: total - i,
-            id: id.clone(),
+            seq: total.saturating_sub(i),
+            id: v.id.clone(),
             parents: v.parents.clone(),
             written_at: super::iso(meta.written_at),
             written_at_epoch: meta.written_at,
@@ -186,12 +269,8 @@ pub(crate) fn log(
                 .and_then(super::authorship::label)
                 .map(str::to_string),
             teammate: teammate_of(key, v, &meta),
-            progress: meta.progress.unwrap_or_else(|| "complete".into()),
-            changes: Changes::between(parent.map_or(&none, |(_, s)| s), now),
-            progress_only: parent.is_some_and(|(p, _)| {
-                p.document != v.document
-                    && without_progress(&p.document) == without_progress(&v.document)
-            }),
+            progress: progress.clone(),
+            changes: Changes::between(parsed.get(i + 1).unwrap_or(&none), &parsed[i]),
         });
     }
     Some(out)
@@ -229,22 +308,23 @@ pub(crate) fn since_previous(target: &Target) -> Option<String> {
     // whole chain (bounded all the same).
     let mut previous = None;
     let mut at = tip.parents.first().cloned();
-    for i in 1..=PREVIOUS_MAX {
+    for _ in 1..=PREVIOUS_MAX {
         let Some(v) = at.as_deref().and_then(|id| chains.read(id)) else {
             break;
         };
         if without_progress(&v.document) != body {
-            previous = Some((total.saturating_sub(i), v));
+            // Numbers count texts: the one before is one less (its own, when recorded).
+            let seq = Meta::parse(&v.meta)
+                .seq
+                .map_or(total.saturating_sub(1), |n| usize::try_from(n).unwrap_or(0));
+            previous = Some((seq, v));
             break;
         }
         at = v.parents.first().cloned();
     }
     Some(match previous {
-        // "The branch's first" only when it is: the one version, not a first text whose
-        // progress changed since (a consume is a version too).
-        None if total <= 1 => format!("handoff #{total}, the branch's first"),
-        None if at.is_none() => format!("handoff #{total}: only its progress changed since #1"),
-        None => format!("handoff #{total}"),
+        // No earlier text: this is the branch's first version, whatever its progress did.
+        None => format!("handoff #{total}, the branch's first"),
         Some((seq, v)) => {
             let changes = Changes::between(&sections(&v.document), &sections(&tip.document));
             format!("handoff #{total}: {} since #{seq}", changes.summary())

@@ -69,10 +69,10 @@ fn log_shows_the_lineage_and_the_delta_of_each_version() {
         "{}",
         o.stdout
     );
-    // The compaction's delivery consumed it: a version whose only change is its progress.
+    // The compaction's delivery consumed it: the same version, now read — no new number.
     let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
     assert!(
-        o.stdout.starts_with("#3 ") && o.stdout.contains("\n      progress only\n"),
+        o.stdout.starts_with("#2 ") && o.stdout.contains(" consumed "),
         "{}",
         o.stdout
     );
@@ -80,6 +80,88 @@ fn log_shows_the_lineage_and_the_delta_of_each_version() {
     let other = env.shop("other", "main");
     let o = run(env.store().args(["log", "-C"]).arg(&other));
     assert_eq!(o.code, 4, "{}", o.stderr);
+}
+
+/// Issue 40: reading is not writing. Ten reads of one handoff leave it #1, "the branch's
+/// first" in the compaction title too; a reworded item is one item reworded, not one removed
+/// and one added; a long item ends in `…` at a word.
+#[test]
+fn lineage_counts_texts_not_reads_and_knows_a_reworded_item() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let first = canonical(&repo.to_string_lossy(), "main").replace(
+        "### Traps\n- None.",
+        "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+    );
+    let slot = env.stored(&repo, &first);
+    for _ in 0..10 {
+        let o = run(env.store().arg("set-progress").arg(&slot).arg("complete"));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let o = run(env.store().args(["read", "-C"]).arg(&repo));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+    }
+    let commits = env.git(&repo, &["rev-list", "--count", "refs/handoffs/main"]);
+    assert!(
+        commits.parse::<u32>().unwrap_or(0) >= 11,
+        "every flip is recorded: {commits}"
+    );
+    let (code, v) = json(env.store().args(["log", "--json", "-C"]).arg(&repo));
+    assert_eq!(code, 0, "{v}");
+    let versions = v["versions"].as_array().expect("versions");
+    assert_eq!(versions.len(), 1, "one text, read ten times: {v}");
+    assert_eq!(versions[0]["seq"], 1);
+    assert_eq!(versions[0]["progress"], "consumed");
+    let title = |env: &TestEnv| {
+        let o = run(env
+            .store()
+            .args(["hook", "session-start"])
+            .write_stdin(format!(
+                r#"{{"session_id":"s","cwd":"{}","source":"compact"}}"#,
+                repo.display()
+            )));
+        o.stdout
+    };
+    let o = title(&env);
+    assert!(
+        o.contains("source: compact) — handoff #1, the branch's first"),
+        "{o}"
+    );
+
+    let long = "Long items stay whole in the lineage because a reader must see what the item says before deciding whether it still holds true here and now";
+    let second = first
+        .replace(
+            "- The queue serialises the class name: rename it and old jobs fail.",
+            "- The queue serialises the class name, so renaming it makes old jobs fail.",
+        )
+        .replace("### Dead ends\n", &format!("### Dead ends\n- {long}.\n"));
+    env.stored(&repo, &second);
+    let o = title(&env);
+    assert!(
+        o.contains("handoff #2: +1 dead end, ~1 trap reworded since #1"),
+        "{o}"
+    );
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#2 "), "{}", o.stdout);
+    assert!(
+        o.stdout.contains(
+            "      ~ trap: The queue serialises the class name, so renaming it makes old jobs fail.\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    let cut = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("      + dead end: Long items"))
+        .unwrap_or_default();
+    assert!(
+        cut.ends_with(" whether it still…") || cut.ends_with('…'),
+        "{cut}"
+    );
+    assert!(
+        !cut.contains("holds true here and now"),
+        "cut at a word: {cut}"
+    );
 }
 
 /// A handoff with long sections and pointers in two folders.
