@@ -9,7 +9,6 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use crate::shell;
 use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Store, Target, placeholder_state};
@@ -82,12 +81,7 @@ pub(crate) fn find(
         .as_ref()
         .zip(target)
         .and_then(|((run, state), t)| {
-            let restore = format!(
-                "{} restore {}",
-                shell::self_command(),
-                shell::quote(&t.checkout())
-            );
-            super::texts::background_note(state, run.age(now), &restore)
+            super::texts::background_note(state, run.age(now), &t.checkout())
         });
     if let (Some((run, RunState::Writing)), Some(t)) = (&background, target) {
         return Found {

@@ -195,13 +195,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
 }
 
 fn state_word(state: &runs::RunState) -> &'static str {
-    match state {
-        runs::RunState::Writing => "writing",
-        runs::RunState::Failed { .. } => "failed",
-        runs::RunState::Held { .. } => "held",
-        runs::RunState::Promoted => "promoted",
-        runs::RunState::Superseded { .. } => "superseded",
-    }
+    state.word()
 }
 
 /// Run the writer once: `argv` with `stdin`, its output in the run directory, until it exits

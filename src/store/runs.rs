@@ -100,11 +100,17 @@ pub(crate) enum RunState {
     /// The writer ended without a candidate: its exit code, `timeout`, `signal-N`,
     /// `spawn-failed` or `supervisor-gone`.
     Failed { rc: String },
-    /// A candidate exists but is not in the slot: it failed the gate, or the compaction was never
-    /// confirmed. `kept` is its copy in the slot's history, once the writer has ended.
+    /// A candidate passed the gate but is not in the slot: the compaction was never confirmed
+    /// (or it could not be installed). `kept` is its copy among the slot's versions, once the
+    /// writer has ended (`restore` brings it in).
     Held {
-        gate_exit: i32,
         confirmed: bool,
+        kept: Option<String>,
+    },
+    /// The gate refused the writer's answer (its exit): it never enters the slot. `kept` is
+    /// its copy apart from the versions (`.refused/`), once the writer has ended.
+    Refused {
+        gate_exit: i32,
         kept: Option<String>,
     },
     /// The candidate replaced the slot.
@@ -254,12 +260,20 @@ impl Run {
                 return RunState::Writing;
             }
         }
-        if let Some(gate_exit) = self.candidate_gate() {
-            return RunState::Held {
-                gate_exit,
-                confirmed: self.confirmed(),
-                kept: outcome.and_then(|o| o.kept),
-            };
+        match self.candidate_gate() {
+            Some(0) => {
+                return RunState::Held {
+                    confirmed: self.confirmed(),
+                    kept: outcome.and_then(|o| o.kept),
+                };
+            }
+            Some(gate_exit) => {
+                return RunState::Refused {
+                    gate_exit,
+                    kept: outcome.and_then(|o| o.kept),
+                };
+            }
+            None => {}
         }
         let gone = if overdue {
             "overdue"
@@ -373,6 +387,21 @@ impl Run {
         change.replace(&bytes)?;
         self.set_outcome("promoted", None)?;
         Ok(true)
+    }
+}
+
+impl RunState {
+    /// The one word for this outcome: the run record, the writer log, `status`, `read` and the
+    /// JSON all say it.
+    pub(crate) fn word(&self) -> &'static str {
+        match self {
+            RunState::Writing => "writing",
+            RunState::Failed { .. } => "failed",
+            RunState::Held { .. } => "held",
+            RunState::Refused { .. } => "refused",
+            RunState::Promoted => "promoted",
+            RunState::Superseded { .. } => "superseded",
+        }
     }
 }
 

@@ -344,7 +344,7 @@ fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed(
     );
     let o = s.read("0");
     assert!(
-        o.stdout.contains("did not pass the gate (exit 1)"),
+        o.stdout.contains("the gate refused (exit 1)"),
         "{}",
         o.stdout
     );
@@ -1234,4 +1234,178 @@ fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
     let grown = std::fs::read_to_string(s.fake.join("reforked")).unwrap_or_default();
     assert_eq!(pids, grown, "the re-forking descendant still runs");
     assert!(!alive(&last), "{last} outlived the run");
+}
+
+/// The commands a text tells someone to run: every `<handoff-store> …` up to the end of its
+/// backticks or line, split as a shell would split our quoting (single quotes, plain words).
+fn commands_in(text: &str) -> Vec<Vec<String>> {
+    let me = bin().display().to_string();
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices(&me) {
+        let rest = &text[i + me.len()..];
+        let end = rest.find(['`', '\n']).unwrap_or(rest.len());
+        let mut words = Vec::new();
+        let mut word = String::new();
+        let mut quoted = false;
+        let mut any = false;
+        for c in rest[..end].chars() {
+            match c {
+                '\'' => {
+                    quoted = !quoted;
+                    any = true;
+                }
+                ' ' if !quoted => {
+                    if any || !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                _ => word.push(c),
+            }
+        }
+        if any || !word.is_empty() {
+            words.push(word);
+        }
+        found.push(words);
+    }
+    found
+}
+
+/// Issue 40: no dead ends. Every state of the writer and the delivery, and every command its
+/// texts suggest, run in that state: none ends in "no version", "not found" or a usage error.
+#[test]
+fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
+    let mut ran = Vec::new();
+    let walk = |state: &str, env: &TestEnv, texts: &[String], ran: &mut Vec<String>| {
+        // Each command once, however many texts suggest it (a second `restore` undoes the
+        // first).
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        for text in texts {
+            for words in commands_in(text) {
+                if seen.contains(&words) {
+                    continue;
+                }
+                seen.push(words.clone());
+                let o = run(env.store().args(&words).timeout(Duration::from_secs(60)));
+                let said = format!("{}{}", o.stdout, o.stderr);
+                assert!(
+                    matches!(o.code, 0 | 1)
+                        && !said.contains("no version")
+                        && !said.contains("not found"),
+                    "{state}: `handoff-store {}` exited {}: {said}\nsuggested by:\n{text}",
+                    words.join(" "),
+                    o.code
+                );
+                ran.push(format!(
+                    "{state}: {}",
+                    words.first().cloned().unwrap_or_default()
+                ));
+            }
+        }
+    };
+    let outputs = |s: &Scene, sid: &str| -> Vec<String> {
+        let read = s.read("0");
+        let start = s.hook(
+            "session-start",
+            sid,
+            serde_json::json!({"source": "compact"}),
+        );
+        vec![read.stdout, read.stderr, start.stdout]
+    };
+
+    // Held: the answer passed the gate, the compaction was never confirmed.
+    let s = Scene::new();
+    s.pre_compact("held", Some(&version(&s.repo, "new")), &[]);
+    s.writer_ended();
+    let texts = outputs(&s, "held-next");
+    assert!(texts[0].contains(" restore "), "{}", texts[0]);
+    walk("held", &s.env, &texts, &mut ran);
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("status: new "),
+        "restore installed the held answer"
+    );
+
+    // Refused: the gate refused the answer three times; `write --from` stores it, marked.
+    let s = Scene::new();
+    s.pre_compact("rot", Some(&rotten(&s.repo)), &[]);
+    s.hook("post-compact", "rot", serde_json::json!({}));
+    s.writer_ended();
+    assert!(s.log().contains(" state=refused "), "one word: {}", s.log());
+    let o = run(s.env.store().args(["status", "--json", "-C"]).arg(&s.repo));
+    assert!(o.stdout.contains(r#""state":"refused""#), "{}", o.stdout);
+    let texts = outputs(&s, "rot-next");
+    assert!(
+        texts[0].contains("the gate refused (exit 1)") && texts[0].contains(" write -C "),
+        "{}",
+        texts[0]
+    );
+    walk("refused", &s.env, &texts, &mut ran);
+    assert!(
+        std::fs::read_to_string(&s.slot)
+            .expect("slot")
+            .contains("a fragment that is not there"),
+        "write --from stored the refused answer"
+    );
+
+    // Abandoned placeholders, with and without a version to bring back.
+    for kept in [false, true] {
+        let env = TestEnv::new();
+        let repo = env.shop("shop", "main");
+        if kept {
+            env.stored(&repo, &version(&repo, "old"));
+        }
+        env.use_handoffs(&repo);
+        let o = run(env
+            .store()
+            .args(["write", "--placeholder", "--checkout"])
+            .arg(&repo));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        env.age(
+            &env.store_dir().join(env.slot_name(&repo, "main")),
+            3 * 3600,
+        );
+        let read = run(env
+            .store()
+            .args(["read", "--no-consume", "-C"])
+            .arg(&repo)
+            .env("CTX_FORK_TIMEOUT_SECONDS", "1"));
+        let start = run(env
+            .hook(
+                "session-start",
+                &serde_json::json!({"session_id": "a", "cwd": repo, "source": "compact"})
+                    .to_string(),
+            )
+            .env("CTX_FORK_TIMEOUT_SECONDS", "1"));
+        assert_eq!(
+            read.stdout.contains(" restore "),
+            kept,
+            "restore only with a version to restore: {}",
+            read.stdout
+        );
+        walk(
+            if kept { "abandoned, kept" } else { "abandoned" },
+            &env,
+            &[read.stdout, start.stdout],
+            &mut ran,
+        );
+    }
+
+    // The offer at a fresh start.
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "old"));
+    let o = run(&mut env.hook(
+        "session-start",
+        &serde_json::json!({"session_id": "o", "cwd": repo, "source": "startup"}).to_string(),
+    ));
+    walk("offer", &env, &[o.stdout], &mut ran);
+
+    for state in ["held", "refused", "abandoned, kept", "offer"] {
+        assert!(
+            ran.iter().any(|r| r.starts_with(&format!("{state}:"))),
+            "{state} suggested a command that was run: {ran:?}"
+        );
+    }
 }

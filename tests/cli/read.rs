@@ -266,9 +266,8 @@ fn placeholders_are_pending_abandoned_or_alive_and_never_shown() {
     assert_eq!(
         o.stdout,
         format!(
-            "ABANDONED {} was never completed (last change 3 hours ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+            "ABANDONED {} was never completed (last change 3 hours ago) — no handoff is coming; write a new one\n",
             slot.display(),
-            assert_cmd::cargo::cargo_bin("handoff-store").display()
         )
     );
     assert_eq!(o.code, 4);

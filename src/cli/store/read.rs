@@ -38,8 +38,10 @@ pub(crate) enum Answer {
     },
     /// The pick is a placeholder: still being written, or abandoned (exit 4).
     Placeholder {
-        info: HandoffInfo,
+        info: Box<HandoffInfo>,
         abandoned: bool,
+        /// The checkout whose slot has a kept version `restore` brings back, if it has one.
+        restore: Option<String>,
         others: Vec<HandoffInfo>,
         target: Option<TargetJson>,
         age: u64,
@@ -155,9 +157,14 @@ fn read(
             others,
             ..
         } => {
+            let restore = target
+                .as_ref()
+                .filter(|t| !crate::store::slot::versions(&store, &t.name).is_empty())
+                .map(Target::checkout);
             let answer = Answer::Placeholder {
+                restore,
                 age: info.mtime.map_or(0, |m| (now() - m).max(0) as u64),
-                info,
+                info: Box::new(info),
                 abandoned: state == PlaceholderState::Abandoned,
                 others,
                 target: target_json(),

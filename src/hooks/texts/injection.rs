@@ -145,10 +145,19 @@ pub(crate) fn placeholder_section(
             ));
         }
         s.push_str(&format!(
-            ". Treat it as abandoned: no handoff is coming for `{reference}`. Carry on without one, and write a new handoff with `/handoff` once you know where you are. The previous handoff for this branch, if there was one, is in history: `{} restore {}` brings it back.\n---",
-            self_command(),
-            shell::quote(&here)
+            ". Treat it as abandoned: no handoff is coming for `{reference}`. Carry on without one, and write a new handoff with `/handoff` once you know where you are."
         ));
+        // `restore` only where there is a version to bring back.
+        let kept = crate::store::Store::locate()
+            .is_ok_and(|store| !crate::store::slot::versions(&store, &target.name).is_empty());
+        if kept {
+            s.push_str(&format!(
+                " The previous handoff for this branch is in history: `{} restore {}` brings it back.",
+                self_command(),
+                shell::quote(&here)
+            ));
+        }
+        s.push_str("\n---");
         return s;
     }
     let when = age.map_or_else(

@@ -108,11 +108,20 @@ pub(crate) fn read_text(answer: &Answer) -> String {
             gap(*age),
             crate::env::settings().fork_timeout
         ),
-        Answer::Placeholder { info, age, .. } => format!(
-            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one, or bring back the previous one with: {} restore\n",
+        Answer::Placeholder {
+            info, age, restore, ..
+        } => format!(
+            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one{}\n",
             info.path,
             gap(*age),
-            self_command()
+            restore
+                .as_deref()
+                .map(|c| format!(
+                    ", or bring back the previous one with: {} restore {}",
+                    self_command(),
+                    crate::shell::quote(c)
+                ))
+                .unwrap_or_default()
         ),
         Answer::Handoff(shown) => handoff_text(shown),
     }
