@@ -18,9 +18,10 @@ use super::texts::injection::{
     offer_text, placeholder_section,
 };
 use crate::settings::OnStartup;
+use crate::store::deliver::Delivery;
 use crate::store::runs;
 use crate::store::slot::Flip;
-use crate::store::{PickKind, Store, now};
+use crate::store::{PickKind, Store, Target, now};
 
 /// The claim name of a SessionStart firing with `source` (none counts as `other`).
 pub(crate) fn claim_name(source: Option<Source>) -> String {
@@ -116,46 +117,114 @@ pub(crate) fn claim_firing(input: &HookInput) -> bool {
         .is_none_or(|sid| claim(sid, &claim_name(input.source), Some(window)))
 }
 
-/// A fresh start: a `/clear` just before it is a reset (the full delivery); otherwise, as
-/// `HANDOFF_ON_STARTUP` says, one short offer (the default), the full delivery, or nothing.
-fn startup(input: &HookInput) -> Option<Injection> {
-    let target = input.target()?;
-    let now = now();
-    let fresh_clear = marker_path(&target)
+/// What a fresh start of a client says, decided once — for the hook, and for `status`, which
+/// tells the user why a start would be silent.
+pub(crate) enum AtStartup {
+    /// A `/clear` just before: the full delivery, as after it.
+    AsClear,
+    /// `handoff.onStartup=deliver`: the full delivery.
+    Deliver,
+    /// The offer of this branch's unread handoff.
+    Offer(Box<Delivery>),
+    /// One line: this branch's handoff was read already, and the command that shows it again.
+    Reminder(Box<Delivery>),
+    /// Nothing, and why.
+    Silent(String),
+}
+
+/// Decide [`AtStartup`] for `target`. `bring_in` lets the hook first bring the newest unread
+/// handoff from the refs into an empty slot (a write); `status` only looks.
+pub(crate) fn at_startup(
+    target: &Target,
+    store: Option<&Store>,
+    now: i64,
+    bring_in: bool,
+) -> AtStartup {
+    let fresh_clear = marker_path(target)
         .and_then(|p| Marker::read(&p, now))
         .and_then(|m| m.ended_at_epoch)
         .is_some_and(|e| e >= now - FRESH_SECONDS);
-    if !crate::store::usage::Use::of(super::input::store().as_ref(), &target).acts() {
-        return None;
+    let usage = crate::store::usage::Use::of(store, target);
+    if !usage.acts() {
+        return AtStartup::Silent(format!(
+            "the repository is not in use ({})",
+            crate::store::usage::why(&usage)
+        ));
     }
-    match target.settings().on_startup() {
-        _ if fresh_clear => deliver(input, Some(Source::Startup), "SessionStart"),
-        OnStartup::Deliver => deliver(input, Some(Source::Startup), "SessionStart"),
-        OnStartup::Offer => offer(input, &target, now),
-        OnStartup::Off => None,
+    let settings = target.settings();
+    let reference = &target.facts.reference;
+    match settings.on_startup() {
+        _ if fresh_clear => return AtStartup::AsClear,
+        OnStartup::Deliver => return AtStartup::Deliver,
+        OnStartup::Off => return AtStartup::Silent("handoff.onStartup is off".into()),
+        OnStartup::Offer => {}
+    }
+    let Some(store) = store else {
+        return AtStartup::Silent("the store cannot be used".into());
+    };
+    if bring_in {
+        delivery::bring_in_offer(store, Some(target));
+    }
+    let found = delivery::find(store, Some(target), now, |_, kind| kind == PickKind::Exact);
+    let d = match found.content {
+        Content::Handoff(d) => d,
+        Content::Writing { .. } | Content::Placeholder { .. } => {
+            return AtStartup::Silent(format!("the handoff for {reference} is being written"));
+        }
+        Content::Nothing => {
+            return AtStartup::Silent(format!("no handoff for {reference}"));
+        }
+    };
+    let max_days = settings.offer_max_days();
+    let age = d.info.mtime.map(|m| (now - m).max(0) as u64);
+    if d.document.is_err() {
+        return AtStartup::Silent(format!("the handoff for {reference} cannot be read"));
+    }
+    if age.is_none_or(|a| a > max_days.saturating_mul(86_400)) {
+        return AtStartup::Silent(format!(
+            "the handoff for {reference} is older than handoff.offerMaxDays ({max_days} days)"
+        ));
+    }
+    if d.info.is_unread() {
+        AtStartup::Offer(d)
+    } else {
+        AtStartup::Reminder(d)
     }
 }
 
-/// The offer at a fresh start: this branch's handoff when it is unread and young enough — its
-/// title, age and verdict, and the command that reads it (and marks it read). Never consumes.
-fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<Injection> {
-    let store = super::input::store()?;
-    delivery::bring_in_offer(&store, Some(target));
-    let found = delivery::find(&store, Some(target), now, |_, kind| kind == PickKind::Exact);
-    let Content::Handoff(d) = found.content else {
-        return None;
+/// A fresh start: a `/clear` just before it is a reset (the full delivery); otherwise, as
+/// `handoff.onStartup` says, one short offer (the default) or one line when it was read
+/// already, the full delivery, or nothing.
+fn startup(input: &HookInput) -> Option<Injection> {
+    let target = input.target()?;
+    let store = super::input::store();
+    let now = now();
+    let (text, receipt, d) = match at_startup(&target, store.as_ref(), now, true) {
+        AtStartup::AsClear | AtStartup::Deliver => {
+            return deliver(input, Some(Source::Startup), "SessionStart");
+        }
+        AtStartup::Silent(_) => return None,
+        AtStartup::Offer(d) => {
+            let age = d.info.mtime.map_or(0, |m| (now - m).max(0) as u64);
+            (
+                offer_text(&d, &target.facts.reference, &target.checkout(), age),
+                format!(
+                    "handoff-store: handoff for {} offered ({})",
+                    target.facts.reference,
+                    verdict_word(&d.verdict)
+                ),
+                d,
+            )
+        }
+        AtStartup::Reminder(d) => (
+            super::texts::injection::reminder_text(&d, &target, now),
+            format!(
+                "handoff-store: handoff for {} already read; the model was told in one line",
+                target.facts.reference
+            ),
+            d,
+        ),
     };
-    let age = (now - d.info.mtime?).max(0) as u64;
-    let max = target.settings().offer_max_days().saturating_mul(86_400);
-    if !d.info.is_unread() || age > max || d.document.is_err() {
-        return None;
-    }
-    let text = offer_text(&d, &target.facts.reference, &target.checkout(), age);
-    let receipt = format!(
-        "handoff-store: handoff for {} offered ({})",
-        target.facts.reference,
-        verdict_word(&d.verdict)
-    );
     Some(Injection {
         text,
         event: "SessionStart".to_string(),
@@ -167,7 +236,7 @@ fn offer(input: &HookInput, target: &crate::store::Target, now: i64) -> Option<I
             title_source: "startup, offered",
             consume: false,
             subject: InjectionBody::Document(d),
-            store: Some(store),
+            store,
             marker: None,
         },
     })

@@ -62,3 +62,14 @@ impl Use {
         matches!(self, Use::Enabled | Use::Slot(_) | Use::Chain(_))
     }
 }
+
+/// Why a repository is or is not in use, in a few words (`status`, `config`).
+pub(crate) fn why(u: &Use) -> String {
+    match u {
+        Use::Enabled => "handoff.enabled is true".into(),
+        Use::Disabled => "handoff.enabled is false".into(),
+        Use::Slot(name) => format!("the store holds {name}"),
+        Use::Chain(reference) => format!("the repository holds {reference}"),
+        Use::Unused => "no handoff for any branch yet".into(),
+    }
+}

@@ -606,14 +606,24 @@ fn the_prompt_fallback_delivers_once_when_session_start_did_not_run() {
     assert!(text.encode_utf16().count() <= 9_500);
     assert_eq!(prompt("cleared").stdout, "", "exactly once per session");
 
-    // A session whose SessionStart ran (even silently, on startup) gets nothing from it.
+    // A session whose SessionStart ran (on startup: the handoff was read, so one line) gets
+    // nothing from it.
     let o = s.hook(
         "session-start",
         "started",
         serde_json::json!({"source": "startup"}),
     );
-    assert_eq!(o.stdout, "");
+    assert!(o.stdout.contains("was read "), "{}", o.stdout);
     assert_eq!(prompt("started").stdout, "");
+    // Silently too: onStartup off.
+    s.env.git(&s.repo, &["config", "handoff.onStartup", "off"]);
+    let o = s.hook(
+        "session-start",
+        "quiet",
+        serde_json::json!({"source": "startup"}),
+    );
+    assert_eq!(o.stdout, "");
+    assert_eq!(prompt("quiet").stdout, "");
 }
 
 #[test]

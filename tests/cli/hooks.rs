@@ -111,10 +111,10 @@ fn a_fresh_start_offers_a_reset_delivers_and_resume_gets_nothing() {
         Some("consumed"),
         "a delivery consumes"
     );
-    assert_eq!(
-        start(&env, "startup", &repo).stdout,
-        "",
-        "a handoff already read is not offered again"
+    let line = context(&start(&env, "startup", &repo));
+    assert!(
+        line.starts_with("The handoff for `main` was read ") && !line.contains("Handoff available"),
+        "a handoff already read is not offered again, only named: {line}"
     );
     let text = context(&start(&env, "compact", &repo));
     assert!(text.starts_with("# Context reset (SessionStart, source: compact)"));
@@ -1238,4 +1238,64 @@ fn status_shows_the_last_delivery_of_each_harness() {
 /// yields to the user).
 fn handoff_store_rules() -> &'static str {
     "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else."
+}
+
+/// Issue 40: never silent when a handoff is there. A start in a repository in use whose branch
+/// has a handoff of the last `offerMaxDays` says something: unread, the offer; read already,
+/// one line (at most 200 characters) naming when it was read, the commits since, and a command
+/// that shows it again — which works. `status` says what a start would say, or why nothing.
+#[test]
+fn a_start_after_the_handoff_was_read_says_so_in_one_line() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let status = |env: &TestEnv| run(env.store().arg("status").arg("-C").arg(&repo)).stdout;
+    assert!(
+        status(&env).contains("startup  a fresh start offers the handoff for main\n"),
+        "{}",
+        status(&env)
+    );
+    let o = run(env.store().arg("read").arg("-C").arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    env.write("shop/later.txt", "later\n");
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "later"]);
+    let line = context(&start(&env, "startup", &repo));
+    assert!(
+        line.chars().count() <= 200,
+        "{} chars: {line}",
+        line.chars().count()
+    );
+    assert!(!line.contains('\n'), "one line: {line}");
+    assert!(
+        line.starts_with("The handoff for `main` was read ")
+            && line.contains(", 1 commit since; `"),
+        "{line}"
+    );
+    let command = line
+        .split('`')
+        .nth(3)
+        .expect("the command in backticks")
+        .to_string();
+    let words: Vec<String> = command
+        .split(' ')
+        .skip(1)
+        .map(|w| w.trim_matches('\'').to_string())
+        .collect();
+    assert_eq!(words[..2], ["read", "--no-consume"], "{command}");
+    let o = run(env.store().args(&words));
+    assert_eq!(o.code, 0, "{command}: {}", o.stderr);
+    assert!(o.stdout.contains("type the mailables"), "{}", o.stdout);
+    assert!(
+        status(&env)
+            .contains("startup  a fresh start says in one line that the handoff for main was read"),
+        "{}",
+        status(&env)
+    );
+    env.git(&repo, &["config", "handoff.onStartup", "off"]);
+    assert!(
+        status(&env).contains("startup  a fresh start says nothing: handoff.onStartup is off\n"),
+        "{}",
+        status(&env)
+    );
 }

@@ -555,4 +555,16 @@ fn the_readme_takes_a_newcomer_to_a_stored_gated_handoff() {
         ran += 1;
     }
     assert_eq!(ran, 3, "dry run, write, read: {commands:?}");
+    // Then the first start of the client offers it (issue 40: the flow never leaves it read).
+    let o = run(&mut env.hook(
+        "session-start",
+        &serde_json::json!({"session_id": "first", "cwd": repo, "source": "startup"}).to_string(),
+    ));
+    assert!(
+        o.stdout
+            .contains("# Handoff available (SessionStart, source: startup)")
+            && o.stdout.contains("type the mailables"),
+        "{}",
+        o.stdout
+    );
 }

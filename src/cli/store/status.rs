@@ -72,6 +72,27 @@ pub(crate) struct Status {
     pub(crate) handoff: Option<BranchHandoff>,
     /// Whether the automatic paths act in this repository, and why (`None` outside one).
     pub(crate) in_use: Option<crate::store::usage::Use>,
+    /// What a fresh start of a client would say here, or why it would be silent.
+    pub(crate) startup: Option<String>,
+}
+
+/// [`crate::hooks::session_start::at_startup`] in words, for `status` (it only looks).
+fn startup_word(target: &crate::store::Target, store: Option<&crate::store::Store>) -> String {
+    use crate::hooks::session_start::{AtStartup, at_startup};
+    let reference = &target.facts.reference;
+    match at_startup(target, store, crate::store::now(), false) {
+        AtStartup::AsClear => {
+            "the next start delivers the handoff in full (a /clear just before)".into()
+        }
+        AtStartup::Deliver => {
+            "a fresh start delivers the handoff in full (handoff.onStartup is deliver)".into()
+        }
+        AtStartup::Offer(_) => format!("a fresh start offers the handoff for {reference}"),
+        AtStartup::Reminder(_) => format!(
+            "a fresh start says in one line that the handoff for {reference} was read, and how to show it again"
+        ),
+        AtStartup::Silent(why) => format!("a fresh start says nothing: {why}"),
+    }
 }
 
 /// This branch's handoff, as `status` sums it up.
@@ -237,5 +258,6 @@ fn compute(dir: &std::path::Path) -> Status {
         in_use: target
             .as_ref()
             .map(|t| crate::store::usage::Use::of(store.as_ref(), t)),
+        startup: target.as_ref().map(|t| startup_word(t, store.as_ref())),
     }
 }

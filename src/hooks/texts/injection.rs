@@ -439,6 +439,40 @@ pub(crate) fn offer_text(d: &Delivery, reference: &str, checkout: &str, age: u64
     )
 }
 
+/// The one line a fresh start gets when this branch's handoff was read already (at most 200
+/// characters): when it was read, the commits since, and the command that shows it again —
+/// without the checkout when naming it would pass the budget (the session starts in it).
+pub(crate) fn reminder_text(d: &Delivery, target: &Target, now: i64) -> String {
+    use std::os::unix::fs::MetadataExt;
+    // The consume rewrote the file (its mtime kept): its change time is when it was read.
+    let read = crate::fs::metadata(&d.info.path)
+        .ok()
+        .map(|m| gap((now - m.ctime()).max(0) as u64));
+    let since = d
+        .drift
+        .iter()
+        .find(|x| x.kind == "commits_since")
+        .and_then(|x| x.count)
+        .map_or_else(String::new, |n| {
+            format!(", {n} commit{} since", if n == 1 { "" } else { "s" })
+        });
+    let reference = &target.facts.reference;
+    let when = read.map_or_else(|| "already".to_string(), |g| format!("{g} ago"));
+    let line = |command: String| {
+        format!("The handoff for `{reference}` was read {when}{since}; `{command}` shows it again.")
+    };
+    let with_checkout = line(format!(
+        "{} read --no-consume {}",
+        self_command(),
+        shell::quote(&target.checkout())
+    ));
+    if with_checkout.chars().count() <= 200 {
+        with_checkout
+    } else {
+        line(format!("{} read --no-consume", self_command()))
+    }
+}
+
 /// The whole injection for a handoff: `head` (the title and the section that dates it), which
 /// handoff, the verdict, the drift, the reading rules, then the document — cut to the client's
 /// limit on whole lines when it does not fit.

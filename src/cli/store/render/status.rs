@@ -54,6 +54,9 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
     if let Some(u) = &s.in_use {
         text.push_str(&format!("in use   {}\n", super::in_use(u)));
     }
+    if let Some(w) = &s.startup {
+        text.push_str(&format!("startup  {w}\n"));
+    }
     for d in &s.deliveries {
         text.push_str(&delivery_line(d));
     }
