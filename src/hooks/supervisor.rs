@@ -81,10 +81,29 @@ pub(crate) fn supervise(run_dir: &Path) {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let rc = attempts(&run, &store);
+    let began = Instant::now();
+    let mut usage = crate::store::costs::Usage::default();
+    let rc = attempts(&run, &store, &mut usage);
     if run.record_exit(&store, &rc) {
         crate::lifecycle::promoted(&run);
     }
+    crate::store::costs::record(
+        &store,
+        &crate::store::costs::Cost {
+            at: now(),
+            seconds: began.elapsed().as_secs(),
+            writer: run
+                .job
+                .argv
+                .first()
+                .and_then(|p| Path::new(p).file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            checkout: run.job.cwd.clone(),
+            outcome: run.state(now()).word().to_string(),
+            usage,
+        },
+    );
     log(
         Path::new(&run.job.log),
         &format!(
@@ -100,12 +119,21 @@ pub(crate) fn supervise(run_dir: &Path) {
 
 /// Run the writer, take its answer, and ask again while the gate refuses it (at most
 /// [`RETRIES`] more times, all within the one time limit). The run's exit word.
-fn attempts(run: &Run, store: &Store) -> String {
+fn attempts(run: &Run, store: &Store, usage: &mut crate::store::costs::Usage) -> String {
     let deadline = Instant::now() + Duration::from_secs(run.job.timeout);
     let mut argv = run.job.argv.clone();
     let mut stdin = run.prompt_path();
     for attempt in 0..=RETRIES {
         let (rc, stdout) = run_writer(run, &argv, &stdin, deadline);
+        // What this attempt cost, as its client reported it (read apart from the answer).
+        if let Ok(out) = crate::fs::File::open(run.dir.join(runs::WRITER_OUT)) {
+            let mut bytes = Vec::new();
+            let _ = std::io::Read::read_to_end(
+                &mut std::io::Read::take(out, writer::OUTPUT_CAP),
+                &mut bytes,
+            );
+            *usage = usage.add(writer::usage_of(&bytes));
+        }
         let Some(stdout) = stdout.filter(|_| rc == "0") else {
             return rc;
         };

@@ -177,6 +177,62 @@ fn from_json(bytes: &[u8], field: &str) -> Result<String, NoAnswer> {
         .ok_or(NoAnswer::Missing)
 }
 
+/// The tokens and money a writer's stdout reports, summed over every JSON object in it (the
+/// whole output, or one per line): Claude Code's result (`usage` with its cache tokens counted
+/// as input, `total_cost_usd`), Codex's `turn.completed` events (`usage`), Gemini CLI's
+/// `stats.models.*.tokens` (`prompt`, `candidates`). Nothing found: all `None`.
+pub(crate) fn usage_of(stdout: &[u8]) -> crate::store::costs::Usage {
+    use crate::store::costs::Usage;
+    let text = String::from_utf8_lossy(stdout);
+    let whole = serde_json::from_str::<Value>(text.trim()).ok();
+    let values: Vec<Value> = match whole {
+        Some(v) => vec![v],
+        None => text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+            .collect(),
+    };
+    let n = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64);
+    let mut usage = Usage::default();
+    for v in &values {
+        let one = if v["type"] == "result" && v["usage"].is_object() {
+            let u = &v["usage"];
+            Usage {
+                input_tokens: Some(
+                    [
+                        "input_tokens",
+                        "cache_creation_input_tokens",
+                        "cache_read_input_tokens",
+                    ]
+                    .iter()
+                    .filter_map(|k| n(u, k))
+                    .sum(),
+                ),
+                output_tokens: n(u, "output_tokens"),
+                cost_usd: v["total_cost_usd"].as_f64(),
+            }
+        } else if v["type"] == "turn.completed" && v["usage"].is_object() {
+            Usage {
+                input_tokens: n(&v["usage"], "input_tokens"),
+                output_tokens: n(&v["usage"], "output_tokens"),
+                cost_usd: None,
+            }
+        } else if let Some(models) = v["stats"]["models"].as_object() {
+            models.values().fold(Usage::default(), |acc, m| {
+                acc.add(Usage {
+                    input_tokens: n(&m["tokens"], "prompt"),
+                    output_tokens: n(&m["tokens"], "candidates"),
+                    cost_usd: None,
+                })
+            })
+        } else {
+            continue;
+        };
+        usage = usage.add(one);
+    }
+    usage
+}
+
 /// The document in an answer: from its first `# ` heading on (a model may say a word first),
 /// one fence around the whole of it removed.
 pub(crate) fn document_of(answer: &str) -> String {
@@ -241,6 +297,40 @@ mod tests {
         assert_eq!(
             document_of("````\n# Handoff — x\n```\ninner\n```\n````\nbye"),
             "# Handoff — x\n```\ninner\n```\n"
+        );
+    }
+
+    #[test]
+    fn each_clients_usage_is_read_where_it_reports_it() {
+        use crate::store::costs::Usage;
+        let claude = br##"{"type":"result","is_error":false,"result":"# H","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000,"output_tokens":700}}"##;
+        let codex = b"{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":21294,\"cached_input_tokens\":6912,\"output_tokens\":47}}\n";
+        let gemini = br##"{"response":"# H","stats":{"models":{"gemini-2.5-pro":{"tokens":{"prompt":900,"candidates":80,"total":980}}}}}"##;
+        let plain = b"# Handoff\n";
+        let read: Vec<Usage> = [&claude[..], codex, gemini, plain]
+            .into_iter()
+            .map(usage_of)
+            .collect();
+        assert_eq!(
+            read,
+            [
+                Usage {
+                    input_tokens: Some(6010),
+                    output_tokens: Some(700),
+                    cost_usd: Some(0.25)
+                },
+                Usage {
+                    input_tokens: Some(21294),
+                    output_tokens: Some(47),
+                    cost_usd: None
+                },
+                Usage {
+                    input_tokens: Some(900),
+                    output_tokens: Some(80),
+                    cost_usd: None
+                },
+                Usage::default()
+            ]
         );
     }
 

@@ -5,6 +5,7 @@
 pub(crate) mod authorship;
 pub(crate) mod chain;
 pub(crate) mod change;
+pub(crate) mod costs;
 pub(crate) mod deliver;
 pub(crate) mod drift;
 pub(crate) mod excerpt;

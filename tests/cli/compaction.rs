@@ -37,7 +37,7 @@ pwd > "$FAKE_LOG/cwd-$n"
 sleep "${FAKE_SLEEP:-0}"
 eval "doc=\${FAKE_DOC_$n:-\$FAKE_DOC}"
 if [ -n "$doc" ]; then
-  jq -Rs '{type: "result", is_error: false, result: ., response: .}' < "$doc"
+  jq -Rs '{type: "result", is_error: false, result: ., response: .} + (if env.FAKE_COST then {total_cost_usd: (env.FAKE_COST | tonumber), usage: {input_tokens: 1000, cache_read_input_tokens: 200, output_tokens: 300}} else {} end)' < "$doc"
 else
   echo '{"type": "result", "is_error": false, "result": "", "response": ""}'
 fi
@@ -1418,4 +1418,45 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
             "{state} suggested a command that was run: {ran:?}"
         );
     }
+}
+
+/// Issue 40: the writer's cost is visible. Each run records its wall time and the tokens and
+/// money its client reported; `status` shows the last run and the last seven days.
+#[test]
+fn status_shows_what_the_writer_cost() {
+    let s = Scene::new();
+    for (i, sid) in ["one", "two"].into_iter().enumerate() {
+        s.pre_compact(
+            sid,
+            Some(&version(&s.repo, &format!("v{i}"))),
+            &[("FAKE_COST", "0.25")],
+        );
+        s.hook("post-compact", sid, serde_json::json!({}));
+        assert!(
+            eventually(30, || s.log().matches(" rc=").count() > i),
+            "{}",
+            s.log()
+        );
+    }
+    let o = run(s.env.store().args(["status", "-C"]).arg(&s.repo));
+    let last = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("writer   last run "))
+        .unwrap_or_else(|| panic!("{}", o.stdout));
+    assert!(
+        last.contains(" (obedient-writer.sh): promoted, ")
+            && last.ends_with(" s, 1.2k tokens in, 300 out, $0.25"),
+        "{last}"
+    );
+    assert!(
+        o.stdout.contains("writer   last 7 days: 2 runs, ")
+            && o.stdout.contains(" s, 2.4k tokens in, 600 out, $0.50 — each is a second model run; git config handoff.writer off stops them\n"),
+        "{}",
+        o.stdout
+    );
+    let (_, v) = json(s.env.store().args(["status", "--json", "-C"]).arg(&s.repo));
+    assert_eq!(v["writer_costs"]["week_runs"], 2);
+    assert_eq!(v["writer_costs"]["last"]["cost_usd"], 0.25);
+    assert_eq!(v["writer_costs"]["last"]["input_tokens"], 1200);
 }

@@ -74,6 +74,29 @@ pub(crate) struct Status {
     pub(crate) in_use: Option<crate::store::usage::Use>,
     /// What a fresh start of a client would say here, or why it would be silent.
     pub(crate) startup: Option<String>,
+    /// What the background writer cost: its last run, and the last seven days.
+    pub(crate) writer_costs: Option<WriterCosts>,
+}
+
+/// The background writer's cost, from the store's ledger (`store::costs`).
+#[derive(Debug, Serialize)]
+pub(crate) struct WriterCosts {
+    pub(crate) last: crate::store::costs::Cost,
+    pub(crate) week_runs: usize,
+    pub(crate) week_seconds: u64,
+    pub(crate) week: crate::store::costs::Usage,
+}
+
+fn writer_costs(store: &crate::store::Store, now: i64) -> Option<WriterCosts> {
+    let costs = crate::store::costs::read(store);
+    let last = costs.last()?.clone();
+    let (week_runs, week_seconds, week) = crate::store::costs::total(&costs, now - 7 * 86_400);
+    Some(WriterCosts {
+        last,
+        week_runs,
+        week_seconds,
+        week,
+    })
 }
 
 /// [`crate::hooks::session_start::at_startup`] in words, for `status` (it only looks).
@@ -259,5 +282,6 @@ fn compute(dir: &std::path::Path) -> Status {
             .as_ref()
             .map(|t| crate::store::usage::Use::of(store.as_ref(), t)),
         startup: target.as_ref().map(|t| startup_word(t, store.as_ref())),
+        writer_costs: store.as_ref().and_then(|s| writer_costs(s, now)),
     }
 }

@@ -73,6 +73,23 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
                 .unwrap_or_default()
         ));
     }
+    if let Some(c) = &s.writer_costs {
+        text.push_str(&format!(
+            "writer   last run {} ({}): {}, {} s, {}\n",
+            crate::store::iso(c.last.at),
+            c.last.writer,
+            c.last.outcome,
+            c.last.seconds,
+            usage_words(&c.last.usage)
+        ));
+        text.push_str(&format!(
+            "writer   last 7 days: {} run{}, {} s, {} — each is a second model run; git config handoff.writer off stops them\n",
+            c.week_runs,
+            if c.week_runs == 1 { "" } else { "s" },
+            c.week_seconds,
+            usage_words(&c.week)
+        ));
+    }
     if s.background_push_in_flight {
         text.push_str("autoPush a background push is in flight\n");
     }
@@ -184,4 +201,30 @@ fn handoff_line(h: &super::super::status::BranchHandoff) -> String {
         ),
         h.path
     )
+}
+
+/// Tokens and cost as the client reported them (`12.3k tokens in, 1.1k out, $0.08`).
+fn usage_words(u: &crate::store::costs::Usage) -> String {
+    let k = |n: u64| {
+        if n < 1000 {
+            n.to_string()
+        } else {
+            format!("{:.1}k", n as f64 / 1000.0)
+        }
+    };
+    let mut said = Vec::new();
+    if let Some(n) = u.input_tokens {
+        said.push(format!("{} tokens in", k(n)));
+    }
+    if let Some(n) = u.output_tokens {
+        said.push(format!("{} out", k(n)));
+    }
+    if let Some(c) = u.cost_usd {
+        said.push(format!("${c:.2}"));
+    }
+    if said.is_empty() {
+        "tokens not reported by the client".to_string()
+    } else {
+        said.join(", ")
+    }
 }
