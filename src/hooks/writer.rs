@@ -178,9 +178,9 @@ fn from_json(bytes: &[u8], field: &str) -> Result<String, NoAnswer> {
 }
 
 /// The tokens and money a writer's stdout reports, summed over every JSON object in it (the
-/// whole output, or one per line): Claude Code's result (`usage` with its cache tokens counted
-/// as input, `total_cost_usd`), Codex's `turn.completed` events (`usage`), Gemini CLI's
-/// `stats.models.*.tokens` (`prompt`, `candidates`). Nothing found: all `None`.
+/// whole output, or one per line), in the shapes the clients print: a `result` object (`usage`,
+/// its cache tokens counted as input, and `total_cost_usd`), `turn.completed` events (`usage`),
+/// and `stats.models.*.tokens` (`prompt`, `candidates`). Nothing found: all `None`.
 pub(crate) fn usage_of(stdout: &[u8]) -> crate::store::costs::Usage {
     use crate::store::costs::Usage;
     let text = String::from_utf8_lossy(stdout);
@@ -304,10 +304,10 @@ mod tests {
     fn each_clients_usage_is_read_where_it_reports_it() {
         use crate::store::costs::Usage;
         let claude = br##"{"type":"result","is_error":false,"result":"# H","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000,"output_tokens":700}}"##;
-        let codex = b"{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":21294,\"cached_input_tokens\":6912,\"output_tokens\":47}}\n";
-        let gemini = br##"{"response":"# H","stats":{"models":{"gemini-2.5-pro":{"tokens":{"prompt":900,"candidates":80,"total":980}}}}}"##;
+        let events = b"{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":21294,\"cached_input_tokens\":6912,\"output_tokens\":47}}\n";
+        let stats = br##"{"response":"# H","stats":{"models":{"m-2.5":{"tokens":{"prompt":900,"candidates":80,"total":980}}}}}"##;
         let plain = b"# Handoff\n";
-        let read: Vec<Usage> = [&claude[..], codex, gemini, plain]
+        let read: Vec<Usage> = [&claude[..], events, stats, plain]
             .into_iter()
             .map(usage_of)
             .collect();

@@ -1,7 +1,6 @@
 //! What the background writer costs (docs/agents.md): one line per writer run — when, how long
-//! it took, and the tokens and money its client reported (Claude Code's JSON result carries
-//! both; Codex's `turn.completed` and Gemini CLI's `stats` carry tokens; Copilot CLI reports
-//! neither). Kept in `<store>/.writer-costs` for 30 days, rewritten whole under a lock (temp,
+//! it took, and the tokens and money its client reported (where it reports them; which do is
+//! in docs/agents.md). Kept in `<store>/.writer-costs` for 30 days, rewritten whole under a lock (temp,
 //! fsync, rename), so `status` can show the last run and the last seven days.
 
 use serde::{Deserialize, Serialize};
@@ -48,7 +47,7 @@ pub(crate) struct Cost {
     pub(crate) at: i64,
     /// Wall time, all attempts together.
     pub(crate) seconds: u64,
-    /// The writer program's name (`claude`, `codex`, …).
+    /// The writer program's name (`claude`, …).
     pub(crate) writer: String,
     pub(crate) checkout: String,
     /// The run's outcome word (`promoted`, `held`, `refused`, `failed`, …).
