@@ -85,6 +85,10 @@ impl Client for ClaudeCode {
         crate::hooks::user_prompt::run(input, "UserPromptSubmit")
     }
 
+    fn has_prompt_hook(&self) -> bool {
+        true
+    }
+
     /// Its PreCompact's stdout becomes the compaction's custom instructions.
     fn pre_compact(&self, input: &HookInput) -> Option<String> {
         let spec = WriterSpec {

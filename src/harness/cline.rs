@@ -42,6 +42,7 @@ impl Client for Cline {
             transcript: None,
             reason: None,
             consume: false,
+            prompt_hook: false,
         }
     }
 

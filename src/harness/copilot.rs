@@ -108,6 +108,7 @@ impl Client for Copilot {
                 .has("reason")
                 .then(|| raw.text("reason").unwrap_or_default().to_string()),
             consume: true,
+            prompt_hook: false,
         }
     }
 

@@ -41,6 +41,7 @@ impl Client for Cursor {
             transcript: raw.text("transcript_path").map(str::to_string),
             reason: None,
             consume: true,
+            prompt_hook: false,
         }
     }
 

@@ -147,6 +147,10 @@ impl Client for Gemini {
         crate::hooks::user_prompt::run(input, "UserPromptSubmit")
     }
 
+    fn has_prompt_hook(&self) -> bool {
+        true
+    }
+
     /// PreCompress comes before every model call, compression or not.
     fn pre_compact(&self, input: &HookInput) -> Option<String> {
         observe(input);

@@ -139,9 +139,15 @@ pub(crate) trait Client: Sync {
         crate::hooks::session_start::run(input)
     }
 
-    /// The first prompt of a session SessionStart did not serve.
+    /// The first prompt of a session SessionStart did not serve, or the first after a
+    /// promised handoff landed.
     fn user_prompt(&self, _input: &HookInput) -> Option<Injection> {
         None
+    }
+
+    /// Whether `install` gives it our prompt hook (the one [`Client::user_prompt`] answers).
+    fn has_prompt_hook(&self) -> bool {
+        false
     }
 
     /// Before a compaction: start the background writer; the instructions to print, for a
@@ -262,7 +268,8 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
         (None, Event::SessionStart) => RawInput::default(),
         (None, _) => return HookReply::default(),
     };
-    let input = client.input(&raw, event);
+    let mut input = client.input(&raw, event);
+    input.prompt_hook = client.has_prompt_hook();
     let injection = match event {
         Event::SessionStart => client.session_start(&input),
         Event::UserPromptSubmit => client.user_prompt(&input),

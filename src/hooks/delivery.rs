@@ -61,6 +61,15 @@ pub(crate) fn bring_in_offer(store: &Store, target: Option<&Target>) -> bool {
     target.is_some_and(|t| crate::sync::offer::materialise(store, t).is_some())
 }
 
+/// What the exact slot holds while a background write for it is at work: a real handoff,
+/// read, gated and measured, delivered beside the note that a fresher one is coming (never
+/// waited for). `None` for an empty slot or a placeholder.
+pub(crate) fn current_beside(store: &Store, target: &Target, now: i64) -> Option<Box<Delivery>> {
+    let (info, kind, others) = store.pick(Some(target)).ok().flatten()?;
+    (kind == PickKind::Exact && !info.is_placeholder())
+        .then(|| Box::new(Delivery::prepare(info, kind, others, Some(target), now)))
+}
+
 /// Find what to show for `target` (`None`: no checkout, the most recent handoff) at `now`. It
 /// only reads: the offer from the refs comes in first, by [`bring_in_offer`].
 /// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when

@@ -151,6 +151,9 @@ pub(crate) struct HookInput {
     /// Whether a delivery may mark the handoff consumed: not for a client known to run the
     /// hook without passing its output to the model every time.
     pub(crate) consume: bool,
+    /// Whether the client runs our prompt hook, so a handoff still being written can follow at
+    /// the next prompt (never a wait).
+    pub(crate) prompt_hook: bool,
 }
 
 impl HookInput {
@@ -165,6 +168,7 @@ impl HookInput {
             transcript: raw.text("transcript_path").map(str::to_string),
             reason: raw.text("reason").map(str::to_string),
             consume: true,
+            prompt_hook: false,
         }
     }
 

@@ -54,6 +54,11 @@ struct Then {
     subject: InjectionBody,
     store: Option<Store>,
     marker: Option<PathBuf>,
+    /// Where the client runs our prompt hook: a handoff still being written follows at the
+    /// next prompt (the promise is recorded once this injection got out).
+    prompt_hook: bool,
+    /// A promise this injection keeps, used up once it got out.
+    kept_promise: Option<PathBuf>,
 }
 
 impl Injection {
@@ -63,9 +68,21 @@ impl Injection {
     pub(crate) fn delivered(self) {
         let then = self.then;
         let shown = match &then.subject {
-            InjectionBody::Document(d) => Some(d),
+            InjectionBody::Document(d)
+            | InjectionBody::Background {
+                current: Some(d), ..
+            } => Some(d),
             _ => None,
         };
+        // The promise kept goes first: a new one (another write at work) may take its place.
+        if let Some(p) = &then.kept_promise {
+            let _ = crate::fs::remove_file(p);
+        }
+        if let (InjectionBody::Background { run, .. }, true, Some(sid)) =
+            (&then.subject, then.prompt_hook, then.session.as_deref())
+        {
+            super::promise::make(sid, run);
+        }
         let consumed = shown.is_some_and(|delivery| {
             delivery.consumes()
                 && then.consume
@@ -91,6 +108,41 @@ impl Injection {
         if let Some(p) = then.marker {
             let _ = crate::fs::remove_file(p);
         }
+    }
+}
+
+impl Injection {
+    /// This injection keeps the promise recorded at `path`: it is used up once it got out.
+    pub(crate) fn keeps(mut self, path: PathBuf) -> Injection {
+        self.then.kept_promise = Some(path);
+        self
+    }
+}
+
+/// An injection of one `text` that shows no handoff (a note), with its `receipt`.
+pub(crate) fn note(
+    input: &HookInput,
+    target: &Target,
+    text: String,
+    receipt: String,
+    event: &str,
+) -> Injection {
+    Injection {
+        text,
+        event: event.to_string(),
+        receipt,
+        then: Then {
+            client: input.client,
+            main: target.main(),
+            session: input.session.as_ref().map(|s| s.raw().to_string()),
+            title_source: "note",
+            consume: false,
+            subject: InjectionBody::Nothing,
+            store: None,
+            marker: None,
+            prompt_hook: input.prompt_hook,
+            kept_promise: None,
+        },
     }
 }
 
@@ -238,6 +290,8 @@ fn startup(input: &HookInput) -> Option<Injection> {
             subject: InjectionBody::Document(d),
             store,
             marker: None,
+            prompt_hook: input.prompt_hook,
+            kept_promise: None,
         },
     })
 }
@@ -340,8 +394,8 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     }
     // The section above dates the handoff (the one clock) after a compaction or a `/clear`.
     let dated = compact || marker.is_some();
-    let text = compose(head, &subject, &target, now, dated);
-    let receipt = receipt(&subject, &target.facts.reference, &text);
+    let text = compose(head, &subject, &target, now, dated, input.prompt_hook);
+    let receipt = receipt(&subject, &target.facts.reference, &text, input.prompt_hook);
     Some(Injection {
         text,
         event: event.to_string(),
@@ -355,6 +409,8 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
             subject,
             store,
             marker: marker.and(marker_file),
+            prompt_hook: input.prompt_hook,
+            kept_promise: None,
         },
     })
 }
@@ -377,7 +433,7 @@ fn title_source(source: Option<Source>, marker: Option<&Marker>, now: i64) -> &'
 
 /// The line for the person: what reached the model, in the words the model got (a guess is
 /// named as one, with the branch it was written on; an abandoned write as abandoned).
-fn receipt(subject: &InjectionBody, reference: &str, text: &str) -> String {
+fn receipt(subject: &InjectionBody, reference: &str, text: &str, prompt_hook: bool) -> String {
     match subject {
         InjectionBody::Document(d) => {
             let cut = if text.contains(super::texts::truncate::TRUNCATED) {
@@ -404,8 +460,25 @@ fn receipt(subject: &InjectionBody, reference: &str, text: &str) -> String {
         } => format!(
             "handoff-store: the background write for {reference} was abandoned; the model was told no handoff is coming"
         ),
+        InjectionBody::Background {
+            current: Some(d), ..
+        } => format!(
+            "handoff-store: handoff for {reference} injected ({}, {}); a fresher one is being written{}",
+            verdict_word(&d.verdict),
+            size_word(text),
+            if prompt_hook {
+                " and follows at the next prompt"
+            } else {
+                ""
+            }
+        ),
         InjectionBody::Placeholder { .. } | InjectionBody::Background { .. } => format!(
-            "handoff-store: the handoff for {reference} is still being written; the model was told to wait for it"
+            "handoff-store: the handoff for {reference} is still being written; the model was told to carry on{}",
+            if prompt_hook {
+                " (it follows at the next prompt)"
+            } else {
+                ""
+            }
         ),
         InjectionBody::Nothing => {
             format!("handoff-store: no handoff for {reference}; the model was told")
@@ -434,7 +507,10 @@ fn subject(
         kind == PickKind::Exact || (!compact && corroborated(info))
     });
     let body = match found.content {
-        Content::Writing { run, path } => InjectionBody::Background { run, path },
+        Content::Writing { run, .. } => InjectionBody::Background {
+            current: delivery::current_beside(store, target, now),
+            run,
+        },
         Content::Placeholder {
             info,
             state,
@@ -458,11 +534,33 @@ fn compose(
     target: &crate::store::Target,
     now: i64,
     dated: bool,
+    prompt_hook: bool,
 ) -> String {
+    let document = |head: &[String], delivery: &Delivery| {
+        let document = match &delivery.document {
+            Ok(d) => d.clone(),
+            Err(e) => format!("(not loaded: {})", e.report()),
+        };
+        compose_document(
+            head,
+            dated,
+            &delivery.info,
+            delivery.kind,
+            &delivery.others,
+            &delivery.verdict,
+            &delivery.drift,
+            &document,
+            &target.facts.reference,
+            now,
+        )
+    };
     match subject {
         InjectionBody::Nothing => {}
-        InjectionBody::Background { run, path } => {
-            head.push(background_section(run, path, target, now));
+        InjectionBody::Background { run, current } => {
+            head.push(background_section(run, target, now, prompt_hook));
+            if let Some(d) = current {
+                return document(&head, d);
+            }
         }
         InjectionBody::Placeholder {
             info,
@@ -477,24 +575,7 @@ fn compose(
                 now,
             ));
         }
-        InjectionBody::Document(delivery) => {
-            let document = match &delivery.document {
-                Ok(d) => d.clone(),
-                Err(e) => format!("(not loaded: {})", e.report()),
-            };
-            return compose_document(
-                &head,
-                dated,
-                &delivery.info,
-                delivery.kind,
-                &delivery.others,
-                &delivery.verdict,
-                &delivery.drift,
-                &document,
-                &target.facts.reference,
-                now,
-            );
-        }
+        InjectionBody::Document(delivery) => return document(&head, delivery),
     }
     head.join("\n\n")
 }

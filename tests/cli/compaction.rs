@@ -459,20 +459,26 @@ fn a_writer_that_stores_nothing_is_reported_at_once() {
 fn while_the_writer_works_readers_are_told_to_wait_with_an_absolute_command() {
     let s = Scene::new();
     s.pre_compact("busy", None, &[("FAKE_SLEEP", "20")]);
-    let o = s.hook(
-        "session-start",
-        "busy",
-        serde_json::json!({"source": "compact"}),
-    );
-    let text = context(&o);
-    assert!(text.contains("is being authored"), "{text}");
+    // A client without our prompt hook (a generic one): the wait is an option, 60 s at most.
+    let o = run(s
+        .env
+        .store()
+        .args(["hook", "session-start", "--harness", "cursor"])
+        .write_stdin(s.input("busy", serde_json::json!({"source": "compact"}))));
+    let text = o.stdout;
     assert!(
-        text.contains(&format!("{} read {}", bin().display(), "'")),
-        "absolute binary: {text}"
+        text.contains("A fresher handoff is being written"),
+        "{text}"
     );
     assert!(
-        !text.contains("status: old "),
-        "the previous cycle's handoff is not shown"
+        text.contains(&format!("{} read '", bin().display()))
+            && text.contains(" --wait 60` waits up to 60 s"),
+        "absolute binary, a bounded wait offered: {text}"
+    );
+    assert!(!text.contains("must"), "never an order to wait: {text}");
+    assert!(
+        text.contains("status: old "),
+        "what the slot holds now is delivered meanwhile: {text}"
     );
     let o = s.read("0");
     assert_eq!(o.code, 4);
@@ -1459,4 +1465,64 @@ fn status_shows_what_the_writer_cost() {
     assert_eq!(v["writer_costs"]["week_runs"], 2);
     assert_eq!(v["writer_costs"]["last"]["cost_usd"], 0.25);
     assert_eq!(v["writer_costs"]["last"]["input_tokens"], 1200);
+}
+
+/// Issue 40: never block a working session. After a compaction whose writer is still at work,
+/// the session gets what the slot holds now, one line that a fresher handoff is coming, and —
+/// where the client runs our prompt hook — the fresh one at the first prompt after it landed,
+/// exactly once. Nothing tells it to wait.
+#[test]
+fn a_compaction_with_a_slow_writer_never_blocks_and_the_next_prompt_carries_the_fresh_handoff() {
+    let s = Scene::new();
+    s.pre_compact(
+        "slow",
+        Some(&version(&s.repo, "fresh")),
+        &[("FAKE_SLEEP", "3")],
+    );
+    let o = s.hook(
+        "session-start",
+        "slow",
+        serde_json::json!({"source": "compact"}),
+    );
+    let text = context(&o);
+    assert!(text.contains("status: old "), "{text}");
+    assert!(
+        text.contains("**A fresher handoff is being written** in the background for `main`")
+            && text.contains("It will be given to you with the next prompt once it is stored — do not wait for it."),
+        "{text}"
+    );
+    for never in ["must", "--wait", "timeout"] {
+        assert!(!text.contains(never), "{never}: {text}");
+    }
+    let receipt: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert!(
+        receipt["systemMessage"].as_str().is_some_and(
+            |r| r.ends_with("; a fresher one is being written and follows at the next prompt")
+        ),
+        "{receipt}"
+    );
+    let prompt = || {
+        s.hook(
+            "user-prompt-submit",
+            "slow",
+            serde_json::json!({"prompt": "go on", "hook_event_name": "UserPromptSubmit"}),
+        )
+    };
+    assert_eq!(
+        prompt().stdout,
+        "",
+        "still writing: nothing yet, nothing waits"
+    );
+    s.writer_ended();
+    let o = prompt();
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    let fresh = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        fresh.starts_with("# Context reset (UserPromptSubmit, source: compact)")
+            && fresh.contains("status: fresh "),
+        "{fresh}"
+    );
+    assert_eq!(prompt().stdout, "", "exactly once");
 }

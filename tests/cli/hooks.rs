@@ -500,9 +500,11 @@ fn placeholders_are_reported_by_state_and_never_gated() {
         .hook("session-start", &input)
         .env("VERIFY_HANDOFF_GATE", &stub)));
     assert!(
-        text.contains("is being authored")
+        text.contains("**A handoff is being written**")
             && text.contains("handoff-store read '")
-            && text.contains("--wait ")
+            && text.contains("--wait 60` waits up to 60 s")
+            && !text.contains("must"),
+        "{text}"
     );
     assert!(
         !text.contains("stub-args") && !text.contains("GATE:"),

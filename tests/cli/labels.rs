@@ -49,11 +49,12 @@ fn clear(env: &TestEnv, repo: &Path, sid: &str) -> (String, String) {
 /// Contradictions no injection may carry.
 fn never_contradicts(state: &str, text: &str) {
     let pairs = [
-        ("No handoff exists", "being authored"),
-        ("none was written automatically", "being authored"),
+        ("No handoff exists", "is being written"),
+        ("none was written automatically", "is being written"),
         ("GUESS", "do the first unblocked `## Next` item"),
         ("GUESS", "so it covers it"),
-        ("was never completed", "being authored"),
+        ("was never completed", "is being written"),
+        ("is being written", "must"),
     ];
     for (a, b) in pairs {
         assert!(
@@ -134,10 +135,14 @@ fn every_receipt_says_what_reached_the_model() {
         serde_json::json!({"source": "compact"}),
     ));
     never_contradicts("compaction with a write at work", &text);
-    assert!(text.contains("being authored"), "{text}");
-    assert_eq!(
-        receipt,
-        "handoff-store: the handoff for main is still being written; the model was told to wait for it"
+    assert!(
+        text.contains("A fresher handoff is being written"),
+        "{text}"
+    );
+    assert!(
+        receipt.starts_with("handoff-store: handoff for main injected (gate OK, ")
+            && receipt.ends_with("; a fresher one is being written and follows at the next prompt"),
+        "{receipt}"
     );
 
     // An abandoned placeholder.
@@ -158,7 +163,7 @@ fn every_receipt_says_what_reached_the_model() {
         .env("CTX_FORK_TIMEOUT_SECONDS", "1"));
     let (text, receipt) = both(&o);
     never_contradicts("abandoned", &text);
-    assert!(!text.contains("being authored"), "{text}");
+    assert!(!text.contains("is being written"), "{text}");
     assert_eq!(
         receipt,
         "handoff-store: the background write for main was abandoned; the model was told no handoff is coming"

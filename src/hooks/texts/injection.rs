@@ -3,8 +3,6 @@
 //! the reading rules — and the cut to 9,500 UTF-16 units. `session_start.rs` decides what to
 //! say; this module only says it.
 
-use std::path::Path;
-
 use super::super::marker::{FRESH_SECONDS, Marker};
 use super::truncate::{INJECTION_LIMIT, utf16_len};
 use crate::shell::{self, self_command};
@@ -17,10 +15,12 @@ use crate::store::{HandoffInfo, PickKind, PlaceholderState, Target, epoch, gap};
 /// What the body of the injection is about.
 pub(crate) enum InjectionBody {
     Nothing,
-    /// A background write for the exact slot is under way (the slot is untouched).
+    /// A background write for the exact slot is under way (the slot is untouched); `current`
+    /// is what the slot holds meanwhile, delivered now — the fresh one follows, never waited
+    /// for.
     Background {
         run: Run,
-        path: String,
+        current: Option<Box<Delivery>>,
     },
     Placeholder {
         info: HandoffInfo,
@@ -48,7 +48,19 @@ pub(crate) fn compact_section(
             "This session was just compacted and no handoff was written for it: the one below, written {} ago, may be older than the summary.",
             gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (_, InjectionBody::Placeholder { .. } | InjectionBody::Background { .. }) => {
+        (
+            _,
+            InjectionBody::Background {
+                current: Some(d), ..
+            },
+        ) => format!(
+            "This session was just compacted. The handoff below was written {} ago, before this compaction's write began.",
+            gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
+        ),
+        (_, InjectionBody::Background { current: None, .. }) => {
+            format!("This session was just compacted; no handoff for `{reference}` exists yet.")
+        }
+        (_, InjectionBody::Placeholder { .. }) => {
             "This session was just compacted; its automatic write is below.".to_string()
         }
         (true, InjectionBody::Nothing) => format!(
@@ -127,7 +139,6 @@ pub(crate) fn placeholder_section(
     now: i64,
 ) -> String {
     let timeout = crate::env::settings().fork_timeout;
-    let window = crate::env::settings().liveness_window;
     let age = info.mtime.map(|m| (now - m).max(0) as u64);
     let here = target.checkout();
     let transcript_gap = transcript.map(|(_, t)| gap((now - epoch(*t)).max(0) as u64));
@@ -164,29 +175,22 @@ pub(crate) fn placeholder_section(
         || "at an unknown time (mtime unreadable)".to_string(),
         |a| format!("{} ago", gap(a)),
     );
-    let remaining = match (state, age) {
-        (PlaceholderState::Slow, _) => window,
-        (_, None) => timeout,
-        (_, Some(a)) => timeout.saturating_sub(a).max(10),
-    };
-    let wait = (remaining + window).min(570);
-    let millis = (wait + 30) * 1000;
     let mut s = format!(
-        "## A fresh handoff is being authored — wait for it before doing anything else\nA background writer started on the handoff for `{reference}` (checkout `{here}`) {when}; until it finishes, `{}` is only a placeholder that says `progress: writing`.",
+        "**A handoff is being written** for `{reference}` (checkout `{here}`, started {when}); until it is stored, `{}` is only a placeholder that says `progress: writing`.",
         info.path
     );
     if state == PlaceholderState::Slow
         && let Some(g) = &transcript_gap
     {
         s.push_str(&format!(
-            "\nThe writer is past its nominal budget of {timeout} seconds, but its transcript is still advancing (last change {g} ago), so it is still working."
+            " The writer is past its nominal budget of {timeout} seconds, but its transcript is still advancing (last change {g} ago)."
         ));
     }
     if let Some((p, _)) = transcript {
-        s.push_str(&format!("\nIts transcript is `{}`.", p.display()));
+        s.push_str(&format!(" Its transcript is `{}`.", p.display()));
     }
     s.push_str(&format!(
-        "\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints ABANDONED, carry on without a handoff and write one with `/handoff` when you can.\n---",
+        " Carry on with what you have; if you need it first, `{} read {} --wait 60` waits up to 60 s for it.\n---",
         self_command(),
         shell::quote(&here)
     ));
@@ -194,25 +198,29 @@ pub(crate) fn placeholder_section(
 }
 
 /// Section C for a background write recorded in the run directory: the slot still holds the
-/// previous handoff (or nothing), so the model waits for the new one through `read --wait`.
-pub(crate) fn background_section(run: &Run, path: &str, target: &Target, now: i64) -> String {
-    let timeout = run.job.timeout;
-    let window = crate::env::settings().liveness_window;
-    let age = run.age(now);
-    let wait = (timeout.saturating_sub(age).max(10) + window).min(570);
-    let millis = (wait + 30) * 1000;
-    let here = target.checkout();
+/// previous handoff (delivered beside this line) or nothing. Never a wait: where the client
+/// runs our prompt hook the fresh handoff follows at the next prompt; elsewhere a bounded wait
+/// of at most 60 s is offered as an option.
+pub(crate) fn background_section(
+    run: &Run,
+    target: &Target,
+    now: i64,
+    prompt_hook: bool,
+) -> String {
     let reference = &target.facts.reference;
-    let slot_now = if Path::new(path).is_file() {
-        "still holds the previous handoff"
+    let follows = if prompt_hook {
+        "It will be given to you with the next prompt once it is stored — do not wait for it."
+            .to_string()
     } else {
-        "does not exist yet"
+        format!(
+            "Carry on with what you have; if you need it first, `{} read {} --wait 60` waits up to 60 s for it.",
+            self_command(),
+            shell::quote(&target.checkout())
+        )
     };
     format!(
-        "## A fresh handoff is being authored — wait for it before doing anything else\nA background writer started on the handoff for `{reference}` (checkout `{here}`) {} ago; until it finishes, `{path}` {slot_now}.\nYour first tool call must be this Bash command, with the Bash tool's `timeout` set to at least {millis} ms:\n\n    {} read {} --wait {wait}\n\nIt prints the handoff with its gate verdict as soon as the write completes; then act on it as its output says. If it prints PENDING, run the same command again. If it prints FAILED, carry on with what it shows and write a new handoff with `/handoff` when you can.\n---",
-        gap(age),
-        self_command(),
-        shell::quote(&here)
+        "**A fresher handoff is being written** in the background for `{reference}` (started {} ago). {follows}",
+        gap(run.age(now))
     )
 }
 

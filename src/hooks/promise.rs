@@ -1,0 +1,47 @@
+//! A handoff promised to a session. After a compaction whose background writer is still at
+//! work, SessionStart delivers what the slot holds now and promises the fresh handoff; where the
+//! client runs our prompt hook, the next prompt after it landed carries it — exactly once — so a
+//! working session is never told to wait (docs/hooks.md §2.6 C). The promise is one small file,
+//! `<state>/promised/<safe-sid>`, holding the run's id: a prompt without one costs a `stat`.
+
+use std::path::PathBuf;
+
+use super::claims::state_dir;
+use super::input::safe_session_id;
+use crate::store::Store;
+use crate::store::naming::is_safe_id;
+use crate::store::runs::{self, Run};
+
+/// Where session `safe_sid`'s promise is kept.
+pub(crate) fn path(safe_sid: &str) -> Option<PathBuf> {
+    Some(state_dir()?.join("promised").join(safe_sid))
+}
+
+/// Promise session `raw_sid` the handoff `run` is writing (best effort).
+pub(crate) fn make(raw_sid: &str, run: &Run) {
+    let (Some(p), Some(id)) = (
+        path(&safe_session_id(raw_sid)),
+        run.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+    ) else {
+        return;
+    };
+    if let Some(dir) = p.parent()
+        && crate::store::slot::create_private_dir(dir).is_ok()
+    {
+        let _ = crate::store::slot::replace(&p, id.as_bytes(), None, None);
+    }
+}
+
+/// The run a promise at `p` names, when it is still there; a promise naming nothing is removed.
+pub(crate) fn run_of(p: &std::path::Path, store: Option<&Store>) -> Option<Run> {
+    let id = crate::fs::read_to_string(p).unwrap_or_default();
+    let run = store
+        .filter(|_| is_safe_id(id.trim()))
+        .and_then(|s| Run::load(&runs::run_dir(s, id.trim())));
+    if run.is_none() {
+        let _ = crate::fs::remove_file(p);
+    }
+    run
+}
