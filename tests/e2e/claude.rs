@@ -31,6 +31,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::auto_compact,
     ),
     (
+        "claude: a compaction whose writer takes 20 s never blocks; the next prompt after it carries the fresh handoff once",
+        Suite::slow_writer,
+    ),
+    (
         "claude: a refused compaction leaves the slot byte-identical",
         Suite::refused_compact,
     ),
@@ -168,6 +172,11 @@ impl Suite {
         let mut stdin = child.stdin.take().ok_or("no stdin")?;
         let mut results = Vec::new();
         for m in messages {
+            // `@sleep N`: the user thinks for N seconds before the next prompt.
+            if let Some(secs) = m.strip_prefix("@sleep ").and_then(|n| n.parse().ok()) {
+                std::thread::sleep(Duration::from_secs(secs));
+                continue;
+            }
             let line =
                 serde_json::json!({"type": "user", "message": {"role": "user", "content": m}});
             writeln!(stdin, "{line}").map_err(|e| e.to_string())?;
@@ -306,6 +315,55 @@ impl Suite {
 
     fn auto_compact(&self) -> Check {
         self.compaction(&["one", "two", "three", "OVERFLOW-NOW please"])
+    }
+
+    /// Issue 40: a compaction whose writer takes 20 s. The session is never told to block: the
+    /// prompt right after the compaction goes on with the old handoff and one line; the first
+    /// prompt after the writer's handoff landed carries it, exactly once.
+    fn slow_writer(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        self.stored(&scene, "tag-old")?;
+        self.mock.set_writer_doc(Some(handoff("tag-fresh")));
+        self.mock.set_writer_delay(Duration::from_secs(20));
+        let mark = self.mock.mark();
+        self.session(
+            &scene,
+            &[
+                "one",
+                "two",
+                "three",
+                "/compact",
+                "right after",
+                "@sleep 30",
+                "much later",
+            ],
+        )?;
+        let sent = self.mock.since(mark);
+        let log = Self::writer_end(&scene)?;
+        ensure(log.contains(" state=promoted "), || format!("log: {log}"))?;
+        for r in &sent {
+            ensure(
+                !r.contains("must be this Bash command") && !r.contains("--wait 5"),
+                || format!("a request told the session to block: {r}"),
+            )?;
+        }
+        let asked = |prompt: &str| {
+            sent.iter()
+                .find(|r| r.contains(prompt) && !r.contains("You are writing a handoff"))
+                .cloned()
+                .ok_or_else(|| format!("no request for {prompt:?}"))
+        };
+        let right_after = asked("right after")?;
+        ensure(
+            right_after.contains("A fresher handoff is being written")
+                && right_after.contains("tag-old is where")
+                && !right_after.contains("tag-fresh is where"),
+            || format!("the request right after the compaction: {right_after}"),
+        )?;
+        let later = asked("much later")?;
+        ensure(later.matches("tag-fresh is where").count() == 1, || {
+            format!("the fresh handoff is not in the next request exactly once: {later}")
+        })
     }
 
     fn refused_compact(&self) -> Check {

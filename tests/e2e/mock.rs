@@ -27,6 +27,9 @@ pub struct State {
     pub refuse_summary: bool,
     /// Overflow refusals already sent, so each prompt is refused once.
     overflowed: Vec<String>,
+    /// How long the background writer's first request is held before it is answered (a slow
+    /// writer).
+    pub writer_delay: std::time::Duration,
 }
 
 pub struct Mock {
@@ -63,6 +66,11 @@ impl Mock {
 
     pub fn set_writer_doc(&self, doc: Option<String>) {
         self.lock().writer_doc = doc;
+    }
+
+    /// Hold the writer's first request `delay` before answering it.
+    pub fn set_writer_delay(&self, delay: std::time::Duration) {
+        self.lock().writer_delay = delay;
     }
 
     pub fn set_refuse_summary(&self, refuse: bool) {
@@ -155,6 +163,7 @@ fn respond(
         return send(out, "200 OK", "application/json", r#"{"input_tokens":100}"#);
     }
     let text = request.to_string();
+    let mut hold = std::time::Duration::ZERO;
     let reply = {
         let mut s = match state.lock() {
             Ok(g) => g,
@@ -171,11 +180,14 @@ fn respond(
                 "<summary>1. Primary request: e2e. 2. Decisions kept verbatim.</summary>".into(),
             ))
         } else if text.contains("You are writing a handoff for a Claude Code session") {
+            hold = std::mem::take(&mut s.writer_delay);
             Some(writer_turn(&request, s.writer_doc.as_deref()))
         } else {
             Some(Reply::Text("ok from the mock".into()))
         }
     };
+    // Outside the lock: the session's own requests are answered meanwhile.
+    std::thread::sleep(hold);
     let Some(reply) = reply else {
         let error = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}});
         return send(
