@@ -104,6 +104,16 @@ fn main() {
         s(&f.small_repo)
     );
     let startup = clear.replace("\"clear\"", "\"startup\"");
+    // The 20k-file repository has no handoff: not in use, the store's 10,000 names scanned.
+    let unused_clear = format!(
+        "{{\"session_id\":\"bench-unused\",\"cwd\":{:?},\"source\":\"clear\"}}",
+        s(&f.big_repo)
+    );
+    // Claude Code's PreCompact with no transcript: the summary steering, no writer.
+    let pre_compact = format!(
+        "{{\"session_id\":\"bench-pc\",\"cwd\":{:?},\"trigger\":\"auto\"}}",
+        s(&f.small_repo)
+    );
     // A session whose SessionStart already ran: every prompt after it is the "nothing to do"
     // path of the UserPromptSubmit fallback.
     let claims = f.home.join(".claude/state/handoff-fork/claims");
@@ -233,6 +243,26 @@ fn main() {
             setup: Some(|f| {
                 let _ = std::fs::copy(&f.small_handoff, f.store.join(&f.small_slot));
             }),
+        },
+        Case {
+            name: "hook session-start (clear, a repository not in use, 10,000 other handoffs)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec!["hook".into(), "session-start".into()],
+            stdin: Some(unused_clear),
+            cwd: f.big_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
+            name: "hook pre-compact (Claude Code, no transcript: the summary steering)",
+            target_ms: 10.0,
+            bin: "store",
+            args: vec!["hook".into(), "pre-compact".into()],
+            stdin: Some(pre_compact),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
         },
         Case {
             name: "hook user-prompt-submit (nothing to do)",

@@ -35,15 +35,30 @@ fn repo_parts(main: &[u8]) -> (String, String) {
     (slugify(last), crate::text::hex_md5(main)[..8].to_string())
 }
 
-/// Whether store file `file_name` is a slot (default or named) of main worktree `main`, on
-/// any branch.
-pub(crate) fn of_repository(file_name: &str, main: &[u8]) -> bool {
-    let (repo, hex) = repo_parts(main);
-    let Some(stem) = file_name.strip_suffix(".md") else {
-        return false;
-    };
-    let stem = stem.split_once('@').map_or(stem, |(s, _)| s);
-    stem.starts_with(&format!("{repo}-")) && stem.ends_with(&format!("-{hex}"))
+/// What every slot name (default or named, any branch) of main worktree `main` starts and ends
+/// with, computed once for a scan of the store.
+pub(crate) struct RepositorySlots {
+    head: String,
+    tail: String,
+}
+
+impl RepositorySlots {
+    pub(crate) fn of(main: &[u8]) -> RepositorySlots {
+        let (repo, hex) = repo_parts(main);
+        RepositorySlots {
+            head: format!("{repo}-"),
+            tail: format!("-{hex}"),
+        }
+    }
+
+    /// Whether store file `file_name` is one of them.
+    pub(crate) fn holds(&self, file_name: &str) -> bool {
+        let Some(stem) = file_name.strip_suffix(".md") else {
+            return false;
+        };
+        let stem = stem.split_once('@').map_or(stem, |(s, _)| s);
+        stem.starts_with(&self.head) && stem.ends_with(&self.tail)
+    }
 }
 
 /// Why `name` cannot name a slot, or `None` when it can: 1–64 of `A–Z a–z 0–9 . _ -`,

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::naming::{of_repository, path_bytes};
+use super::naming::{RepositorySlots, path_bytes};
 use super::{Store, Target};
 use crate::settings::Enabled;
 
@@ -47,13 +47,16 @@ impl Use {
         {
             return Use::Chain(chain);
         }
-        let main = path_bytes(&target.facts.main);
+        let ours = RepositorySlots::of(&path_bytes(&target.facts.main));
         crate::fs::read_dir(&store.dir)
             .into_iter()
             .flatten()
             .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .find(|name| of_repository(name, &main))
+            .find_map(|e| {
+                let name = e.file_name();
+                let name = name.to_str()?;
+                ours.holds(name).then(|| name.to_string())
+            })
             .map_or(Use::Unused, Use::Slot)
     }
 
