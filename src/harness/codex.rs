@@ -117,6 +117,14 @@ impl Client for Codex {
         None
     }
 
+    fn user_prompt(&self, input: &HookInput) -> Option<crate::hooks::session_start::Injection> {
+        crate::hooks::user_prompt::run(input, "UserPromptSubmit")
+    }
+
+    fn has_prompt_hook(&self) -> bool {
+        true
+    }
+
     fn post_compact(&self, input: &HookInput) {
         crate::hooks::post_compact::run(input, "PostCompact");
     }
@@ -132,6 +140,10 @@ impl Client for Codex {
             shape: Shape::Json {
                 groups: vec![
                     (&["hooks", "SessionStart"][..], group("session-start")),
+                    (
+                        &["hooks", "UserPromptSubmit"][..],
+                        group("user-prompt-submit"),
+                    ),
                     (&["hooks", "PreCompact"][..], group("pre-compact")),
                     (&["hooks", "PostCompact"][..], group("post-compact")),
                 ],

@@ -23,6 +23,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::codex_compaction,
     ),
     (
+        "codex: a compaction whose writer takes 20 s never blocks; the next turn after it carries the fresh handoff once",
+        Suite::codex_slow_writer,
+    ),
+    (
         "codex: in the real TUI, the session after its own /clear carries the handoff",
         Suite::codex_tui_clear,
     ),
@@ -248,6 +252,94 @@ impl Suite {
         })?;
         self.writer_had_no_shell(&scene, mark, "Codex")?;
         self.kept_in_history(&scene, "tag-before-compact")
+    }
+
+    /// Issue 40, the second client with a prompt hook: Codex's automatic compaction while the
+    /// writer takes 20 s. The compacted turn is never told to block (it gets the old handoff and
+    /// one line); the first turn after the writer's handoff landed carries it, exactly once,
+    /// through `UserPromptSubmit` (installed and trusted by `install codex`).
+    fn codex_slow_writer(&self) -> Check {
+        let (scene, codex_home) = self.codex_scene("model_auto_compact_token_limit = 1000\n")?;
+        self.stored(&scene, "tag-codex-old")?;
+        let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
+        let said = self.codex_install(&scene, &codex_home)?;
+        ensure(said.contains("user_prompt_submit"), || {
+            format!("install codex did not trust the prompt hook: {said}")
+        })?;
+        self.mock.set_writer_doc(Some(handoff("tag-codex-fresh")));
+        self.mock.set_writer_delay(Duration::from_secs(20));
+        let mark = self.mock.mark();
+        let run = |args: &[&str]| -> Result<String, String> {
+            let mut cmd = Command::new(&self.codex);
+            env(&mut cmd);
+            let out = cmd.args(args).output().map_err(|e| e.to_string())?;
+            self.saw_output(&out);
+            ensure(out.status.success(), || {
+                format!(
+                    "codex {args:?} exited {:?}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })?;
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        // The session by its id: `--last` would pick the writer's own `codex exec` session.
+        let first = run(&[
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "OVERFLOW-NOW first codex turn",
+        ])?;
+        let thread = first
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find_map(|v| v["thread_id"].as_str().map(str::to_string))
+            .ok_or_else(|| format!("codex printed no thread id: {first}"))?;
+        let resume = |prompt: &str| {
+            run(&["exec", "--skip-git-repo-check", "resume", &thread, prompt]).map(|_| ())
+        };
+        resume("codex turn that compacts")?;
+        let slot_fresh = || Self::log(&scene).contains(" state=promoted ");
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while !slot_fresh() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.mock.set_writer_doc(None);
+        ensure(slot_fresh(), || {
+            format!("the writer's handoff never landed: {}", Self::log(&scene))
+        })?;
+        resume("codex turn much later")?;
+        let sent = self.mock.since(mark);
+        for r in &sent {
+            ensure(!r.contains("must be this Bash command"), || {
+                format!("a request told the session to block: {r}")
+            })?;
+        }
+        let asked = |prompt: &str| {
+            sent.iter()
+                .find(|r| r.contains(prompt) && !r.contains("You are writing a handoff"))
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "no request for {prompt:?}: {} sent, {} hold it",
+                        sent.len(),
+                        sent.iter().filter(|r| r.contains(prompt)).count()
+                    )
+                })
+        };
+        ensure(
+            sent.iter().any(|r| {
+                r.contains("A fresher handoff is being written")
+                    && r.contains("tag-codex-old is where")
+                    && !r.contains("tag-codex-fresh is where")
+            }),
+            || "no turn was given the old handoff and the line that a fresher one comes".into(),
+        )?;
+        let later = asked("codex turn much later")?;
+        ensure(
+            later.matches("tag-codex-fresh is where").count() == 1,
+            || format!("the fresh handoff is not in the next turn exactly once: {later}"),
+        )
     }
 
     /// The shipped Codex plugin (`contrib/codex`, listed by `contrib/.agents/plugins/

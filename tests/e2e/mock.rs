@@ -375,16 +375,22 @@ fn responses_reply(
     state: &Mutex<State>,
 ) -> std::io::Result<()> {
     let text = request.to_string();
-    let writer_doc = {
+    let writer = text.contains("You are writing a handoff for a Codex session");
+    let (writer_doc, hold) = {
         let mut g = match state.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
         g.requests.push(request.clone());
-        g.writer_doc.clone()
+        let hold = if writer {
+            std::mem::take(&mut g.writer_delay)
+        } else {
+            std::time::Duration::ZERO
+        };
+        (g.writer_doc.clone(), hold)
     };
+    std::thread::sleep(hold);
     let id = next_id("resp");
-    let writer = text.contains("You are writing a handoff for a Codex session");
     let message = |reply: &str| {
         json!({"type": "message", "role": "assistant", "id": next_id("msg"),
                "content": [{"type": "output_text", "text": reply}]})
