@@ -196,10 +196,19 @@ fn config_lists_each_setting_with_the_scope_and_file_it_came_from() {
     env.git(&repo, &["config", "handoff.onClear", "sometimes"]);
     env.git(&repo, &["config", "extensions.worktreeConfig", "true"]);
     env.git(&repo, &["config", "--worktree", "handoff.staleHours", "12"]);
+    // The system scope from its own file, the command scope as `git -c` passes it.
+    let system = env.write(
+        "etc/gitconfig",
+        "[handoff]\n\tofferMaxDays = 3\n\tenabled\n",
+    );
     let o = run(env
         .store()
         .args(["config", "-C"])
         .arg(&repo)
+        .env("GIT_CONFIG_SYSTEM", &system)
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "handoff.onClear")
+        .env("GIT_CONFIG_VALUE_0", "off")
         .env("HANDOFF_ON_STARTUP", "deliver")
         .env("HANDOFF_OFFER_MAX_DAYS", "soon"));
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -207,25 +216,37 @@ fn config_lists_each_setting_with_the_scope_and_file_it_came_from() {
     let local = repo.join(".git/config");
     let worktree = repo.join(".git/config.worktree");
     let expected = format!(
-        "handoff.enabled        auto     default
+        "handoff.enabled        true     system   {sys}
 handoff.writer         off      global   {}
 handoff.onStartup      deliver  env      HANDOFF_ON_STARTUP
-handoff.onClear        deliver  default
+handoff.onClear        off      command  (git -c, GIT_CONFIG_*)
 handoff.autoPush       true     local    {}
-handoff.offerMaxDays   7        default
+handoff.offerMaxDays   3        system   {sys}
 handoff.staleHours     12       worktree {}
-ignored  handoff.onClear=sometimes (local {}): it takes deliver, off
 ignored  handoff.offerMaxDays=soon (env HANDOFF_OFFER_MAX_DAYS): it takes a whole number",
         home.display(),
         local.display(),
         worktree.display(),
-        local.display()
+        sys = system.display(),
     );
     let got: Vec<&str> = o.stdout.lines().collect();
     let want: Vec<&str> = expected.lines().collect();
     assert_eq!(got[..got.len() - 1], want[..], "{}", o.stdout);
+    assert_eq!(
+        got.last().copied(),
+        Some("in use   yes: handoff.enabled is true"),
+        "{}",
+        o.stdout
+    );
+    // A value a key does not take, where it would win, is named and passed over.
+    let o = run(env.store().args(["config", "-C"]).arg(&repo));
     assert!(
-        got.last().is_some_and(|l| l.starts_with("in use   no: ")),
+        o.stdout
+            .contains("handoff.onClear        deliver  default\nhandoff.autoPush")
+            && o.stdout.contains(&format!(
+                "ignored  handoff.onClear=sometimes (local {}): it takes deliver, off\n",
+                local.display()
+            )),
         "{}",
         o.stdout
     );

@@ -11,8 +11,10 @@ fn origin(o: &Origin) -> String {
         Origin::Env { variable } => format!("env      {variable}"),
         Origin::Git { scope, file } => format!(
             "{scope:<8} {}",
-            file.as_ref()
-                .map_or_else(|| "(no file)".to_string(), |f| f.display().to_string())
+            file.as_ref().map_or_else(
+                || "(git -c, GIT_CONFIG_*)".to_string(),
+                |f| f.display().to_string()
+            )
         ),
         Origin::Default => "default".to_string(),
     }
