@@ -111,6 +111,30 @@ impl Injection {
     }
 }
 
+impl Then {
+    /// What follows an injection for `input` in `target`, showing `subject`: nothing consumed,
+    /// no marker, no promise kept, unless the caller says otherwise.
+    fn of(
+        input: &HookInput,
+        target: &Target,
+        title_source: &'static str,
+        subject: InjectionBody,
+    ) -> Then {
+        Then {
+            client: input.client,
+            main: target.main(),
+            session: input.session.as_ref().map(|s| s.raw().to_string()),
+            title_source,
+            consume: false,
+            subject,
+            store: None,
+            marker: None,
+            prompt_hook: input.prompt_hook,
+            kept_promise: None,
+        }
+    }
+}
+
 impl Injection {
     /// This injection keeps the promise recorded at `path`: it is used up once it got out.
     pub(crate) fn keeps(mut self, path: PathBuf) -> Injection {
@@ -131,18 +155,7 @@ pub(crate) fn note(
         text,
         event: event.to_string(),
         receipt,
-        then: Then {
-            client: input.client,
-            main: target.main(),
-            session: input.session.as_ref().map(|s| s.raw().to_string()),
-            title_source: "note",
-            consume: false,
-            subject: InjectionBody::Nothing,
-            store: None,
-            marker: None,
-            prompt_hook: input.prompt_hook,
-            kept_promise: None,
-        },
+        then: Then::of(input, target, "note", InjectionBody::Nothing),
     }
 }
 
@@ -282,16 +295,13 @@ fn startup(input: &HookInput) -> Option<Injection> {
         event: "SessionStart".to_string(),
         receipt,
         then: Then {
-            client: input.client,
-            main: target.main(),
-            session: input.session.as_ref().map(|s| s.raw().to_string()),
-            title_source: "startup, offered",
-            consume: false,
-            subject: InjectionBody::Document(d),
             store,
-            marker: None,
-            prompt_hook: input.prompt_hook,
-            kept_promise: None,
+            ..Then::of(
+                input,
+                &target,
+                "startup, offered",
+                InjectionBody::Document(d),
+            )
         },
     })
 }
@@ -401,16 +411,10 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         event: event.to_string(),
         receipt,
         then: Then {
-            client: input.client,
-            main: target.main(),
-            session: input.session.as_ref().map(|s| s.raw().to_string()),
-            title_source,
             consume: input.consume,
-            subject,
             store,
             marker: marker.and(marker_file),
-            prompt_hook: input.prompt_hook,
-            kept_promise: None,
+            ..Then::of(input, &target, title_source, subject)
         },
     })
 }

@@ -52,8 +52,8 @@ impl Suite {
     /// the model as a developer message, and the handoff is consumed.
     fn codex_session_start(&self) -> Check {
         let (scene, codex_home) = self.codex_scene("")?;
-        self.stored(&scene, "tag-codex")?;
         let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
+        self.stored(&scene, "tag-codex")?;
         let said = self.codex_install(&scene, &codex_home)?;
         ensure(said.contains("trusted"), || {
             format!("install codex did not trust the hook: {said}")
@@ -203,7 +203,6 @@ impl Suite {
     fn codex_compaction(&self) -> Check {
         let (scene, codex_home) = self.codex_scene("model_auto_compact_token_limit = 1000\n")?;
         let slot = self.stored(&scene, "tag-before-compact")?;
-        let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
         let said = self.codex_install(&scene, &codex_home)?;
         ensure(
             said.contains("pre_compact") && said.contains("post_compact"),
@@ -211,19 +210,7 @@ impl Suite {
         )?;
         self.mock.set_writer_doc(Some(handoff("tag-codex-writer")));
         let mark = self.mock.mark();
-        let run = |args: &[&str]| -> Check {
-            let mut cmd = Command::new(&self.codex);
-            env(&mut cmd);
-            let out = cmd.args(args).output().map_err(|e| e.to_string())?;
-            self.saw_output(&out);
-            ensure(out.status.success(), || {
-                format!(
-                    "codex {args:?} exited {:?}: {}",
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            })
-        };
+        let run = |args: &[&str]| self.codex_run(&scene, &codex_home, args).map(|_| ());
         run(&[
             "exec",
             "--skip-git-repo-check",
@@ -261,7 +248,6 @@ impl Suite {
     fn codex_slow_writer(&self) -> Check {
         let (scene, codex_home) = self.codex_scene("model_auto_compact_token_limit = 1000\n")?;
         self.stored(&scene, "tag-codex-old")?;
-        let env = |cmd: &mut Command| self.codex_env(&scene, &codex_home, cmd);
         let said = self.codex_install(&scene, &codex_home)?;
         ensure(said.contains("user_prompt_submit"), || {
             format!("install codex did not trust the prompt hook: {said}")
@@ -269,20 +255,7 @@ impl Suite {
         self.mock.set_writer_doc(Some(handoff("tag-codex-fresh")));
         self.mock.set_writer_delay(Duration::from_secs(20));
         let mark = self.mock.mark();
-        let run = |args: &[&str]| -> Result<String, String> {
-            let mut cmd = Command::new(&self.codex);
-            env(&mut cmd);
-            let out = cmd.args(args).output().map_err(|e| e.to_string())?;
-            self.saw_output(&out);
-            ensure(out.status.success(), || {
-                format!(
-                    "codex {args:?} exited {:?}: {}",
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            })?;
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        };
+        let run = |args: &[&str]| self.codex_run(&scene, &codex_home, args);
         // The session by its id: `--last` would pick the writer's own `codex exec` session.
         let first = run(&[
             "exec",
@@ -446,6 +419,22 @@ impl Suite {
     }
 
     /// `handoff-store install codex` in the scene, as a user would run it; what it said.
+    /// `codex <args>` in the scene; it must succeed. What it printed on stdout.
+    fn codex_run(&self, scene: &Scene, codex_home: &Path, args: &[&str]) -> Result<String, String> {
+        let mut cmd = Command::new(&self.codex);
+        self.codex_env(scene, codex_home, &mut cmd);
+        let out = cmd.args(args).output().map_err(|e| e.to_string())?;
+        self.saw_output(&out);
+        ensure(out.status.success(), || {
+            format!(
+                "codex {args:?} exited {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     fn codex_install(&self, scene: &Scene, codex_home: &Path) -> Result<String, String> {
         let mut install = Command::new(STORE_BIN);
         self.codex_env(scene, codex_home, &mut install);
