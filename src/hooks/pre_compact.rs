@@ -1,4 +1,4 @@
-//! `hook pre-compact` (docs/hooks.md §3, issue 9): before a compaction, steer the summary (stdout
+//! `hook pre-compact` (docs/hooks.md §3): before a compaction, steer the summary (stdout
 //! becomes the compaction's custom instructions), record a background write in the store's run
 //! directory — never touching the slot — and start a detached supervisor that runs the writer
 //! with an ARGUMENT VECTOR: nothing from stdin ever reaches a shell or a command line; the

@@ -1,4 +1,4 @@
-//! Compaction you can trust (issue 9), without a client: the background write never displaces
+//! Compaction you can trust, without a client: the background write never displaces
 //! the slot until the candidate passed the gate and the compaction was confirmed; a writer's end
 //! is known at once; generated commands name the binary by its absolute path; the supervisor
 //! leaves the hook's session; UserPromptSubmit delivers once when SessionStart did not; two
@@ -326,7 +326,7 @@ fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed(
         before,
         "byte-identical"
     );
-    // Issue 30.7: kept apart from the slot's versions, never offered by `restore`.
+    // Kept apart from the slot's versions, never offered by `restore`.
     let refused_dir = s.history_dir().join(".refused");
     assert!(
         std::fs::read_dir(&refused_dir)
@@ -352,7 +352,7 @@ fn an_answer_that_fails_the_gate_three_times_is_kept_in_history_never_installed(
     assert!(!history.stdout.contains(".refused"), "{}", history.stdout);
 }
 
-/// Issue 30.7: `restore` gates what it installs — a kept version the gate calls malformed (an
+/// `restore` gates what it installs — a kept version the gate calls malformed (an
 /// older release kept refused answers among the versions) is refused, exit 2, the slot as it
 /// was.
 #[test]
@@ -994,7 +994,7 @@ fn portable(text: &str) -> String {
         .join("\n")
 }
 
-/// Issue 24, "one way to the chain": every operation that changes a slot leaves the branch's
+/// One way to the chain: every operation that changes a slot leaves the branch's
 /// chain holding the slot's bytes — written, restored, its progress set by hand, consumed by
 /// `read` and by SessionStart, promoted from a background write, imported by `pull`, offered
 /// from a teammate's refs and consumed (whose record must build on the teammate's chain, so the
@@ -1140,7 +1140,7 @@ fn none_outlived(s: &Scene) {
     }
 }
 
-/// Issue 30.4: a writer that prints without end is ended once its output passes the answer's
+/// A writer that prints without end is ended once its output passes the answer's
 /// cap — its run folder holds at most 32 MiB — and nothing it started outlives the run: not a
 /// child in its group, not a `setsid` daemon.
 #[test]
@@ -1165,7 +1165,7 @@ fn an_endless_writer_is_bounded_on_disk_and_leaves_no_process_behind() {
     none_outlived(&s);
 }
 
-/// Issue 30.4: a writer that answers and exits normally takes what it started with it — a
+/// A writer that answers and exits normally takes what it started with it — a
 /// child left running and a `setsid` daemon — and its answer still counts.
 #[test]
 fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
@@ -1190,7 +1190,7 @@ fn a_writer_that_exits_leaves_no_child_or_daemon_running() {
     none_outlived(&s);
 }
 
-/// Issue 30.7: a writer that puts its handoff in a fence and says something after it — as
+/// A writer that puts its handoff in a fence and says something after it — as
 /// models do — has the handoff stored without the closing fence or its words.
 #[test]
 fn words_after_a_fenced_answer_are_never_stored() {
@@ -1293,7 +1293,7 @@ fn commands_in(text: &str) -> Vec<Vec<String>> {
     found
 }
 
-/// Issue 40: no dead ends. Every state of the writer and the delivery, and every command its
+/// No dead ends. Every state of the writer and the delivery, and every command its
 /// texts suggest, run in that state: none ends in "no version", "not found" or a usage error.
 #[test]
 fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
@@ -1432,7 +1432,7 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
     }
 }
 
-/// Issue 40: the writer's cost is visible. Each run records its wall time and the tokens and
+/// The writer's cost is visible. Each run records its wall time and the tokens and
 /// money its client reported; `status` shows the last run and the last seven days.
 #[test]
 fn status_shows_what_the_writer_cost() {
@@ -1473,7 +1473,7 @@ fn status_shows_what_the_writer_cost() {
     assert_eq!(v["writer_costs"]["last"]["input_tokens"], 1200);
 }
 
-/// Issue 40: never block a working session. After a compaction whose writer is still at work,
+/// Never block a working session. After a compaction whose writer is still at work,
 /// the session gets what the slot holds now, one line that a fresher handoff is coming, and —
 /// where the client runs our prompt hook — the fresh one at the first prompt after it landed,
 /// exactly once. Nothing tells it to wait.

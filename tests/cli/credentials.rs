@@ -1,4 +1,4 @@
-//! Issue 30.5: the credential scan measured against a corpus — realistic credentials in the
+//! The credential scan measured against a corpus — realistic credentials in the
 //! forms people and agents write them (config lines, connection strings, headers, webhook URLs,
 //! `.netrc`, prose that goes on after the value), each refused by the gate (exit 2, the value
 //! never echoed); and innocent text a handoff holds (placeholders, types, code, prose about

@@ -1,4 +1,4 @@
-//! Durability (docs/store.md §6, issue 12): a process killed at any instant, or failing on a full
+//! Durability (docs/store.md §6): a process killed at any instant, or failing on a full
 //! disk, loses no version, leaves the slot whole, and leaves nothing the next write does not
 //! clean; memory stays bounded whatever is cited or stored.
 

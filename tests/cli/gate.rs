@@ -126,7 +126,7 @@ fn missing_fields_are_reported_in_order_with_the_below_envelope_hint() {
         "a draft may leave branch: out"
     );
     assert_eq!(o.code, 2);
-    // Issue 32: a draft without branch: and checkout: is valid, as `write` takes it: it is
+    // A draft without branch: and checkout: is valid, as `write` takes it: it is
     // gated against the checkout it is given (here the working directory).
     let draft = canonical(&shop.to_string_lossy(), "main")
         .replace(&format!("checkout: {}\n", shop.display()), "")
@@ -211,7 +211,7 @@ fn tilde_user_checkout_is_not_absolute_and_falls_back_to_the_working_directory()
             .ends_with("1 contract violation(s); citations were not checked. The format: `handoff-store new` prints a handoff to fill in; docs/guide.md explains it.\n")
     );
     assert_eq!(o.code, 2);
-    // A CHECKOUT argument replaces it, as `write` would (issue 32: one meaning of valid).
+    // A CHECKOUT argument replaces it, as `write` would (one meaning of valid).
     let o = run(env.verify().arg(&file).arg(&shop));
     assert!(o.stdout.contains("[from argument"));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);

@@ -127,7 +127,7 @@ fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).expect("meta").permissions().mode() & 0o7777
 }
 
-/// Issue 23: an install never hurts the file it edits, for every harness: a symlinked
+/// An install never hurts the file it edits, for every harness: a symlinked
 /// configuration is edited through the link (the link stays, the target's mode kept); a link
 /// to /dev/null or a dangling one is refused with a clear message and left as it was; a
 /// read-only file comes back with its bytes and its mode; nothing we write is group- or
@@ -231,7 +231,7 @@ fn installs_never_hurt_the_file_they_edit() {
     }
 }
 
-/// Issue 23: `uninstall` takes out only what we added: a hook the user put into our group
+/// `uninstall` takes out only what we added: a hook the user put into our group
 /// stays, and no key or array the file did not have is left behind (even when the file was
 /// edited since, so it cannot simply be restored).
 #[test]
@@ -547,7 +547,7 @@ fn gemini_delivers_after_its_clear_on_the_first_prompt() {
             .contains("progress: complete")
     };
     // No offer at Gemini CLI's fresh start: its headless mode would put it in front of a
-    // first-prompt slash command (issue 31, measured in tests/e2e).
+    // first-prompt slash command (measured in tests/e2e).
     let o = started("g-plain", "startup");
     assert_eq!((o.code, o.stdout.as_str()), (0, ""));
     assert!(unread());
@@ -683,7 +683,7 @@ fn a_harness_hook_never_fails_on_bad_input() {
     }
 }
 
-/// Issue 23: `status` has rows for Claude Code (its settings hooks in both scopes, and the
+/// `status` has rows for Claude Code (its settings hooks in both scopes, and the
 /// plugin), says when the program an installed hook runs is gone, and `--check` fails then,
 /// one line per problem; the JSON twin lists the same problems.
 #[test]
@@ -810,7 +810,7 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     assert_eq!(status(&["--check"]).code, 0);
 }
 
-/// Issue 30.6: `status --check` tells the truth about hooks that would not run: a settings file
+/// `status --check` tells the truth about hooks that would not run: a settings file
 /// with two top-level `"hooks"` keys (and `install` refuses to edit such a file, naming the
 /// key), Claude Code's `"disableAllHooks": true`, a Cline `TaskStart` without its execute bit,
 /// an invalid config file, and a store that cannot be used.
@@ -905,7 +905,7 @@ fn writable_by_others(dir: &Path) -> Vec<(PathBuf, u32)> {
     out
 }
 
-/// Issue 30.7: with a umask of 000, no folder we make is group- or world-writable — the
+/// With a umask of 000, no folder we make is group- or world-writable — the
 /// agents' config folders (user and project), the skill's, git's hooks folder, the store.
 /// Inside `.git` the objects and refs follow the umask as git's own do (git's rule, not ours).
 #[test]

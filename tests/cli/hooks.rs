@@ -41,7 +41,7 @@ fn progress(path: &Path) -> Option<String> {
         .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
 }
 
-/// Issue 31: a fresh start offers (title, age, verdict, the command that reads it; nothing
+/// A fresh start offers (title, age, verdict, the command that reads it; nothing
 /// consumed), `resume` gets nothing, `/clear` and compaction deliver in full; a `/clear` just
 /// before a start makes it a reset; `HANDOFF_ON_STARTUP` turns the offer into the delivery or
 /// off, and an old or already-read handoff is not offered.
@@ -399,7 +399,7 @@ fn a_guess_needs_a_corroborating_marker_and_is_never_consumed() {
         Some("complete"),
         "a guess stays complete"
     );
-    // Another project, the same corroborating clear: never a guess across projects (issue 31).
+    // Another project, the same corroborating clear: never a guess across projects.
     let other = env.repo("other", "topic", &[("x.txt", "unrelated\n")]);
     env.use_handoffs(&other);
     write_marker(
@@ -1170,7 +1170,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Issue 23: `status` says whether the handoff reached the last session, per harness: when,
+/// `status` says whether the handoff reached the last session, per harness: when,
 /// which session and source, how many characters, whether it was cut, whether the handoff was
 /// marked consumed (text and JSON).
 #[test]
@@ -1242,7 +1242,7 @@ fn handoff_store_rules() -> &'static str {
     "A red citation only means its pointer rotted: re-derive it before relying on it; it never reopens a decision, dead end or trap. Open a pointer when your current step needs it. Then do the first unblocked `## Next` item — unless the user asks for something else."
 }
 
-/// Issue 40: never silent when a handoff is there. A start in a repository in use whose branch
+/// Never silent when a handoff is there. A start in a repository in use whose branch
 /// has a handoff of the last `offerMaxDays` says something: unread, the offer; read already,
 /// one line (at most 200 characters) naming when it was read, the commits since, and a command
 /// that shows it again — which works. `status` says what a start would say, or why nothing.

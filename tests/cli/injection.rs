@@ -1,4 +1,4 @@
-//! Issue 31: the injection, pinned. For a handoff of 2, 28 and 200 citations, all resolving,
+//! The injection, pinned. For a handoff of 2, 28 and 200 citations, all resolving,
 //! and one of 28 with three that do not, the text before the handoff is exactly what a model
 //! needs — the title, which handoff, one verdict line (and one line per failing citation), the
 //! reading rules — and nothing else; its size stays within the budget (700 characters, plus

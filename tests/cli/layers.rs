@@ -380,7 +380,7 @@ fn the_path_reader_resolves_super_self_crate_and_groups() {
     );
 }
 
-/// Issue 34: one place decides what follows a change — `lifecycle` is the only caller of the
+/// One place decides what follows a change — `lifecycle` is the only caller of the
 /// background push outside `sync` itself.
 /// Every source file under `src/`: its path there (`/`-separated) and its text.
 fn sources() -> Vec<(String, String)> {
@@ -431,7 +431,7 @@ fn the_lifecycle_is_the_only_caller_of_the_push_after_a_change() {
     );
 }
 
-/// Issue 34: nothing prints with the std macros (they panic on a closed pipe and bypass the
+/// Nothing prints with the std macros (they panic on a closed pipe and bypass the
 /// writers): no `println!`, `print!`, `eprintln!` or `eprint!` anywhere in the crate's code.
 #[test]
 fn nothing_prints_with_the_std_macros() {
@@ -439,7 +439,7 @@ fn nothing_prints_with_the_std_macros() {
     assert!(found.is_empty(), "printed with a std macro: {found:?}");
 }
 
-/// Issue 34: the client's JSON stops at the hook door (`hooks/input.rs` reads it into a typed
+/// The client's JSON stops at the hook door (`hooks/input.rs` reads it into a typed
 /// `HookInput`), and each client is one file: its name appears only there, in the one enum of
 /// clients (`harness/mod.rs`), and in the command-line words that name it.
 #[test]
@@ -476,7 +476,7 @@ fn the_client_json_stops_at_the_door_and_each_client_is_one_file() {
     }
 }
 
-/// Issue 34: the gate half (what `verify-handoff` runs: its front end `cli/verify.rs`, the gate's
+/// The gate half (what `verify-handoff` runs: its front end `cli/verify.rs`, the gate's
 /// layers and the ground beneath them) imports nothing from the store half.
 #[test]
 fn the_gate_half_imports_nothing_from_the_store_half() {
@@ -513,7 +513,7 @@ fn the_gate_half_imports_nothing_from_the_store_half() {
     );
 }
 
-/// Issue 34: commands and hooks compute and render into a `Reply`; `cli/reply.rs` alone writes
+/// Commands and hooks compute and render into a `Reply`; `cli/reply.rs` alone writes
 /// to the output. The two front ends only hand their writers to it, `main` only passes the
 /// process's streams, and nothing else names a writer or the process's streams (the supervisor
 /// hands its descriptors to the writer's process, never writes to them).
@@ -551,7 +551,7 @@ fn one_file_writes_to_the_output() {
     );
 }
 
-/// Issue 32: every `<doc>.md §N` the code and the tests cite names a heading that exists
+/// Every `<doc>.md §N` the code and the tests cite names a heading that exists
 /// (`## N.` or `### N.M`), so a reader who follows one lands on the rule.
 #[test]
 fn every_docs_section_the_code_cites_exists() {

@@ -1,4 +1,4 @@
-//! Issue 32: a handoff in hand. `new` prints one that passes the gate as it stands (every section,
+//! A handoff in hand. `new` prints one that passes the gate as it stands (every section,
 //! one citation from the tree); filled in, it is written and read back; and `verify-handoff` and
 //! `write --dry-run` give every draft the same verdict — one meaning of "valid".
 
@@ -152,7 +152,7 @@ fn verify_and_write_dry_run_agree_on_every_draft() {
     }
 }
 
-/// Issue 32: every JSON object a command prints carries `schema_version`, and a command that
+/// Every JSON object a command prints carries `schema_version`, and a command that
 /// fails with `--format json` prints its error as an object on stdout (the exit unchanged).
 #[test]
 fn every_json_object_is_versioned_and_a_failure_is_an_object_too() {
@@ -204,7 +204,7 @@ fn every_json_object_is_versioned_and_a_failure_is_an_object_too() {
     );
 }
 
-/// Issue 32: `--json` is `--format json`; a command that prints no result refuses a format;
+/// `--json` is `--format json`; a command that prints no result refuses a format;
 /// `history` without a handoff says so.
 #[test]
 fn json_is_an_alias_and_format_is_refused_where_nothing_is_formatted() {
@@ -242,7 +242,7 @@ fn json_is_an_alias_and_format_is_refused_where_nothing_is_formatted() {
     );
 }
 
-/// Issue 32: every command's help ends with examples, and every argument says what it is.
+/// Every command's help ends with examples, and every argument says what it is.
 #[test]
 fn every_command_has_examples_and_every_argument_a_description() {
     let env = TestEnv::new();
@@ -293,7 +293,7 @@ fn every_command_has_examples_and_every_argument_a_description() {
     }
 }
 
-/// Issue 32: `status` says what this branch has and whether anything was delivered yet.
+/// `status` says what this branch has and whether anything was delivered yet.
 #[test]
 fn status_says_what_this_branch_has_and_whether_a_delivery_happened() {
     let env = TestEnv::new();
@@ -322,7 +322,7 @@ fn status_says_what_this_branch_has_and_whether_a_delivery_happened() {
     assert_eq!(v["handoff"]["gate"], "ok", "{v}");
 }
 
-/// Issue 32: `install` names the next step, and warns that a project file names this machine's
+/// `install` names the next step, and warns that a project file names this machine's
 /// binary.
 #[test]
 fn install_names_the_next_step_and_warns_about_a_committed_path() {
@@ -401,7 +401,7 @@ fn install_names_the_next_step_and_warns_about_a_committed_path() {
     );
 }
 
-/// Issue 32: `write FILE` is `write --from FILE`; `restore -n N` names the version without the
+/// `write FILE` is `write --from FILE`; `restore -n N` names the version without the
 /// global `--version` (which still works); `status` honours CONTEXT_ECONOMY_CHECKOUT.
 #[test]
 fn write_takes_a_file_restore_takes_n_and_status_the_environment() {
@@ -566,7 +566,7 @@ fn the_readme_takes_a_newcomer_to_a_stored_gated_handoff() {
         ran += 1;
     }
     assert_eq!(ran, 3, "dry run, write, read: {commands:?}");
-    // Then the first start of the client offers it (issue 40: the flow never leaves it read).
+    // Then the first start of the client offers it (the flow never leaves it read).
     let o = run(&mut env.hook(
         "session-start",
         &serde_json::json!({"session_id": "first", "cwd": repo, "source": "startup"}).to_string(),

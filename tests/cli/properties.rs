@@ -1,4 +1,4 @@
-//! Property tests (issue 12): the document, citation, hook-input and `progress:` parsers on
+//! Property tests: the document, citation, hook-input and `progress:` parsers on
 //! grammar-aware random input (headings, fences, `|`, `:`, backticks, CRLF, invalid UTF-8, NUL,
 //! huge lines, deep nesting), in-process; and the contracts that hold on any input, through the
 //! real binaries with a bounded case count. The coverage-guided campaign is in FUZZING.md.

@@ -157,7 +157,7 @@ fn a_guess_is_labelled_lists_others_and_is_never_consumed() {
     assert_eq!((o.code, o.stdout.as_str()), (4, ""));
 }
 
-/// Issue 31: a guess is made only among the handoffs of the target's project — a commit its
+/// A guess is made only among the handoffs of the target's project — a commit its
 /// repository holds, or a remote both have — never across projects; a fresh clone of the
 /// project still finds the other clone's handoff.
 #[test]

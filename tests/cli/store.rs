@@ -1421,7 +1421,7 @@ fn list_index_never_shows_a_changed_file_as_it_was() {
     }
 }
 
-/// Issue 23: the list index is read only as a regular file — a FIFO or a link to `/dev/zero`
+/// The list index is read only as a regular file — a FIFO or a link to `/dev/zero`
 /// at `<store>/.list-index` hung `list` and `read`'s guess; now they read as no index.
 #[test]
 fn a_fifo_or_a_device_at_the_list_index_never_hangs_list() {
@@ -1466,7 +1466,7 @@ fn a_fifo_or_a_device_at_the_list_index_never_hangs_list() {
     }
 }
 
-/// Issue 31: during a rebase the handoff is keyed to the branch being rebased (git records it),
+/// During a rebase the handoff is keyed to the branch being rebased (git records it),
 /// and the session-start of that checkout finds it; on any other detached HEAD, `write` stores
 /// it under the commit and says plainly that no branch will show it, naming `--branch`, which
 /// keys it to one.
@@ -1530,7 +1530,7 @@ fn a_rebase_keys_to_its_branch_and_a_detached_write_says_so() {
     assert!(text.contains("branch: feature\n"));
 }
 
-/// Issue 31: a new project before its first commit stores its handoff under the branch's name,
+/// A new project before its first commit stores its handoff under the branch's name,
 /// and the citations resolve against the files on disk; the hooks deliver it after `/clear`.
 #[test]
 fn an_unborn_branch_stores_and_resolves_against_the_files_on_disk() {

@@ -654,7 +654,7 @@ fn status_tells_how_the_last_background_push_ended() {
         !status().contains("autoPush last background push"),
         "nothing before any push"
     );
-    // Issue 23: status also says how sync and the git hook stand for this repository.
+    // Status also says how sync and the git hook stand for this repository.
     let said = status();
     assert!(
         said.contains("autoPush on (handoff.autoPush)")
@@ -837,7 +837,7 @@ fn locks_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Issue 21.1: `write` killed (SIGKILL, and SIGTERM / SIGINT / SIGHUP) before each of its
+/// `write` killed (SIGKILL, and SIGTERM / SIGINT / SIGHUP) before each of its
 /// mutations, the chain's included, in a repository with a `packed-refs` file: no lock is left
 /// in `.git` that git trips over — the user's `git branch -d`, `git pack-refs`, `git gc --auto`
 /// and `git fetch` succeed afterwards — and the next write records every version the store
@@ -893,7 +893,7 @@ fn a_killed_write_leaves_no_lock_in_the_repository_and_loses_no_version_from_the
     }
 }
 
-/// Issue 21.1: recording a version is a plain ref update, as git does it: it never takes
+/// Recording a version is a plain ref update, as git does it: it never takes
 /// `packed-refs.lock` — one held by a git process (here: left there) neither stops the record
 /// nor is touched — and a record that cannot be made is said on stderr, never silently.
 #[test]
@@ -1017,7 +1017,7 @@ fn forge_commit(
     env.git(bare, &args)
 }
 
-/// Issue 21.3–6: what a remote holds is input. A version too large, with anything but
+/// What a remote holds is input. A version too large, with anything but
 /// `handoff.md` and `meta` in its tree, declaring another branch, or with a malformed `meta` is
 /// not imported — `pull` names it, exits 1, and still merges every other branch; a date from the
 /// far future (or beyond any calendar) never panics and never outranks the local version.
@@ -1155,7 +1155,7 @@ fn a_hostile_remote_version_is_refused_and_every_other_branch_still_merges() {
     );
 }
 
-/// Issue 21.2 and 21.11: the remote's chains land in a namespace of our own, so a remote branch
+/// The remote's chains land in a namespace of our own, so a remote branch
 /// named `handoffs/x` next to a chain for `x` keeps its tracking branch and a plain `git fetch`
 /// after `sync --setup` works; `sync --setup` moves an earlier setup (its refspec, and the
 /// handoff versions under `refs/remotes/<remote>/handoffs/`, never a real tracking branch there),
@@ -1264,7 +1264,7 @@ fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
     );
 }
 
-/// Issue 21.8: the credential forms that slipped through are refused everywhere a document
+/// The credential forms that slipped through are refused everywhere a document
 /// enters: `write` (exit 2, nothing stored), the chain (a slot holding one is never committed)
 /// and `pull` (a remote version carrying one is not imported).
 #[test]
@@ -1324,7 +1324,7 @@ fn every_credential_form_is_refused_by_write_record_and_import() {
     }
 }
 
-/// Issue 21.7: a handoff written on another machine says so wherever it is shown — the
+/// A handoff written on another machine says so wherever it is shown — the
 /// SessionStart injection frames it as a teammate's notes whose commands are never run without
 /// the user, and `read` and `list` name its host, remote and time.
 #[test]
@@ -1390,7 +1390,7 @@ fn injected(env: &TestEnv, m: &Machine, session: &str) -> String {
     context(&session_start(env, m, session))
 }
 
-/// Issue 30.1: whether a version is from elsewhere is decided by this store's own mark, never
+/// Whether a version is from elsewhere is decided by this store's own mark, never
 /// by what the remote says. A remote version claiming this machine's host name — and even
 /// carrying a mark copied from one of this store's own pushed versions — is labelled as a
 /// teammate's, its `curl | sh` framed as never to be run without the user.
@@ -1447,7 +1447,7 @@ fn a_forged_host_or_a_copied_mark_never_passes_as_our_own_handoff() {
     );
 }
 
-/// Issue 30.1: a teammate's handoff stays labelled with its author through consumption and
+/// A teammate's handoff stays labelled with its author through consumption and
 /// re-recording: consumed on B and pushed again from there, it reads as Alice's on a second
 /// clone that shares B's store and on a third machine C — never as B's own, never as "from B".
 #[test]
@@ -1493,7 +1493,7 @@ fn a_teammates_handoff_keeps_its_author_on_every_clone_and_machine() {
     assert!(!third.stdout.contains(&format!("from     {}", this_host())));
 }
 
-/// Issue 30.1: what a remote says of its author is data. A crafted `host:` (words meant for
+/// What a remote says of its author is data. A crafted `host:` (words meant for
 /// the model, or 60 KB) never reaches the frame; the frame's own words stand and the handoff is
 /// still delivered. A local `write` cannot set `from:`.
 #[test]
@@ -1574,7 +1574,7 @@ fn background_pushes(store: &Path) -> usize {
         .count()
 }
 
-/// Issue 21.9: background pushes to a remote that hangs (an ssh that never answers) are
+/// Background pushes to a remote that hangs (an ssh that never answers) are
 /// bounded — at most one alive however many writes start one, ended by its time limit with its
 /// whole process group, and `status` says it is in flight, then how it ended.
 #[test]
@@ -1644,7 +1644,7 @@ fn background_pushes_to_a_hanging_remote_are_bounded() {
     );
 }
 
-/// Issue 21.10: `push --prune` never deletes a teammate's recent chain (written on another host
+/// `push --prune` never deletes a teammate's recent chain (written on another host
 /// within 14 days: its branch may not be pushed yet) unless `--force`; an old one, or one this
 /// host wrote, goes — all in one push.
 #[test]
@@ -1692,7 +1692,7 @@ fn push_prune_keeps_a_teammates_recent_handoff_unless_forced() {
     assert_eq!(no_prune.code, 2, "--force means nothing without --prune");
 }
 
-/// Issue 30.2: `push --prune` asks the remote which branches it has now. In a single-branch
+/// `push --prune` asks the remote which branches it has now. In a single-branch
 /// clone (no tracking ref of the others), a chain whose branch the remote has stays — though a
 /// machine of the same host name wrote it 40 days ago; a recent chain whose meta names no
 /// author stays as a teammate's; only this store's own chain of a branch gone everywhere goes.
@@ -1780,7 +1780,7 @@ fn push_prune_keeps_what_the_remote_has_in_a_single_branch_clone() {
     );
 }
 
-/// Issue 21.1: `pull` killed (SIGKILL, SIGTERM) before each of its mutations — the merge's
+/// `pull` killed (SIGKILL, SIGTERM) before each of its mutations — the merge's
 /// store writes and ref updates — leaves no lock git trips over, loses no version, and the next
 /// pull completes the merge.
 /// `handoff-store <cmd>` on `m`, killed with `signal` before its `n`th mutation (the crash
@@ -1854,7 +1854,7 @@ fn a_killed_pull_leaves_no_lock_and_the_next_pull_completes() {
     }
 }
 
-/// Issue 21: `push` killed before each of its mutations (the chain record, the remote-tracking
+/// `push` killed before each of its mutations (the chain record, the remote-tracking
 /// copy) leaves no lock git trips over, and the next push completes with the remote holding the
 /// local chain's tip.
 #[test]
@@ -1904,7 +1904,7 @@ fn a_killed_push_leaves_no_lock_and_the_next_push_completes() {
     }
 }
 
-/// Issue 21.10: many deletions go in one glob push (explicit refspecs took minutes for 10,000),
+/// Many deletions go in one glob push (explicit refspecs took minutes for 10,000),
 /// under our pre-push lease: the chains of branches gone everywhere are deleted and a teammate's
 /// recent one stays; a chain that reached the remote, or moved there, after the last fetch
 /// refuses the whole push (nothing deleted, the tracking refs untouched, exit 3) until a pull;
@@ -2047,7 +2047,7 @@ fn push_prune_deletes_many_chains_in_one_push_and_never_an_unfetched_one() {
     );
 }
 
-/// Issue 30.3: `push --prune` killed (SIGKILL, SIGTERM) before each of its mutations — the
+/// `push --prune` killed (SIGKILL, SIGTERM) before each of its mutations — the
 /// lease folder, the scratch refs, the deletion of the tracking copies (a transaction that
 /// takes `packed-refs.lock` and a lock per ref) — with the tracking refs packed, for a glob
 /// prune (70 chains) and an explicit one (3): after SIGTERM no lock is left; after SIGKILL only
@@ -2137,7 +2137,7 @@ fn a_killed_push_prune_leaves_no_lock_after_the_next_run() {
     }
 }
 
-/// Issue 30.7: a remote version's commit is sized from its header before it is read: one with a
+/// A remote version's commit is sized from its header before it is read: one with a
 /// 1 MiB commit message is not imported (named, pull exits 1), and a hook reading the refs
 /// delivers nothing from it.
 #[test]
@@ -2172,7 +2172,7 @@ fn a_remote_commit_too_large_is_never_read() {
     assert!(!o.stdout.contains("type the mailables"), "{}", o.stdout);
 }
 
-/// Issue 30.7: a lock file a killed `receive-pack` left in the remote is told apart from a
+/// A lock file a killed `receive-pack` left in the remote is told apart from a
 /// remote that moved: push exits 3 saying the remote could not lock the ref and where the
 /// stale lock is — again after a pull, never "pull, then push" alone — and goes through once
 /// the lock is gone.
@@ -2207,7 +2207,7 @@ fn a_stale_lock_in_the_remote_is_told_apart_from_a_moved_remote() {
     assert!(remote_tip(&bare).contains("status: second "));
 }
 
-/// Issue 30.7: our fetches never start `git maintenance` behind them (its lock outlives a
+/// Our fetches never start `git maintenance` behind them (its lock outlives a
 /// killed fetch): every `git fetch` handoff-store runs carries `--no-auto-maintenance`. Seen
 /// through a `git` on PATH that logs its arguments and runs the real one.
 #[test]

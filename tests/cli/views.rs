@@ -82,7 +82,7 @@ fn log_shows_the_lineage_and_the_delta_of_each_version() {
     assert_eq!(o.code, 4, "{}", o.stderr);
 }
 
-/// Issue 40: reading is not writing. Ten reads of one handoff leave it #1, "the branch's
+/// Reading is not writing. Ten reads of one handoff leave it #1, "the branch's
 /// first" in the compaction title too; a reworded item is one item reworded, not one removed
 /// and one added; a long item ends in `…` at a word.
 #[test]

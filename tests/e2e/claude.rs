@@ -317,7 +317,7 @@ impl Suite {
         self.compaction(&["one", "two", "three", "OVERFLOW-NOW please"])
     }
 
-    /// Issue 40: a compaction whose writer takes 20 s. The session is never told to block: the
+    /// A compaction whose writer takes 20 s. The session is never told to block: the
     /// prompt right after the compaction goes on with the old handoff and one line; the first
     /// prompt after the writer's handoff landed carries it, exactly once.
     fn slow_writer(&self) -> Check {
@@ -464,7 +464,7 @@ impl Suite {
 }
 
 impl Suite {
-    /// Issue 23: the one-command setup. `cargo install` into a scratch root (the workspace's
+    /// The one-command setup. `cargo install` into a scratch root (the workspace's
     /// build reused), `install claude` run by that binary into a settings.json holding another
     /// hook and other keys; nothing refers to the clone; a /clear carries the handoff, a
     /// compaction runs the (read-only) writer and installs its answer; `uninstall claude`

@@ -241,7 +241,7 @@ impl Suite {
         self.kept_in_history(&scene, "tag-before-compact")
     }
 
-    /// Issue 40, the second client with a prompt hook: Codex's automatic compaction while the
+    /// The second client with a prompt hook: Codex's automatic compaction while the
     /// writer takes 20 s. The compacted turn is never told to block (it gets the old handoff and
     /// one line); the first turn after the writer's handoff landed carries it, exactly once,
     /// through `UserPromptSubmit` (installed and trusted by `install codex`).
