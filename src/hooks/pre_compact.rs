@@ -63,8 +63,7 @@ fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
 /// A random UUID v4, lowercase.
 fn uuid_v4() -> String {
     let mut b = [0u8; 16];
-    let random = crate::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
-    if random.is_err() {
+    if getrandom::fill(&mut b).is_err() {
         // No entropy source: derive from time and pid; uniqueness is all that matters here.
         let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
         use md5::Digest;
