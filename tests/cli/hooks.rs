@@ -12,12 +12,7 @@ fn start(env: &TestEnv, source: &str, cwd: &Path) -> crate::util::Outcome {
 }
 
 fn stub_gate(env: &TestEnv) -> PathBuf {
-    let p = env.write(
-        "stub-gate.sh",
-        "#!/bin/sh\necho \"CHANGED   stub-args $1 $2\"\nexit \"${STUB_GATE_EXIT:-0}\"\n",
-    );
-    chmod_x(&p);
-    p
+    crate::util::stub_gate(env, "echo \"CHANGED   stub-args $1 $2\"")
 }
 
 fn write_marker(env: &TestEnv, main: &Path, reference: &str, value: serde_json::Value) -> PathBuf {
@@ -34,12 +29,7 @@ fn epoch_now() -> i64 {
         .as_secs() as i64
 }
 
-fn progress(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
-}
+use crate::util::progress;
 
 /// A fresh start offers (title, age, verdict, the command that reads it; nothing
 /// consumed), `resume` gets nothing, `/clear` and compaction deliver in full; a `/clear` just

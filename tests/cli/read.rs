@@ -5,25 +5,11 @@ use std::path::{Path, PathBuf};
 use crate::util::{TestEnv, canonical, json, mtime, run};
 
 fn stub_gate(env: &TestEnv) -> PathBuf {
-    let p = env.write(
-        "stub-gate.sh",
-        "#!/bin/sh\necho \"stub $1 $2\"\necho \"WARN     advice\" >&2\nexit \"$STUB_GATE_EXIT\"\n",
-    );
-    let status = std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&p)
-        .status()
-        .expect("chmod");
-    assert!(status.success());
-    p
+    crate::util::stub_gate(env, "echo \"stub $1 $2\"\necho \"WARN     advice\" >&2")
 }
 
 fn progress(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .expect("file")
-        .lines()
-        .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
-        .unwrap_or_default()
+    crate::util::progress(path).unwrap_or_default()
 }
 
 #[test]

@@ -517,3 +517,22 @@ pub fn resume(pid: u32) {
         .expect("kill");
     assert!(ok.success());
 }
+
+/// The `progress:` value of the handoff at `path`, if it has one.
+pub fn progress(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("progress: ").map(str::to_string))
+}
+
+/// An external gate (`VERIFY_HANDOFF_GATE`) that runs `says` (shell lines, `$1 $2` its
+/// arguments) and exits with `$STUB_GATE_EXIT` (0 when unset).
+pub fn stub_gate(env: &TestEnv, says: &str) -> PathBuf {
+    let p = env.write(
+        "stub-gate.sh",
+        format!("#!/bin/sh\n{says}\nexit \"${{STUB_GATE_EXIT:-0}}\"\n"),
+    );
+    chmod_x(&p);
+    p
+}
