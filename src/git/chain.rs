@@ -584,24 +584,6 @@ impl Chains {
         super::journal::recover(self.repo.common_dir());
     }
 
-    /// Delete ref `name` if it still points at `expected` (as git does, through `packed-refs`
-    /// when the ref is packed; termination signals wait until its locks are gone).
-    pub(crate) fn delete(&self, name: &str, expected: &str) -> Result<(), RefError> {
-        let _deferred = crate::process::Deferred::begin();
-        let expected_hex = expected;
-        let edit = RefEdit {
-            change: Change::Delete {
-                expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(
-                    oid(expected).map_err(RefError::Git)?,
-                )),
-                log: RefLog::AndReference,
-            },
-            name: name.try_into().map_err(|e| RefError::Git(other(e)))?,
-            deref: false,
-        };
-        self.apply(edit, Some(expected_hex))
-    }
-
     /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
     /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved or is
     /// gone is left alone; false only when the deletion itself failed.
@@ -671,16 +653,6 @@ impl Chains {
             .map_err(other)
     }
 
-    fn apply(&self, edit: RefEdit, expected: Option<&str>) -> Result<(), RefError> {
-        let name = edit.name.as_bstr().to_string();
-        match self.edit(vec![edit]) {
-            Ok(_) => Ok(()),
-            // The precondition failed when the ref no longer holds what the caller read.
-            Err(_) if !same_id(self.tip(&name).as_deref(), expected) => Err(RefError::Moved),
-            Err(e) => Err(RefError::Git(e)),
-        }
-    }
-
     /// A string value of the repository's configuration.
     pub(crate) fn config_string(&self, key: &str) -> Option<String> {
         self.repo
@@ -712,16 +684,15 @@ impl Chains {
         names
     }
 
-    /// `key` of `[section "sub"]` in the repository's own config file holding `value` and none
-    /// of `gone`, every other byte kept; the file's new text for the caller to write atomically,
-    /// or `None` when it is so already.
+    /// `key` of `[section "sub"]` in the repository's own config file holding `value` (added
+    /// beside the values it has), every other byte kept; the file's new text for the caller to
+    /// write atomically, or `None` when it holds it already.
     pub(crate) fn config_edited(
         &self,
         section: &str,
         sub: &str,
         key: &str,
         value: &str,
-        gone: &[&str],
     ) -> Result<Option<(PathBuf, Vec<u8>)>, GitError> {
         let path = self.repo.common_dir().join("config");
         let mut file =
@@ -729,15 +700,6 @@ impl Chains {
                 .map_err(other)?;
         let full = format!("{section}.{sub}.{key}");
         let mut changed = false;
-        if let Ok(mut values) = file.raw_values_mut(full.as_str()) {
-            let current = values.get().map_err(other)?;
-            for (i, v) in current.iter().enumerate().rev() {
-                if gone.iter().any(|g| v.as_slice() == g.as_bytes()) {
-                    values.delete(i);
-                    changed = true;
-                }
-            }
-        }
         let present = file
             .raw_values(full.as_str())
             .map(|vs| vs.iter().any(|v| v.as_slice() == value.as_bytes()))

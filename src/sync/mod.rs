@@ -33,11 +33,6 @@ pub(crate) fn tracking_prefix(remote: &str) -> String {
     format!("refs/handoff-remotes/{remote}/")
 }
 
-/// Where releases before this one kept `remote`'s chains (`sync --setup` moves them).
-pub(crate) fn legacy_tracking_prefix(remote: &str) -> String {
-    format!("refs/remotes/{remote}/handoffs/")
-}
-
 /// The fetch refspec that brings `remote`'s chains (what `sync --setup` configures).
 /// Where `remote`'s named slots' chains are kept: `refs/handoff-slot-remotes/<remote>/<slot>/<branch>`.
 pub(crate) fn slot_tracking_prefix(remote: &str) -> String {
@@ -51,11 +46,6 @@ pub(crate) fn slot_fetch_refspec(remote: &str) -> String {
 
 pub(crate) fn fetch_refspec(remote: &str) -> String {
     format!("+refs/handoffs/*:{}*", tracking_prefix(remote))
-}
-
-/// The refspec releases before this one configured (`sync --setup` replaces it).
-pub(crate) fn legacy_fetch_refspec(remote: &str) -> String {
-    format!("+refs/handoffs/*:{}*", legacy_tracking_prefix(remote))
 }
 
 /// For `status`: each remote of the repository at `dir`, and whether a plain `git fetch` brings

@@ -332,9 +332,6 @@ pub(crate) fn push(
 const EXPLICIT_DELETIONS: usize = 64;
 /// The scratch namespace naming the remote chains a glob prune keeps (emptied afterwards).
 const KEEP_PREFIX: &str = "refs/handoff-prune/";
-/// Where releases before this one kept loose copies of the tracking refs as a glob prune's
-/// leases; a run killed then may have left some, which go at the next prune.
-const LEGACY_LEASE_PREFIX: &str = "refs/handoff-lease/";
 
 /// Every ref under `prefix`, as (full name, id).
 fn refs_under(chains: &Chains, prefix: &str) -> Vec<(String, String)> {
@@ -364,7 +361,6 @@ fn prune_by_glob(
         .collect();
     // Scratch refs a killed run left behind go first.
     chains.delete_all(&refs_under(chains, KEEP_PREFIX));
-    chains.delete_all(&refs_under(chains, LEGACY_LEASE_PREFIX));
     let leases = super::lease::Leases::create(&store.dir, &leased)?;
     let result = keep
         .iter()
@@ -556,16 +552,13 @@ pub(crate) fn pull(
 }
 
 /// Add the fetch refspec for `remote`'s handoffs to its configuration, so a plain `git fetch`
-/// brings them too, and move an earlier release's setup to it: its refspec (which collided
-/// with git's tracking branches of remote branches named `handoffs/…`) goes, and the handoff
-/// versions under its old prefix move to the new one — a ref there that is not a handoff version
-/// (a real tracking branch) is left alone. Idempotent. The config is edited where it really is
-/// (through a symlink, as git does). Returns whether anything changed.
+/// brings them too (into a namespace of our own, never beside git's tracking branches).
+/// Idempotent. The config is edited where it really is (through a symlink, as git does).
+/// Returns whether anything changed.
 pub(crate) fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
     let refspec = fetch_refspec(remote);
-    let legacy = super::legacy_fetch_refspec(remote);
     let edited = chains
-        .config_edited("remote", remote, "fetch", &refspec, &[&legacy])
+        .config_edited("remote", remote, "fetch", &refspec)
         .map_err(|e| {
             Error::External(External::Git {
                 step: GitStep::Config,
@@ -580,20 +573,6 @@ pub(crate) fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
             .and_then(|m| slot::mode_of(&m));
         slot::replace(&path, &bytes, None, mode)?;
         changed = true;
-    }
-    let old_prefix = super::legacy_tracking_prefix(remote);
-    for (branch, id) in chains.list(&old_prefix) {
-        if chains.version(&id).is_err() {
-            continue;
-        }
-        let new = format!("{}{branch}", tracking_prefix(remote));
-        let moved = match chains.tip(&new) {
-            Some(_) => true,
-            None => chains.set(&new, &id, None).is_ok(),
-        };
-        if moved && chains.delete(&format!("{old_prefix}{branch}"), &id).is_ok() {
-            changed = true;
-        }
     }
     Ok(changed)
 }

@@ -1157,9 +1157,8 @@ fn a_hostile_remote_version_is_refused_and_every_other_branch_still_merges() {
 
 /// The remote's chains land in a namespace of our own, so a remote branch
 /// named `handoffs/x` next to a chain for `x` keeps its tracking branch and a plain `git fetch`
-/// after `sync --setup` works; `sync --setup` moves an earlier setup (its refspec, and the
-/// handoff versions under `refs/remotes/<remote>/handoffs/`, never a real tracking branch there),
-/// is idempotent, and edits a symlinked `.git/config` through the link.
+/// after `sync --setup` works; `sync --setup` is idempotent, and edits a symlinked
+/// `.git/config` through the link.
 #[test]
 fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
     let env = TestEnv::new();
@@ -1193,31 +1192,11 @@ fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
     let real = env.git(&a.repo, &["rev-parse", "refs/heads/handoffs/x"]);
 
     let b = machine(&env, "b", &bare);
-    // An earlier release's setup: its refspec, and a version it fetched under the old prefix.
     let config = b.repo.join(".git/config");
     let elsewhere = env.path("dotfiles/b-config");
     std::fs::create_dir_all(elsewhere.parent().expect("dir")).expect("dotfiles");
     std::fs::rename(&config, &elsewhere).expect("move config");
     std::os::unix::fs::symlink(&elsewhere, &config).expect("link config");
-    env.git(
-        &b.repo,
-        &[
-            "config",
-            "--add",
-            "remote.origin.fetch",
-            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
-        ],
-    );
-    let old_version = env.git(&bare, &["rev-parse", "refs/handoffs/x"]);
-    env.git(&b.repo, &["fetch", "-q", "origin", "refs/handoffs/x"]);
-    env.git(
-        &b.repo,
-        &[
-            "update-ref",
-            "refs/remotes/origin/handoffs/old",
-            &old_version,
-        ],
-    );
 
     let setup = run(&mut b.hs(&env, &["sync", "--setup"]));
     assert_eq!(setup.code, 0, "{}{}", setup.stdout, setup.stderr);
@@ -1232,12 +1211,7 @@ fn our_tracking_refs_never_collide_with_a_branch_named_handoffs() {
     assert_eq!(
         fetch,
         "+refs/heads/*:refs/remotes/origin/*\n+refs/handoffs/*:refs/handoff-remotes/origin/*",
-        "the old refspec replaced (written to the linked file)"
-    );
-    assert_eq!(
-        env.git(&b.repo, &["rev-parse", "refs/handoff-remotes/origin/old"]),
-        old_version,
-        "the old tracking copy moved"
+        "the refspec added (written to the linked file)"
     );
     let again = run(&mut b.hs(&env, &["sync", "--setup"]));
     assert!(
