@@ -436,20 +436,19 @@ pub fn skipped(why: &str) {
 }
 
 /// Run one of the crate's binaries as the unprivileged user `uid` through `setpriv`, from `/`,
-/// with HOME unset. `None` where that is impossible (not root, no setpriv, or the binary is not
-/// reachable by that user), so the caller can skip and say so.
+/// with HOME unset. Only root can: the tests that call it are `#[ignore = "needs root"]`, and
+/// CI, which is root, runs them (`--include-ignored`); anywhere else they fail, saying why.
 pub fn as_user(
     uid: u32,
     bin: &str,
     args: &[&std::ffi::OsStr],
     envs: &[(&str, &std::ffi::OsStr)],
-) -> Option<Outcome> {
-    let id = Process::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&id.stdout).trim() != "0" || !Path::new("/usr/bin/setpriv").exists()
-    {
-        skipped("needs root and setpriv to act as another user");
-        return None;
-    }
+) -> Outcome {
+    let id = Process::new("id").arg("-u").output().expect("id -u");
+    assert!(
+        String::from_utf8_lossy(&id.stdout).trim() == "0" && Path::new("/usr/bin/setpriv").exists(),
+        "needs root and /usr/bin/setpriv to act as another user"
+    );
     let mut c = Command::new("/usr/bin/setpriv");
     c.arg(format!("--reuid={uid}"))
         .arg(format!("--regid={uid}"))
@@ -462,14 +461,12 @@ pub fn as_user(
         c.env(k, v);
     }
     let o = run(&mut c);
-    if o.stderr.starts_with("setpriv:") {
-        skipped(&format!(
-            "the binary is not reachable by uid {uid}: {}",
-            o.stderr
-        ));
-        return None;
-    }
-    Some(o)
+    assert!(
+        !o.stderr.starts_with("setpriv:"),
+        "the binary is not reachable by uid {uid}: {}",
+        o.stderr
+    );
+    o
 }
 
 impl TestEnv {
