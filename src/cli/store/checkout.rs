@@ -67,4 +67,14 @@ impl SlotArg {
     ) -> Result<crate::store::Target, crate::error::Error> {
         target.with_slot(self.name())
     }
+
+    /// The checkout at `dir` (the one rule: `Target::required`) in this slot, then the store —
+    /// target problems are reported first (docs/store.md §0 rule 6).
+    pub(crate) fn target_and_store(
+        &self,
+        dir: Option<&str>,
+    ) -> Result<(crate::store::Target, crate::store::Store), crate::error::Error> {
+        let target = self.apply(crate::store::Target::required(dir)?)?;
+        Ok((target, crate::store::Store::open()?))
+    }
 }

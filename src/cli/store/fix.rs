@@ -39,7 +39,7 @@ pub(crate) struct Fixed {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
+    let (target, store) = args.slot.target_and_store(args.dir.dir())?;
     let path = store.path_of(&target.name);
     let shown = path.to_string_lossy().into_owned();
     let checkout = target.checkout();

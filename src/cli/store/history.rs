@@ -6,15 +6,7 @@ use serde::Serialize;
 
 use super::{Format, Reply, render};
 use crate::error::Error;
-use crate::store::{HandoffInfo, Store, Target, epoch, slot};
-
-pub(super) fn target_and_store(
-    dir: Option<&str>,
-    slot: &super::checkout::SlotArg,
-) -> Result<(Target, Store), Error> {
-    let target = slot.apply(Target::required(dir)?)?;
-    Ok((target, Store::open()?))
-}
+use crate::store::{HandoffInfo, epoch, slot};
 
 /// One kept version, numbered as `restore -n` takes it.
 #[derive(Debug, Serialize)]
@@ -52,7 +44,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 }
 
 fn compute(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<History, Error> {
-    let (target, store) = target_and_store(dir, slot)?;
+    let (target, store) = slot.target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let current = crate::fs::symlink_metadata(&slot_path)
         .ok()

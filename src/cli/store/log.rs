@@ -27,7 +27,7 @@ pub(crate) struct Log {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
+    let (target, store) = args.slot.target_and_store(args.dir.dir())?;
     let branch = target.facts.reference.clone();
     let key = crate::store::authorship::StoreKey::read(&store);
     let versions = lineage::log(key.as_ref(), &target, args.number)

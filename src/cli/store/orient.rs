@@ -8,16 +8,7 @@ use serde::Serialize;
 use super::{Format, Reply, render};
 use crate::error::Error;
 use crate::store::drift::{self, Drift};
-use crate::store::{HandoffInfo, Store, Target, now, slot};
-
-/// Target, then store (target problems are reported first; docs/store.md §0 rule 6).
-pub(super) fn locate(
-    dir: Option<&str>,
-    slot: &super::checkout::SlotArg,
-) -> Result<(Target, Store), Error> {
-    let target = slot.apply(Target::required(dir)?)?;
-    Ok((target, Store::open()?))
-}
+use crate::store::{HandoffInfo, now, slot};
 
 /// The `verify-handoff` next to this executable, else the first one on PATH.
 fn gate_path() -> Option<PathBuf> {
@@ -65,7 +56,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 }
 
 fn orient(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<Orientation, Error> {
-    let (target, store) = locate(dir, slot)?;
+    let (target, store) = slot.target_and_store(dir)?;
     // Creating the store is a courtesy; a failure must not change the answer.
     let _ = store.create();
     let slot = store.path_of(&target.name);

@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use super::orient::locate;
 use super::{Format, Reply, render};
 use crate::error::Error;
 
@@ -16,7 +15,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = locate(args.dir.dir(), &args.slot)?;
+    let (target, store) = args.slot.target_and_store(args.dir.dir())?;
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
     };

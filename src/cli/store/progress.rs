@@ -80,7 +80,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let file = match file {
         Some(file) => file,
         None => {
-            let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
+            let (target, store) = args.slot.target_and_store(args.dir.dir())?;
             store.path_of(&target.name).to_string_lossy().into_owned()
         }
     };

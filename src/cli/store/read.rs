@@ -84,7 +84,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     if args.reground {
-        let (target, store) = super::history::target_and_store(args.dir.dir(), &args.slot)?;
+        let (target, store) = args.slot.target_and_store(args.dir.dir())?;
         let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
             Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
         })?;

@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use super::history::target_and_store;
 use super::{Format, Reply, render};
 use crate::error::Error;
 use crate::store::change::{SlotChange, Wait};
@@ -52,7 +51,7 @@ fn restore(
     slot: &super::checkout::SlotArg,
     version: usize,
 ) -> Result<Restored, Error> {
-    let (target, store) = target_and_store(dir, slot)?;
+    let (target, store) = slot.target_and_store(dir)?;
     let slot_path = store.path_of(&target.name);
     let shown = slot_path.to_string_lossy().into_owned();
     store.create()?;
