@@ -38,25 +38,49 @@ fn control_characters(doc: &Document) -> impl Iterator<Item = Finding> + '_ {
     })
 }
 
-/// Steps 1–7: secrets, title, fields, sections, Pointers, unclosed fences, late fields.
-pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
-    let mut out: Vec<Finding> = doc
-        .secrets
-        .iter()
-        .map(|s| {
-            error(
-                "secret",
-                format!(
-                    "line {}: looks like a credential ({}) — a handoff must never carry one; remove it (the value is not shown)",
-                    s.line, s.kind
-                ),
-                Some(s.line),
-                Some(s.kind),
-            )
-        })
-        .collect();
-    out.extend(control_characters(doc));
+/// Steps 1–7, in order: each rule a function of the document (and the checkout the header's
+/// `checkout:` resolves to) that adds its findings.
+type Rule = fn(&Document, &HeaderCheckout, &mut Vec<Finding>);
 
+/// The contract, rule by rule, in the order its findings are reported (docs/gate.md §2).
+const RULES: [Rule; 8] = [
+    secrets,
+    |doc, _, out| out.extend(control_characters(doc)),
+    title,
+    fields,
+    progress,
+    sections,
+    pointers_and_fences,
+    late_fields,
+];
+
+/// Steps 1–7: secrets, control characters, title, fields, sections, Pointers, unclosed
+/// fences, late fields.
+pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in RULES {
+        rule(doc, checkout, &mut out);
+    }
+    out
+}
+
+/// A credential on a line: an ERROR that never shows its value.
+fn secrets(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
+    out.extend(doc.secrets.iter().map(|s| {
+        error(
+            "secret",
+            format!(
+                "line {}: looks like a credential ({}) — a handoff must never carry one; remove it (the value is not shown)",
+                s.line, s.kind
+            ),
+            Some(s.line),
+            Some(s.kind),
+        )
+    }));
+}
+
+/// The first heading is `# Handoff — <task>`.
+fn title(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     let first = doc.headings.first();
     if !first.is_some_and(|h| h.level == 1 && h.is_named("Handoff")) {
         out.push(error(
@@ -66,7 +90,10 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             None,
         ));
     }
+}
 
+/// The envelope's fields: `status:` present; `checkout:` usable when present.
+fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
     // `branch:` and `checkout:` may be left out of a draft: the checkout it is gated against
     // (the argument, else the working directory) gives them, as `write` fills them in.
     for name in ["branch", "status", "checkout"] {
@@ -117,6 +144,10 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             HeaderCheckout::Absent | HeaderCheckout::Usable(_) => {}
         }
     }
+}
+
+/// `progress:`, when present, is a lifecycle word.
+fn progress(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     if let Some(p) = doc.field("progress")
         && Progress::parse(&p.value).is_none()
     {
@@ -130,7 +161,10 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             Some("progress"),
         ));
     }
+}
 
+/// The required sections, each with content.
+fn sections(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     if doc.headings_named(2, "Do not re-derive").next().is_none() {
         out.push(section_missing("Do not re-derive"));
     }
@@ -153,8 +187,30 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             Some(_) => {}
         }
     }
+}
 
-    let pointers_fence = match doc.pointers {
+/// `## Pointers` holds a closed fence; every other fence is closed too.
+fn pointers_and_fences(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
+    let pointers_fence = pointers(doc, out);
+    for fence in doc
+        .fences
+        .iter()
+        .filter(|f| f.close.is_none() && Some(f.open) != pointers_fence)
+    {
+        let n = fence.open + 1;
+        out.push(Finding::new(
+            Severity::Warn,
+            "fence_unclosed",
+            format!("fence opened on line {n} is never closed — a markdown reader treats everything after it as code"),
+            Some(n),
+            None,
+        ));
+    }
+}
+
+/// The fence of `## Pointers` (its opening line), saying what is wrong with it.
+fn pointers(doc: &Document, out: &mut Vec<Finding>) -> Option<usize> {
+    match doc.pointers {
         None => {
             out.push(section_missing("Pointers"));
             None
@@ -181,22 +237,11 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
                 Some(f.open)
             }
         },
-    };
-
-    for fence in doc
-        .fences
-        .iter()
-        .filter(|f| f.close.is_none() && Some(f.open) != pointers_fence)
-    {
-        let n = fence.open + 1;
-        out.push(Finding::new(
-            Severity::Warn,
-            "fence_unclosed",
-            format!("fence opened on line {n} is never closed — a markdown reader treats everything after it as code"),
-            Some(n),
-            None,
-        ));
     }
+}
+
+/// An envelope field below the lines the store and the hooks read.
+fn late_fields(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     let mut late: Vec<(usize, &str)> = ["branch", "status", "checkout", "progress"]
         .into_iter()
         .filter_map(|name| {
@@ -217,7 +262,6 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
             Some(name.to_string()),
         ));
     }
-    out
 }
 
 fn section_missing(label: &str) -> Finding {
