@@ -104,8 +104,16 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
         }
     }
 
+    out.extend(unbackticked(doc, &evidence));
+    out
+}
+
+/// Prose that looks like a citation but is not backticked (and is not a backticked citation's
+/// own text, nor part of a URL): a WARN, once per token.
+fn unbackticked(doc: &Document, evidence: &[(String, usize)]) -> Vec<Finding> {
     let evidence_forms: HashSet<&str> = evidence.iter().map(|(d, _)| d.as_str()).collect();
     let mut reported = HashSet::new();
+    let mut out = Vec::new();
     for (i, line) in doc.lines.iter().enumerate().filter(|(i, _)| doc.prose[*i]) {
         if !line.contains(':') {
             continue;

@@ -164,27 +164,29 @@ impl<'a> From<&'a Report> for JsonReport<'a> {
                 ok: c.count(Verdict::Ok),
                 changed: c.count(Verdict::Changed),
                 missing: c.count(Verdict::Missing),
-                entries: c
-                    .entries
-                    .iter()
-                    .map(|e| JsonEntry {
-                        line: e.line,
-                        raw: &e.raw,
-                        display: e.citation.display(),
-                        citation: &e.citation.citation,
-                        lineref: e.citation.lineref.as_deref(),
-                        fragment: e.citation.fragment.as_deref(),
-                        kind: if e.symbol { "symbol" } else { "path" },
-                        verdict: e.verdict.as_str(),
-                        reason: e.reason,
-                        resolved: e.resolved.as_deref(),
-                        also_resolves_to: &e.also_resolves_to,
-                        line_count: e.line_count,
-                        found_at_line: e.found_at_line,
-                        message: &e.message,
-                    })
-                    .collect(),
+                entries: c.entries.iter().map(JsonEntry::from).collect(),
             }),
+        }
+    }
+}
+
+impl<'a> From<&'a crate::resolve::Entry> for JsonEntry<'a> {
+    fn from(e: &'a crate::resolve::Entry) -> Self {
+        JsonEntry {
+            line: e.line,
+            raw: &e.raw,
+            display: e.citation.display(),
+            citation: &e.citation.citation,
+            lineref: e.citation.lineref.as_deref(),
+            fragment: e.citation.fragment.as_deref(),
+            kind: if e.symbol { "symbol" } else { "path" },
+            verdict: e.verdict.as_str(),
+            reason: e.reason,
+            resolved: e.resolved.as_deref(),
+            also_resolves_to: &e.also_resolves_to,
+            line_count: e.line_count,
+            found_at_line: e.found_at_line,
+            message: &e.message,
         }
     }
 }

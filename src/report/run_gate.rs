@@ -181,39 +181,22 @@ pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -
             }
             _ => (origin, None),
         };
-        let declared = doc
-            .field("branch")
-            .and_then(|f| crate::document::envelope::declared_branch(&f.value).map(str::to_string));
-        let matches = declared
-            .as_deref()
-            .map(|d| git::branch_matches(d, &wt.head));
-        report.checkout = Some(CheckoutInfo {
-            root: display_path(&wt.root),
-            requested: path_text.clone(),
-            origin,
-            overriding,
-            header: header.as_ref().map(|f| f.value.clone()),
-            head: wt.head.current.clone(),
-            detached: wt.head.detached,
-            declared_branch: declared.clone(),
-            branch_matches: matches,
-        });
-        if let (Some(d), Some(false)) = (&declared, matches) {
-            let branch_line = doc.field("branch").map(|f| f.line);
-            report.findings.push(
-                Finding::new(
-                    Severity::Warn,
-                    "branch_mismatch",
-                    format!(
-                        "handoff declares branch {d} but this checkout is on {cur} — citations resolve against {cur}",
-                        cur = wt.head.current
-                    ),
-                    branch_line,
-                    Some(d.clone()),
-                )
-                .in_phase(Phase::Checkout),
-            );
-        }
+        note_checkout(
+            &mut report,
+            doc,
+            wt,
+            CheckoutInfo {
+                root: display_path(&wt.root),
+                requested: path_text.clone(),
+                origin,
+                overriding,
+                header: header.as_ref().map(|f| f.value.clone()),
+                head: wt.head.current.clone(),
+                detached: wt.head.detached,
+                declared_branch: None,
+                branch_matches: None,
+            },
+        );
     }
 
     if report.count(Severity::Error) == 0
@@ -223,6 +206,38 @@ pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -
     }
     report.finish();
     report
+}
+
+/// Record the checkout the citations resolve against, with the branch the handoff declares
+/// and whether HEAD is on it (a WARN when it is not).
+fn note_checkout(report: &mut Report, doc: &Document, wt: &git::WorkTree, info: CheckoutInfo) {
+    let declared = doc
+        .field("branch")
+        .and_then(|f| crate::document::envelope::declared_branch(&f.value).map(str::to_string));
+    let matches = declared
+        .as_deref()
+        .map(|d| git::branch_matches(d, &wt.head));
+    report.checkout = Some(CheckoutInfo {
+        declared_branch: declared.clone(),
+        branch_matches: matches,
+        ..info
+    });
+    if let (Some(d), Some(false)) = (&declared, matches) {
+        let branch_line = doc.field("branch").map(|f| f.line);
+        report.findings.push(
+            Finding::new(
+                Severity::Warn,
+                "branch_mismatch",
+                format!(
+                    "handoff declares branch {d} but this checkout is on {cur} — citations resolve against {cur}",
+                    cur = wt.head.current
+                ),
+                branch_line,
+                Some(d.clone()),
+            )
+            .in_phase(Phase::Checkout),
+        );
+    }
 }
 
 /// Gate the handoff at `file`.

@@ -314,19 +314,7 @@ impl<'w> Resolver<'w> {
                 }
             };
         }
-        match fragment {
-            None => (Verdict::Ok, "exists", resolved.to_string()),
-            Some(frag) if file.any_line(frag, |_| true) => (
-                Verdict::Ok,
-                "contains",
-                format!("{resolved} contains the cited content"),
-            ),
-            Some(frag) => (
-                Verdict::Changed,
-                "not_contained",
-                format!("{resolved} no longer contains: {frag}"),
-            ),
-        }
+        whole_file(&file, resolved, fragment)
     }
 }
 
@@ -363,4 +351,25 @@ fn changed_reason(
             ),
         )
     })
+}
+
+/// A citation without a line: the file exists, and holds the fragment somewhere if it has one.
+fn whole_file(
+    file: &scan::FileText,
+    resolved: &str,
+    fragment: Option<&str>,
+) -> (Verdict, &'static str, String) {
+    match fragment {
+        None => (Verdict::Ok, "exists", resolved.to_string()),
+        Some(frag) if file.any_line(frag, |_| true) => (
+            Verdict::Ok,
+            "contains",
+            format!("{resolved} contains the cited content"),
+        ),
+        Some(frag) => (
+            Verdict::Changed,
+            "not_contained",
+            format!("{resolved} no longer contains: {frag}"),
+        ),
+    }
 }

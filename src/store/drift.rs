@@ -60,6 +60,36 @@ fn short(id: &str) -> &str {
 
 /// Every signal for the document `info` (not a placeholder) and the target's facts.
 pub(crate) fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) -> Vec<Drift> {
+    let mut out = checkout_signals(info, target);
+    let hours = match target {
+        Some(f) => crate::settings::Settings::of(&f.config),
+        None => crate::settings::Settings::outside(),
+    }
+    .stale_hours();
+    if hours > 0
+        && let Some(m) = info.mtime
+    {
+        let age = (now - m).max(0) as u64;
+        if age > hours.saturating_mul(3600) {
+            out.push(Drift {
+                age_seconds: Some(age),
+                threshold_hours: Some(hours),
+                ..Drift::new(
+                    "stale",
+                    format!(
+                        "STALE: last written {} ago, over the {hours}-hour threshold",
+                        gap(age)
+                    ),
+                )
+            });
+        }
+    }
+    out
+}
+
+/// Signals 1–6: where the handoff's checkout is now, against the target — gone, another
+/// repository, another branch, and how its recorded head relates to HEAD.
+fn checkout_signals(info: &HandoffInfo, target: Option<&RepoFacts>) -> Vec<Drift> {
     let mut out = Vec::new();
     if let Some(c) = info.checkout.as_deref() {
         let path = checkout_path(info);
@@ -124,29 +154,6 @@ pub(crate) fn signals(info: &HandoffInfo, target: Option<&RepoFacts>, now: i64) 
                     _ => {}
                 }
             }
-        }
-    }
-    let hours = match target {
-        Some(f) => crate::settings::Settings::of(&f.config),
-        None => crate::settings::Settings::outside(),
-    }
-    .stale_hours();
-    if hours > 0
-        && let Some(m) = info.mtime
-    {
-        let age = (now - m).max(0) as u64;
-        if age > hours.saturating_mul(3600) {
-            out.push(Drift {
-                age_seconds: Some(age),
-                threshold_hours: Some(hours),
-                ..Drift::new(
-                    "stale",
-                    format!(
-                        "STALE: last written {} ago, over the {hours}-hour threshold",
-                        gap(age)
-                    ),
-                )
-            });
         }
     }
     out

@@ -7,32 +7,7 @@ use super::super::status::{Status, Sync};
 /// deliveries, the last background write and push, and with `check` a `problem` line per
 /// problem.
 pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
-    let mut text = String::new();
-    let mut rows: Vec<&crate::harness::status::Row> =
-        s.harnesses.iter().filter(|r| all || r.installed).collect();
-    rows.sort_by_key(|r| !r.installed);
-    let name = rows.iter().map(|r| r.harness.len()).max().unwrap_or(0);
-    let scope = rows.iter().map(|r| r.scope.len()).max().unwrap_or(0);
-    for r in &rows {
-        text.push_str(&format!(
-            "{:<name$} {:<scope$} installed={:<3} runs={:<7} {}{}\n",
-            r.harness,
-            r.scope,
-            yes_no(r.installed),
-            r.runs,
-            r.file.as_deref().unwrap_or("-"),
-            if r.why.is_empty() {
-                String::new()
-            } else {
-                format!(" — {}", r.why)
-            }
-        ));
-    }
-    if rows.is_empty() {
-        text.push_str(
-            "hooks    none installed — handoff-store install <agent> (install --help lists them); status --all shows every agent and scope\n",
-        );
-    }
+    let mut text = harness_rows(s, all);
     if let Some(hook) = &s.git_hook {
         text.push_str(&format!(
             "git-hook {} installed={}{}\n",
@@ -63,33 +38,7 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
     if s.deliveries.is_empty() {
         text.push_str("delivery none yet: no session has been given a handoff\n");
     }
-    if let Some(w) = &s.last_background_write {
-        text.push_str(&format!(
-            "writer   last background write started {}: {}\n",
-            w.started,
-            serde_json::to_value(&w.state)
-                .ok()
-                .and_then(|v| v["state"].as_str().map(str::to_string))
-                .unwrap_or_default()
-        ));
-    }
-    if let Some(c) = &s.writer_costs {
-        text.push_str(&format!(
-            "writer   last run {} ({}): {}, {} s, {}\n",
-            crate::store::iso(c.last.at),
-            c.last.writer,
-            c.last.outcome,
-            c.last.seconds,
-            usage_words(&c.last.usage)
-        ));
-        text.push_str(&format!(
-            "writer   last 7 days: {} run{}, {} s, {} — each is a second model run; git config handoff.writer off stops them\n",
-            c.week_runs,
-            if c.week_runs == 1 { "" } else { "s" },
-            c.week_seconds,
-            usage_words(&c.week)
-        ));
-    }
+    text.push_str(&writer_lines(s));
     if s.background_push_in_flight {
         text.push_str("autoPush a background push is in flight\n");
     }
@@ -114,6 +63,68 @@ pub(crate) fn status(s: &Status, check: bool, all: bool) -> String {
             } else {
                 format!("FAILED (exit {}) — {}", p.exit, p.message)
             }
+        ));
+    }
+    text
+}
+
+/// A row per installed integration (with `all`, every client and scope, the installed
+/// first), aligned; or the one line saying none is installed.
+fn harness_rows(s: &Status, all: bool) -> String {
+    let mut text = String::new();
+    let mut rows: Vec<&crate::harness::status::Row> =
+        s.harnesses.iter().filter(|r| all || r.installed).collect();
+    rows.sort_by_key(|r| !r.installed);
+    let name = rows.iter().map(|r| r.harness.len()).max().unwrap_or(0);
+    let scope = rows.iter().map(|r| r.scope.len()).max().unwrap_or(0);
+    for r in &rows {
+        text.push_str(&format!(
+            "{:<name$} {:<scope$} installed={:<3} runs={:<7} {}{}\n",
+            r.harness,
+            r.scope,
+            yes_no(r.installed),
+            r.runs,
+            r.file.as_deref().unwrap_or("-"),
+            if r.why.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", r.why)
+            }
+        ));
+    }
+    if rows.is_empty() {
+        text.push_str(
+            "hooks    none installed — handoff-store install <agent> (install --help lists them); status --all shows every agent and scope\n",
+        );
+    }
+    text
+}
+
+/// The last background write, and what the writer cost (its last run, the last 7 days).
+fn writer_lines(s: &Status) -> String {
+    let mut text = String::new();
+    if let Some(w) = &s.last_background_write {
+        text.push_str(&format!(
+            "writer   last background write started {}: {}\n",
+            w.started,
+            w.state.word()
+        ));
+    }
+    if let Some(c) = &s.writer_costs {
+        text.push_str(&format!(
+            "writer   last run {} ({}): {}, {} s, {}\n",
+            crate::store::iso(c.last.at),
+            c.last.writer,
+            c.last.outcome,
+            c.last.seconds,
+            usage_words(&c.last.usage)
+        ));
+        text.push_str(&format!(
+            "writer   last 7 days: {} run{}, {} s, {} — each is a second model run; git config handoff.writer off stops them\n",
+            c.week_runs,
+            if c.week_runs == 1 { "" } else { "s" },
+            c.week_seconds,
+            usage_words(&c.week)
         ));
     }
     text
