@@ -146,26 +146,18 @@ pub(crate) const STALE_LOCK: std::time::Duration = std::time::Duration::from_sec
 
 /// A repository opened for its handoff chains (the path alone decides, as for the gate).
 pub(crate) struct Chains {
-    repo: gix::Repository,
+    pub(super) repo: gix::Repository,
     main: PathBuf,
 }
 
 /// `<path>.lock`.
-fn lock_of(path: &Path) -> PathBuf {
+pub(super) fn lock_of(path: &Path) -> PathBuf {
     let mut lock = path.as_os_str().to_owned();
     lock.push(".lock");
     PathBuf::from(lock)
 }
 
-/// Each of `locks` that is there now, with its identity (taken by us a moment ago).
-fn taken(locks: &[PathBuf]) -> Vec<(PathBuf, super::journal::Identity)> {
-    locks
-        .iter()
-        .filter_map(|l| Some((l.clone(), super::journal::Identity::of(l)?)))
-        .collect()
-}
-
-fn other(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
+pub(super) fn other(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
     GitError::new(e)
 }
 
@@ -439,7 +431,7 @@ impl Chains {
         walk.flatten().any(|info| info.id == a)
     }
 
-    fn signature(&self, seconds: i64) -> gix::actor::Signature {
+    pub(super) fn signature(&self, seconds: i64) -> gix::actor::Signature {
         let (name, email) = match self.repo.committer() {
             Some(Ok(sig)) => (sig.name.to_owned(), sig.email.to_owned()),
             _ => ("handoff-store".into(), "handoff-store@localhost".into()),
@@ -558,7 +550,7 @@ impl Chains {
         std::io::Write::write_all(&mut lock, format!("{new}\n").as_bytes())
             .map_err(|e| RefError::Git(other(e)))?;
         // Noted once written: a write changes the ctime the note proves the file by.
-        journal.taken(&taken(&[lock_of(&path)]));
+        journal.taken(&super::journal::taken(&[lock_of(&path)]));
         crate::process::kill_point();
         lock.commit().map_err(|e| RefError::Git(other(e.error)))?;
         Ok(())
@@ -576,12 +568,6 @@ impl Chains {
             path: lock_of(path),
             source: other(e),
         })
-    }
-
-    /// Remove the locks a dead process of ours provably left ([`super::journal::recover`]),
-    /// before a command of the user's git (a fetch) meets them.
-    pub(crate) fn recover_locks(&self) {
-        super::journal::recover(self.repo.common_dir());
     }
 
     /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
@@ -612,110 +598,5 @@ impl Chains {
             .filter_map(edit_of)
             .collect();
         held.is_empty() || self.edit(held).is_ok()
-    }
-
-    /// One gix ref transaction, its reflog entries signed now. Its locks (`packed-refs.lock`
-    /// for a deletion, each ref's) are noted in the repository while held, so a kill that
-    /// cannot wait leaves nothing the next change of ours does not remove ([`super::journal`]).
-    fn edit(&self, edits: Vec<RefEdit>) -> Result<(), GitError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let committer = self.signature(now);
-        let mut time = Default::default();
-        let common = self.repo.common_dir().to_path_buf();
-        super::journal::recover(&common);
-        let mut locks: Vec<PathBuf> = edits
-            .iter()
-            .map(|e| lock_of(&common.join(e.name.as_bstr().to_string())))
-            .collect();
-        // gix takes `packed-refs.lock` for a deletion when `packed-refs` exists (or its lock
-        // did, and it waited for it): noted only then, and only when it is a new file.
-        let packed = common.join("packed-refs.lock");
-        let packed_before = super::journal::Identity::of(&packed);
-        let packed_taken = common.join("packed-refs").is_file() || packed_before.is_some();
-        let mut journal = super::journal::Journal::begin(&common);
-        let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);
-        let prepared = self
-            .repo
-            .refs
-            .transaction()
-            .prepare(edits, wait, wait)
-            .map_err(other)?;
-        if packed_taken && super::journal::Identity::of(&packed) != packed_before {
-            locks.push(packed);
-        }
-        journal.taken(&taken(&locks));
-        crate::process::kill_point();
-        prepared
-            .commit(Some(committer.to_ref(&mut time)))
-            .map(|_| ())
-            .map_err(other)
-    }
-
-    /// A string value of the repository's configuration.
-    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
-        self.repo
-            .config_snapshot()
-            .string(key)
-            .map(|v| v.to_string())
-    }
-
-    /// Every value of a multi-valued key.
-    pub(crate) fn config_strings(&self, key: &str) -> Vec<String> {
-        self.repo
-            .config_snapshot()
-            .strings(key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v.to_string())
-            .collect()
-    }
-
-    /// The names of the configured remotes.
-    pub(crate) fn remotes(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .repo
-            .remote_names()
-            .into_iter()
-            .map(|n| n.to_string())
-            .collect();
-        names.sort();
-        names
-    }
-
-    /// `key` of `[section "sub"]` in the repository's own config file holding `value` (added
-    /// beside the values it has), every other byte kept; the file's new text for the caller to
-    /// write atomically, or `None` when it holds it already.
-    pub(crate) fn config_edited(
-        &self,
-        section: &str,
-        sub: &str,
-        key: &str,
-        value: &str,
-    ) -> Result<Option<(PathBuf, Vec<u8>)>, GitError> {
-        let path = self.repo.common_dir().join("config");
-        let mut file =
-            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
-                .map_err(other)?;
-        let full = format!("{section}.{sub}.{key}");
-        let mut changed = false;
-        let present = file
-            .raw_values(full.as_str())
-            .map(|vs| vs.iter().any(|v| v.as_slice() == value.as_bytes()))
-            .unwrap_or(false);
-        if !present {
-            file.section_mut_or_create_new(section, Some(sub.into()))
-                .map_err(other)?
-                .push(key, Some(value.into()))
-                .map_err(other)?;
-            changed = true;
-        }
-        if !changed {
-            return Ok(None);
-        }
-        let mut out = Vec::new();
-        file.write_to(&mut out).map_err(other)?;
-        Ok(Some((path, out)))
     }
 }

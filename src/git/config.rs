@@ -1,7 +1,8 @@
 //! The `handoff.*` keys of git's configuration, as git resolves them — system, global,
 //! repository, worktree, then `git -c` and `GIT_CONFIG_*`; the last one set wins — each with
 //! where it came from (`git config --show-origin`). Read from the snapshot the target's
-//! discovery already loaded, so a hook pays nothing for a second open.
+//! discovery already loaded, so a hook pays nothing for a second open. Also the repository's
+//! configuration as sync reads and edits it (remotes, their fetch refspecs).
 
 use std::path::PathBuf;
 
@@ -86,6 +87,75 @@ fn scope_of(source: gix::config::Source) -> &'static str {
         Source::Local => "local",
         Source::Worktree => "worktree",
         Source::Env | Source::Cli | Source::Api | Source::EnvOverride => "command",
+    }
+}
+
+/// The repository's configuration as `Chains` reads and edits it (sync's remotes and refspecs).
+impl super::chain::Chains {
+    /// A string value of the repository's configuration.
+    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_string())
+    }
+
+    /// Every value of a multi-valued key.
+    pub(crate) fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    /// The names of the configured remotes.
+    pub(crate) fn remotes(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// `key` of `[section "sub"]` in the repository's own config file holding `value` (added
+    /// beside the values it has), every other byte kept; the file's new text for the caller to
+    /// write atomically, or `None` when it holds it already.
+    pub(crate) fn config_edited(
+        &self,
+        section: &str,
+        sub: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, super::chain::GitError> {
+        let path = self.repo.common_dir().join("config");
+        let mut file =
+            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+                .map_err(super::chain::other)?;
+        let full = format!("{section}.{sub}.{key}");
+        let mut changed = false;
+        let present = file
+            .raw_values(full.as_str())
+            .map(|vs| vs.iter().any(|v| v.as_slice() == value.as_bytes()))
+            .unwrap_or(false);
+        if !present {
+            file.section_mut_or_create_new(section, Some(sub.into()))
+                .map_err(super::chain::other)?
+                .push(key, Some(value.into()))
+                .map_err(super::chain::other)?;
+            changed = true;
+        }
+        if !changed {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        file.write_to(&mut out).map_err(super::chain::other)?;
+        Ok(Some((path, out)))
     }
 }
 

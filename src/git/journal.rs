@@ -1,6 +1,7 @@
-//! The note a ref change of ours leaves in the repository while it holds git's locks, so a
-//! kill that cannot wait (SIGKILL) never leaves the user's git broken — and so the recovery
-//! never removes a lock that is not ours.
+//! The journaled ref transaction (`Chains::edit`, every ref change of ours) and the note it
+//! leaves in the repository while it holds git's locks, so a kill that cannot wait (SIGKILL)
+//! never leaves the user's git broken — and so the recovery never removes a lock that is not
+//! ours.
 //!
 //! Before taking a lock (a loose ref's `<ref>.lock`, `packed-refs.lock` for a deletion) we
 //! create `handoff-store-txn.<pid>` in the common git directory; right after taking and
@@ -21,6 +22,10 @@
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+
+use gix::refs::transaction::RefEdit;
+
+use super::chain::{Chains, GitError, STALE_LOCK, lock_of, other};
 
 const PREFIX: &str = "handoff-store-txn.";
 const HEADER: &str = "handoff-store-txn 2\n";
@@ -192,6 +197,62 @@ fn confined(common: &Path, rel: &str) -> Option<PathBuf> {
         }
     }
     Some(common.join(rel))
+}
+
+/// The journaled ref transaction: every change of a ref goes through here.
+impl Chains {
+    /// Remove the locks a dead process of ours provably left ([`recover`]), before a command
+    /// of the user's git (a fetch) meets them.
+    pub(crate) fn recover_locks(&self) {
+        recover(self.repo.common_dir());
+    }
+
+    /// One gix ref transaction, its reflog entries signed now. Its locks (`packed-refs.lock`
+    /// for a deletion, each ref's) are noted in the repository while held, so a kill that
+    /// cannot wait leaves nothing the next change of ours does not remove.
+    pub(super) fn edit(&self, edits: Vec<RefEdit>) -> Result<(), GitError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let committer = self.signature(now);
+        let mut time = Default::default();
+        let common = self.repo.common_dir().to_path_buf();
+        recover(&common);
+        let mut locks: Vec<PathBuf> = edits
+            .iter()
+            .map(|e| lock_of(&common.join(e.name.as_bstr().to_string())))
+            .collect();
+        // gix takes `packed-refs.lock` for a deletion when `packed-refs` exists (or its lock
+        // did, and it waited for it): noted only then, and only when it is a new file.
+        let packed = common.join("packed-refs.lock");
+        let packed_before = Identity::of(&packed);
+        let packed_taken = common.join("packed-refs").is_file() || packed_before.is_some();
+        let mut journal = Journal::begin(&common);
+        let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);
+        let prepared = self
+            .repo
+            .refs
+            .transaction()
+            .prepare(edits, wait, wait)
+            .map_err(other)?;
+        if packed_taken && Identity::of(&packed) != packed_before {
+            locks.push(packed);
+        }
+        journal.taken(&taken(&locks));
+        crate::process::kill_point();
+        prepared
+            .commit(Some(committer.to_ref(&mut time)))
+            .map(|_| ())
+            .map_err(other)
+    }
+}
+
+/// Each of `locks` that is there now, with its identity (taken by us a moment ago).
+pub(super) fn taken(locks: &[PathBuf]) -> Vec<(PathBuf, Identity)> {
+    locks
+        .iter()
+        .filter_map(|l| Some((l.clone(), Identity::of(l)?)))
+        .collect()
 }
 
 #[cfg(test)]
