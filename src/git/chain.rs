@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 
+use super::journal::lock_of;
+
 /// The document's file name in a version's tree.
 pub(crate) const DOCUMENT: &str = "handoff.md";
 /// The metadata's file name in a version's tree.
@@ -148,13 +150,6 @@ pub(crate) const STALE_LOCK: std::time::Duration = std::time::Duration::from_sec
 pub(crate) struct Chains {
     pub(super) repo: gix::Repository,
     main: PathBuf,
-}
-
-/// `<path>.lock`.
-pub(super) fn lock_of(path: &Path) -> PathBuf {
-    let mut lock = path.as_os_str().to_owned();
-    lock.push(".lock");
-    PathBuf::from(lock)
 }
 
 pub(super) fn other(e: impl std::error::Error + Send + Sync + 'static) -> GitError {
@@ -431,7 +426,7 @@ impl Chains {
         walk.flatten().any(|info| info.id == a)
     }
 
-    pub(super) fn signature(&self, seconds: i64) -> gix::actor::Signature {
+    fn signature(&self, seconds: i64) -> gix::actor::Signature {
         let (name, email) = match self.repo.committer() {
             Some(Ok(sig)) => (sig.name.to_owned(), sig.email.to_owned()),
             _ => ("handoff-store".into(), "handoff-store@localhost".into()),
@@ -598,5 +593,19 @@ impl Chains {
             .filter_map(edit_of)
             .collect();
         held.is_empty() || self.edit(held).is_ok()
+    }
+
+    /// Remove the locks a dead process of ours provably left ([`super::journal::recover`]),
+    /// before a command of the user's git (a fetch) meets them.
+    pub(crate) fn recover_locks(&self) {
+        super::journal::recover(self.repo.common_dir());
+    }
+
+    /// One journaled ref transaction ([`super::journal::edit`]), signed now.
+    fn edit(&self, edits: Vec<RefEdit>) -> Result<(), GitError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        super::journal::edit(&self.repo, &self.signature(now), edits, STALE_LOCK).map_err(GitError)
     }
 }

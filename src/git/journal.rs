@@ -25,8 +25,6 @@ use std::path::{Component, Path, PathBuf};
 
 use gix::refs::transaction::RefEdit;
 
-use super::chain::{Chains, GitError, STALE_LOCK, lock_of, other};
-
 const PREFIX: &str = "handoff-store-txn.";
 const HEADER: &str = "handoff-store-txn 2\n";
 /// The largest note read back (a deletion of 100,000 refs notes about 10 MB).
@@ -199,52 +197,48 @@ fn confined(common: &Path, rel: &str) -> Option<PathBuf> {
     Some(common.join(rel))
 }
 
-/// The journaled ref transaction: every change of a ref goes through here.
-impl Chains {
-    /// Remove the locks a dead process of ours provably left ([`recover`]), before a command
-    /// of the user's git (a fetch) meets them.
-    pub(crate) fn recover_locks(&self) {
-        recover(self.repo.common_dir());
-    }
+/// What a failed transaction says (gix's error).
+pub(super) type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-    /// One gix ref transaction, its reflog entries signed now. Its locks (`packed-refs.lock`
-    /// for a deletion, each ref's) are noted in the repository while held, so a kill that
-    /// cannot wait leaves nothing the next change of ours does not remove.
-    pub(super) fn edit(&self, edits: Vec<RefEdit>) -> Result<(), GitError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let committer = self.signature(now);
-        let mut time = Default::default();
-        let common = self.repo.common_dir().to_path_buf();
-        recover(&common);
-        let mut locks: Vec<PathBuf> = edits
-            .iter()
-            .map(|e| lock_of(&common.join(e.name.as_bstr().to_string())))
-            .collect();
-        // gix takes `packed-refs.lock` for a deletion when `packed-refs` exists (or its lock
-        // did, and it waited for it): noted only then, and only when it is a new file.
-        let packed = common.join("packed-refs.lock");
-        let packed_before = Identity::of(&packed);
-        let packed_taken = common.join("packed-refs").is_file() || packed_before.is_some();
-        let mut journal = Journal::begin(&common);
-        let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(STALE_LOCK);
-        let prepared = self
-            .repo
-            .refs
-            .transaction()
-            .prepare(edits, wait, wait)
-            .map_err(other)?;
-        if packed_taken && Identity::of(&packed) != packed_before {
-            locks.push(packed);
-        }
-        journal.taken(&taken(&locks));
-        crate::process::kill_point();
-        prepared
-            .commit(Some(committer.to_ref(&mut time)))
-            .map(|_| ())
-            .map_err(other)
+/// One gix ref transaction on `repo`, its reflog entries signed by `committer`, each lock
+/// waited for at most `wait`. Its locks (`packed-refs.lock` for a deletion, each ref's) are
+/// noted in the repository while held, so a kill that cannot wait leaves nothing the next
+/// change of ours does not remove. Every ref change of ours goes through here.
+pub(super) fn edit(
+    repo: &gix::Repository,
+    committer: &gix::actor::Signature,
+    edits: Vec<RefEdit>,
+    wait: std::time::Duration,
+) -> Result<(), Failure> {
+    let mut time = Default::default();
+    let common = repo.common_dir().to_path_buf();
+    recover(&common);
+    let mut locks: Vec<PathBuf> = edits
+        .iter()
+        .map(|e| lock_of(&common.join(e.name.as_bstr().to_string())))
+        .collect();
+    // gix takes `packed-refs.lock` for a deletion when `packed-refs` exists (or its lock did,
+    // and it waited for it): noted only then, and only when it is a new file.
+    let packed = common.join("packed-refs.lock");
+    let packed_before = Identity::of(&packed);
+    let packed_taken = common.join("packed-refs").is_file() || packed_before.is_some();
+    let mut journal = Journal::begin(&common);
+    let wait = gix::lock::acquire::Fail::AfterDurationWithBackoff(wait);
+    let prepared = repo.refs.transaction().prepare(edits, wait, wait)?;
+    if packed_taken && Identity::of(&packed) != packed_before {
+        locks.push(packed);
     }
+    journal.taken(&taken(&locks));
+    crate::process::kill_point();
+    prepared.commit(Some(committer.to_ref(&mut time)))?;
+    Ok(())
+}
+
+/// `<path>.lock`.
+pub(super) fn lock_of(path: &Path) -> PathBuf {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    PathBuf::from(lock)
 }
 
 /// Each of `locks` that is there now, with its identity (taken by us a moment ago).
