@@ -69,13 +69,10 @@ impl HandoffConfig {
     }
 }
 
-/// A git boolean (`true`/`yes`/`on`/`1`, `false`/`no`/`off`/`0`, any case), as git reads it.
+/// A git boolean (`true`/`yes`/`on`, `false`/`no`/`off`/empty, any number), as git — through
+/// gix — reads it.
 pub(crate) fn boolean(value: &str) -> Option<bool> {
-    match value.to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" => Some(true),
-        "false" | "no" | "off" | "0" | "" => Some(false),
-        _ => None,
-    }
+    gix::config::Boolean::try_from(value).ok().map(|b| b.0)
 }
 
 /// The name git's `--show-scope` gives a source.

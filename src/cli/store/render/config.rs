@@ -20,16 +20,18 @@ fn origin(o: &Origin) -> String {
     }
 }
 
-/// Whether the automatic paths act, and why, in one line.
+/// Whether the automatic paths act, and why (`store::usage::why`), in one line, with what
+/// follows where they do not.
 pub(crate) fn in_use(u: &Use) -> String {
+    let why = crate::store::usage::why(u);
     match u {
-        Use::Enabled => "yes: handoff.enabled is true".to_string(),
-        Use::Disabled => {
-            "no: handoff.enabled is false — no session start, /clear or compaction says anything or starts the writer".to_string()
-        }
-        Use::Slot(name) => format!("yes: the store holds {name}"),
-        Use::Chain(reference) => format!("yes: the repository holds {reference}"),
-        Use::Unused => "no: no handoff for any branch yet — session starts, /clear and compactions stay silent and start no writer until the first `handoff-store write` (or git config handoff.enabled true)".to_string(),
+        Use::Enabled | Use::Slot(_) | Use::Chain(_) => format!("yes: {why}"),
+        Use::Disabled => format!(
+            "no: {why} — no session start, /clear or compaction says anything or starts the writer"
+        ),
+        Use::Unused => format!(
+            "no: {why} — session starts, /clear and compactions stay silent and start no writer until the first `handoff-store write` (or git config handoff.enabled true)"
+        ),
     }
 }
 
