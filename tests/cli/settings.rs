@@ -279,3 +279,28 @@ fn config_outside_a_checkout_is_the_usual_error() {
         o.stderr
     );
 }
+
+/// `handoff.staleHours` in the repository's git config sets the STALE threshold (the
+/// environment still overrides it).
+#[test]
+fn the_stale_threshold_comes_from_git_config() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    env.age(&slot, 3 * 3600 + 60);
+    let read =
+        |env: &TestEnv| run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo)).stdout;
+    assert!(!read(&env).contains("STALE"), "under the default 24 hours");
+    env.git(&repo, &["config", "handoff.staleHours", "2"]);
+    assert!(
+        read(&env).contains("STALE: last written 3 hours ago, over the 2-hour threshold"),
+        "{}",
+        read(&env)
+    );
+    let o = run(env
+        .store()
+        .args(["read", "--no-consume", "-C"])
+        .arg(&repo)
+        .env("HANDOFF_STALE_HOURS", "0"));
+    assert!(!o.stdout.contains("STALE"), "the environment overrides it");
+}
