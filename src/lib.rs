@@ -21,7 +21,7 @@ pub(crate) mod git;
 pub(crate) mod harness;
 pub(crate) mod hooks;
 pub(crate) mod input;
-pub(crate) mod lifecycle;
+pub(crate) mod ops;
 pub(crate) mod process;
 pub mod report;
 pub(crate) mod resolve;

@@ -27,7 +27,7 @@ use crate::error::{Error, Usage};
 use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput, SessionId, Source};
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
-use crate::store::runs::{self, Answer};
+use crate::store::runs::Answer;
 
 pub(crate) struct Copilot;
 
@@ -280,7 +280,7 @@ fn cleared_here() -> bool {
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age.as_secs() <= crate::hooks::marker::FRESH_SECONDS as u64);
+        .is_some_and(|age| age.as_secs() <= crate::ops::marker::FRESH_SECONDS as u64);
     let _ = crate::fs::remove_file(&note);
     fresh
 }
@@ -318,13 +318,11 @@ fn after(input: &HookInput) {
         return;
     };
     let by = "Copilot CLI's session.compaction_complete (success)";
-    if let Some(run) = runs::confirm_session(
+    crate::ops::after::confirm_compaction(
         &store,
         &crate::hooks::input::safe_session_id(session_id),
         by,
-    ) {
-        crate::lifecycle::promoted(&run);
-    }
+    );
 }
 
 #[cfg(test)]

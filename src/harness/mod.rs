@@ -14,6 +14,7 @@ pub(crate) mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
+pub(crate) mod git_hook;
 pub(crate) mod install;
 pub(crate) mod jsonc;
 pub(crate) mod status;

@@ -4,12 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::home;
-
-/// `<home>/.claude/state/handoff-fork/`.
-pub(crate) fn state_dir() -> Option<PathBuf> {
-    Some(home()?.join(".claude/state/handoff-fork"))
-}
+pub(crate) use crate::store::state_dir;
 
 /// The dedup lock of a session: `<state>/<safe-sid>.lock`.
 pub(crate) fn dedup_lock(safe_sid: &str) -> Option<PathBuf> {

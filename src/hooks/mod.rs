@@ -5,13 +5,8 @@
 //! without the safe-id rule), and changes the store only through `store`'s changes.
 
 pub(crate) mod claims;
-pub(crate) mod claude;
-pub(crate) mod delivered;
-pub(crate) mod delivery;
 pub(crate) mod dispatch;
-pub(crate) mod git_hook;
 pub(crate) mod input;
-pub(crate) mod marker;
 pub(crate) mod post_checkout;
 pub(crate) mod post_compact;
 pub(crate) mod pre_compact;

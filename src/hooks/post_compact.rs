@@ -4,14 +4,11 @@
 //! untouched.
 
 use super::input::{HookInput, store};
-use crate::store::runs;
 
 /// Confirm the session's newest unconfirmed run, `by` naming the client's signal. Prints
 /// nothing.
 pub(crate) fn run(input: &HookInput, by: &str) {
     let Some(sid) = input.sid() else { return };
     let Some(store) = store() else { return };
-    if let Some(run) = runs::confirm_session(&store, sid, by) {
-        crate::lifecycle::promoted(&run);
-    }
+    crate::ops::after::confirm_compaction(&store, sid, by);
 }

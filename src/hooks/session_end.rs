@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::claims::dedup_lock;
 use super::input::HookInput;
-use super::marker::{Marker, MarkerHandoff, marker_path};
+use crate::ops::marker::{Marker, MarkerHandoff, marker_path};
 use crate::store::{PickKind, iso, now};
 
 /// How much of the transcript's end is searched for the last usage record.

@@ -10,16 +10,15 @@ use serde::Serialize;
 
 use super::claims::claim;
 use super::claims::dedup_lock;
-use super::delivery::{self, Content};
 use super::input::{HookInput, Source};
-use super::marker::{FRESH_SECONDS, Marker, marker_path};
 use super::texts::injection::{
     InjectionBody, background_section, cleared_section, compact_section, compose_document,
     offer_text, placeholder_section,
 };
-use crate::settings::OnStartup;
+use crate::ops::deliver::{self, Content};
+use crate::ops::marker::{FRESH_SECONDS, Marker, marker_path};
+use crate::ops::startup::{AtStartup, at_startup};
 use crate::store::deliver::Delivery;
-use crate::store::runs;
 use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, Target, now};
 
@@ -93,7 +92,7 @@ impl Injection {
                     )
                 })
         });
-        super::delivered::record(&super::delivered::Delivered {
+        crate::ops::delivered::record(&crate::ops::delivered::Delivered {
             at: crate::store::iso(now()),
             harness: then.client.to_string(),
             session: then.session,
@@ -180,81 +179,6 @@ pub(crate) fn claim_firing(input: &HookInput) -> bool {
     input
         .sid()
         .is_none_or(|sid| claim(sid, &claim_name(input.source), Some(window)))
-}
-
-/// What a fresh start of a client says, decided once — for the hook, and for `status`, which
-/// tells the user why a start would be silent.
-pub(crate) enum AtStartup {
-    /// A `/clear` just before: the full delivery, as after it.
-    AsClear,
-    /// `handoff.onStartup=deliver`: the full delivery.
-    Deliver,
-    /// The offer of this branch's unread handoff.
-    Offer(Box<Delivery>),
-    /// One line: this branch's handoff was read already, and the command that shows it again.
-    Reminder(Box<Delivery>),
-    /// Nothing, and why.
-    Silent(String),
-}
-
-/// Decide [`AtStartup`] for `target`. `bring_in` lets the hook first bring the newest unread
-/// handoff from the refs into an empty slot (a write); `status` only looks.
-pub(crate) fn at_startup(
-    target: &Target,
-    store: Option<&Store>,
-    now: i64,
-    bring_in: bool,
-) -> AtStartup {
-    let fresh_clear = marker_path(target)
-        .and_then(|p| Marker::read(&p, now))
-        .and_then(|m| m.ended_at_epoch)
-        .is_some_and(|e| e >= now - FRESH_SECONDS);
-    let usage = crate::store::usage::Use::of(store, target);
-    if !usage.acts() {
-        return AtStartup::Silent(format!(
-            "the repository is not in use ({})",
-            crate::store::usage::why(&usage)
-        ));
-    }
-    let settings = target.settings();
-    let reference = &target.facts.reference;
-    match settings.on_startup() {
-        _ if fresh_clear => return AtStartup::AsClear,
-        OnStartup::Deliver => return AtStartup::Deliver,
-        OnStartup::Off => return AtStartup::Silent("handoff.onStartup is off".into()),
-        OnStartup::Offer => {}
-    }
-    let Some(store) = store else {
-        return AtStartup::Silent("the store cannot be used".into());
-    };
-    if bring_in {
-        delivery::bring_in_offer(store, Some(target));
-    }
-    let found = delivery::find(store, Some(target), now, |_, kind| kind == PickKind::Exact);
-    let d = match found.content {
-        Content::Handoff(d) => d,
-        Content::Writing { .. } | Content::Placeholder { .. } => {
-            return AtStartup::Silent(format!("the handoff for {reference} is being written"));
-        }
-        Content::Nothing => {
-            return AtStartup::Silent(format!("no handoff for {reference}"));
-        }
-    };
-    let max_days = settings.offer_max_days();
-    let age = d.info.mtime.map(|m| (now - m).max(0) as u64);
-    if d.document.is_err() {
-        return AtStartup::Silent(format!("the handoff for {reference} cannot be read"));
-    }
-    if age.is_none_or(|a| a > max_days.saturating_mul(86_400)) {
-        return AtStartup::Silent(format!(
-            "the handoff for {reference} is older than handoff.offerMaxDays ({max_days} days)"
-        ));
-    }
-    if d.info.is_unread() {
-        AtStartup::Offer(d)
-    } else {
-        AtStartup::Reminder(d)
-    }
 }
 
 /// A fresh start: a `/clear` just before it is a reset (the full delivery); otherwise, as
@@ -347,9 +271,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     let store = super::input::store();
     if compact && let (Some(store), Some(sid)) = (&store, input.sid()) {
         // SessionStart(compact) is the client's word that the compaction happened.
-        if let Some(run) = runs::confirm_session(store, sid, "SessionStart(compact)") {
-            crate::lifecycle::promoted(&run);
-        }
+        crate::ops::after::confirm_compaction(store, sid, "SessionStart(compact)");
     }
     // Where nothing acts (or `/clear` is set to deliver nothing), nothing is said. A confirmed
     // compaction's candidate (above) was promoted all the same: that write was asked for.
@@ -506,13 +428,13 @@ fn subject(
             .zip(info.mtime)
             .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
     };
-    delivery::bring_in_offer(store, Some(target));
-    let found = delivery::find(store, Some(target), now, |info, kind| {
+    deliver::bring_in_offer(store, Some(target));
+    let found = deliver::find(store, Some(target), now, |info, kind| {
         kind == PickKind::Exact || (!compact && corroborated(info))
     });
     let body = match found.content {
         Content::Writing { run, .. } => InjectionBody::Background {
-            current: delivery::current_beside(store, target, now),
+            current: deliver::current_beside(store, target, now),
             run,
         },
         Content::Placeholder {

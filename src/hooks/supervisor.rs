@@ -85,7 +85,7 @@ pub(crate) fn supervise(run_dir: &Path) {
     let mut usage = crate::store::costs::Usage::default();
     let rc = attempts(&run, &store, &mut usage);
     if run.record_exit(&store, &rc) {
-        crate::lifecycle::promoted(&run);
+        crate::ops::after::promoted(&run);
     }
     crate::store::costs::record(
         &store,
@@ -203,7 +203,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
     let recorded = run.record_candidate(store, text.as_bytes(), code);
     if matches!(recorded, Ok(runs::RunState::Promoted)) {
         // In the slot now: it joins the chain and travels like any written version.
-        crate::lifecycle::promoted(run);
+        crate::ops::after::promoted(run);
     }
     if recorded.is_err() {
         // The run is gone (pruned, removed by hand): its result is kept, never put in the slot.

@@ -14,20 +14,7 @@ use crate::document::Document;
 use crate::error::{Error, External, GitStep, Moment};
 use crate::git::chain::{Chains, RefError, Version};
 
-/// The local chain of `branch`.
-pub(crate) fn handoff_ref(branch: &str) -> String {
-    format!("refs/handoffs/{branch}")
-}
-
-/// The chain of `branch`'s slot: the default one's `refs/handoffs/<branch>`, a named slot's
-/// `refs/handoff-slots/<slot>/<branch>` — a namespace of its own, since every ref under
-/// `refs/handoffs/` could be some branch's.
-pub(crate) fn chain_ref(branch: &str, slot: Option<&str>) -> String {
-    match slot {
-        None => handoff_ref(branch),
-        Some(slot) => format!("refs/handoff-slots/{slot}/{branch}"),
-    }
-}
+pub(crate) use super::naming::{chain_ref, handoff_ref};
 
 /// The store's slot for `branch` in the repository whose main worktree is `main`.
 pub(crate) fn slot_of(main: &Path, branch: &str) -> String {

@@ -139,38 +139,60 @@ impl<'a> SlotChange<'a> {
         slot::flip_progress(&self.path(), value, expect)
     }
 
-    /// End the change: the chain records what the slot now holds. Its result (the chain's tip)
-    /// for a caller that reports a failed record; a failure is also kept for `status`.
-    pub(crate) fn finish(mut self) -> Result<Option<String>, Error> {
+    /// End the change: the chain records what the slot now holds. What it recorded, for the
+    /// one decision of what follows (`ops::after`); a failed record is also kept for `status`.
+    pub(crate) fn finish(mut self) -> Recorded {
         let record = std::mem::replace(&mut self.record, false);
-        if !record {
-            return Ok(None);
+        let target = self.branch();
+        let tip = if record && self.changed.get() {
+            target
+                .as_ref()
+                .map_or(Ok(None), |t| chain::record_target(self.store, t))
+        } else {
+            Ok(None)
+        };
+        Recorded {
+            changed: self.changed.get(),
+            target,
+            tip,
         }
-        self.record_now()
     }
 
-    fn record_now(&self) -> Result<Option<String>, Error> {
-        if !self.changed.get() {
-            return Ok(None);
-        }
-        let target = match &self.target {
+    /// The checkout whose branch this slot is, if it still is.
+    fn branch(&self) -> Option<Target> {
+        match &self.target {
             Some(t) => Some(t.clone()),
             None => slot_checkout(&self.path())
                 .and_then(|c| Target::at(Path::new(&c)))
                 .and_then(|t| t.with_slot(super::naming::slot_in(&self.name)).ok())
                 .filter(|t| t.name == self.name),
-        };
-        match target {
-            Some(t) => chain::record_target(self.store, &t),
-            None => Ok(None),
         }
     }
+
+    fn record_now(&self) {
+        if self.changed.get()
+            && let Some(t) = self.branch()
+        {
+            let _ = chain::record_target(self.store, &t);
+        }
+    }
+}
+
+/// What a [`SlotChange`] recorded as it ended.
+#[derive(Debug)]
+pub(crate) struct Recorded {
+    /// Whether the slot was changed at all.
+    pub(crate) changed: bool,
+    /// The checkout whose branch the slot is (none: a detached HEAD, a checkout that moved on).
+    pub(crate) target: Option<Target>,
+    /// The chain's new tip, or why recording failed (the next change catches up).
+    pub(crate) tip: Result<Option<String>, Error>,
 }
 
 impl Drop for SlotChange<'_> {
     fn drop(&mut self) {
         if self.record {
-            let _ = self.record_now();
+            self.record_now();
         }
     }
 }

@@ -22,6 +22,11 @@ pub(crate) mod usage;
 pub(crate) mod verdict;
 
 pub(crate) use crate::env::home;
+
+/// Where the hooks keep their state beside the store: `<home>/.claude/state/handoff-fork/`.
+pub(crate) fn state_dir() -> Option<std::path::PathBuf> {
+    Some(home()?.join(".claude/state/handoff-fork"))
+}
 pub(crate) use info::{HandoffInfo, PickKind, pick};
 pub use naming::slot_name;
 pub(crate) use naming::{path_bytes, slugify};

@@ -125,6 +125,21 @@ pub(crate) fn is_safe_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
+/// The chain of `branch`'s slot: the default one's `refs/handoffs/<branch>`, a named slot's
+/// `refs/handoff-slots/<slot>/<branch>` — a namespace of its own, since every ref under
+/// `refs/handoffs/` could be some branch's.
+pub(crate) fn chain_ref(branch: &str, slot: Option<&str>) -> String {
+    match slot {
+        None => handoff_ref(branch),
+        Some(slot) => format!("refs/handoff-slots/{slot}/{branch}"),
+    }
+}
+
+/// The local chain of `branch`.
+pub(crate) fn handoff_ref(branch: &str) -> String {
+    format!("refs/handoffs/{branch}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,7 +88,7 @@ impl Target {
     /// The ref of this slot's chain (docs/sync.md): `refs/handoffs/<branch>`, or for a named
     /// slot `refs/handoff-slots/<slot>/<branch>`.
     pub(crate) fn chain_ref(&self) -> String {
-        super::chain::chain_ref(&self.facts.reference, self.slot.as_deref())
+        super::naming::chain_ref(&self.facts.reference, self.slot.as_deref())
     }
 
     /// The user's settings for this repository (git config, then the environment's overrides).

@@ -238,16 +238,6 @@ fn sync_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
     })
 }
 
-/// A background write's candidate just replaced its slot (and joined the chain as it did):
-/// it goes out like a written version when `handoff.autoPush` is on — unless the run's
-/// checkout has moved to another branch since, whose slot this is not. Whether a push was
-/// started.
-pub(crate) fn auto_push_promoted(run: &crate::store::runs::Run) -> bool {
-    crate::store::Target::at(Path::new(&run.job.cwd))
-        .filter(|t| t.name == run.job.slot)
-        .is_some_and(|target| auto_push(&target))
-}
-
 /// What merging one branch's remote chain did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

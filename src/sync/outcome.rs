@@ -2,6 +2,8 @@
 //! `<store>/.background-push` so a failure is never silent: nobody reads a detached process's
 //! output, so `status` shows this instead. One line, replaced atomically by each background push.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::store::{Store, iso, now, slot};
@@ -67,6 +69,35 @@ pub(crate) fn last(store: &Store) -> Option<Outcome> {
         checkout: f.next()?.to_string(),
         message: f.next()?.to_string(),
     })
+}
+
+/// Run `round` as the one background push at work, or leave a note for it: `None` when another
+/// is at work (it pushes again when it sees the note, so the newest version still goes out).
+/// At most one is alive: two started by quick successive writes would race on the remote's
+/// ref, and a hanging remote would pile them up.
+pub(crate) fn single_flight<T>(store: &Store, mut round: impl FnMut() -> T) -> Option<T> {
+    let mut rounds = 0;
+    loop {
+        let Ok(lock) = slot::lock(store, RUNNING, Duration::ZERO) else {
+            ask_again(store);
+            return None;
+        };
+        clear_ask(store);
+        let mut result = round();
+        // Writes that came meanwhile (a few rounds at most: each pushes the whole chain).
+        while rounds < 3 && clear_ask(store) {
+            rounds += 1;
+            result = round();
+        }
+        drop(lock);
+        // A write that asked after the last look, while the lock was still held, is not lost:
+        // once the lock is gone, a note still there means one more round (or, when another
+        // push took the lock meanwhile, that one's).
+        rounds += 1;
+        if rounds > 4 || !asked(store) {
+            return Some(result);
+        }
+    }
 }
 
 #[cfg(test)]

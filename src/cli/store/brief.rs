@@ -2,8 +2,7 @@
 //! subagent, from the branch's handoff; printed, never stored, never consumed.
 
 use super::{Format, Reply};
-use crate::error::{Error, NothingToDo};
-use crate::store::excerpt;
+use crate::error::Error;
 
 /// Print a brief for a subagent: its task, the decisions and traps that touch its paths, and
 /// those paths' pointers with their verdicts (at most 1,500 characters).
@@ -23,15 +22,10 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = args.slot.target_and_store(args.dir.dir())?;
-    let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
-        Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
-    })?;
-    let view = excerpt::brief(
-        &stored,
-        &target.facts.reference,
+    let view = crate::ops::read::brief(
+        &args.slot.place(args.dir.dir()),
         &args.paths,
         args.task.as_deref(),
-    );
+    )?;
     Reply::show(format, &view, |v| v.text.clone())
 }

@@ -13,12 +13,6 @@ pub(crate) struct Checkout {
 }
 
 impl Checkout {
-    pub(crate) fn of(dir: Option<&str>) -> Checkout {
-        Checkout {
-            checkout: dir.map(str::to_string),
-        }
-    }
-
     pub(crate) fn dir(&self) -> Option<&str> {
         self.checkout.as_deref()
     }
@@ -50,31 +44,20 @@ pub(crate) struct SlotArg {
 }
 
 impl SlotArg {
-    pub(crate) fn of(slot: Option<&str>) -> SlotArg {
-        SlotArg {
-            slot: slot.map(str::to_string),
-        }
-    }
-
     pub(crate) fn name(&self) -> Option<&str> {
         self.slot.as_deref()
     }
 
-    /// `target`, moved to this slot (a name that cannot be one is a usage error).
-    pub(crate) fn apply(
-        &self,
-        target: crate::store::Target,
-    ) -> Result<crate::store::Target, crate::error::Error> {
-        target.with_slot(self.name())
+    /// Where an operation works: the checkout `dir`, this slot of its branch.
+    pub(crate) fn place(&self, dir: Option<&str>) -> crate::ops::Place {
+        crate::ops::Place::of(dir, self.name())
     }
 
-    /// The checkout at `dir` (the one rule: `Target::required`) in this slot, then the store —
-    /// target problems are reported first (docs/store.md §0 rule 6).
+    /// The checkout at `dir` (the one rule: `ops::Place::target`) in this slot, then the store.
     pub(crate) fn target_and_store(
         &self,
         dir: Option<&str>,
     ) -> Result<(crate::store::Target, crate::store::Store), crate::error::Error> {
-        let target = self.apply(crate::store::Target::required(dir)?)?;
-        Ok((target, crate::store::Store::open()?))
+        self.place(dir).target_and_store()
     }
 }

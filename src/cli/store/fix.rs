@@ -1,14 +1,10 @@
-//! `fix [-C DIR] [--dry-run]` (docs/store.md §9.14): `verify-handoff --fix` on the target's
-//! stored handoff. The slot changes as every slot change does — under its lock, the version it
-//! replaces kept in history, the new one recorded on the branch's chain.
-
-use serde::Serialize;
+//! `fix [-C DIR] [--dry-run]`: `ops::fix` on the target's stored handoff, each move and what
+//! was left alone, then what happened to the slot.
 
 use super::{Format, Reply};
-use crate::error::{Error, Exit, NothingToDo};
-use crate::report::fix::{self, Healing};
-use crate::report::run_gate::gate_bytes;
-use crate::store::change::{SlotChange, Wait};
+use crate::error::{Error, Exit};
+use crate::ops::fix::Fixed;
+use crate::report::fix::citations;
 
 /// Rewrite the line numbers of the stored handoff's moved citations.
 #[derive(Debug, clap::Args)]
@@ -22,93 +18,37 @@ pub(crate) struct Args {
     dry_run: bool,
 }
 
-/// What `fix` did to the slot.
-#[derive(Debug, Serialize)]
-pub(crate) struct Fixed {
-    pub(crate) path: String,
-    #[serde(flatten)]
-    pub(crate) healing: Healing,
-    /// The slot was replaced (not with `--dry-run`, and only when something moved).
-    pub(crate) written: bool,
-    /// Where the version it replaced is kept.
-    pub(crate) history: Option<String>,
-    /// The gate's exit on the result (0 OK, 1 failed, 2 malformed).
-    pub(crate) exit: i32,
-    #[serde(skip)]
-    pub(crate) dry_run: bool,
-}
-
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let (target, store) = args.slot.target_and_store(args.dir.dir())?;
-    let path = store.path_of(&target.name);
-    let shown = path.to_string_lossy().into_owned();
-    let checkout = target.checkout();
-    let stored = || {
-        crate::fs::read(&path)
-            .ok()
-            .filter(|b| crate::store::slot::progress_of(b).is_none_or(|p| p != "writing"))
-            .ok_or_else(|| {
-                Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
-            })
-    };
-    // Computed without the lock; a write takes it and computes again only if the slot changed
-    // meanwhile.
-    let bytes = stored()?;
-    let mut healed = heal(&shown, &bytes, &checkout);
-    let mut fixed = Fixed {
-        path: shown.clone(),
-        healing: healed.healing.clone(),
-        written: false,
-        history: None,
-        exit: healed.exit,
-        dry_run: args.dry_run,
-    };
-    if !args.dry_run && healed.text.is_some() {
-        let change = SlotChange::of_slot(&store, &target.name, Wait::Cli)?;
-        let now = stored()?;
-        if now != bytes {
-            healed = heal(&shown, &now, &checkout);
-            fixed.healing = healed.healing.clone();
-            fixed.exit = healed.exit;
-        }
-        if let Some(text) = &healed.text {
-            fixed.history = change
-                .replace(text.as_bytes())?
-                .map(|p| p.to_string_lossy().into_owned());
-            fixed.written = true;
-            change.finish()?;
-        }
-    }
+    let fixed = crate::ops::fix::fix(&args.slot.place(args.dir.dir()), args.dry_run)?;
     let exit = Exit::of_gate(fixed.exit);
-    Ok(Reply::show(format, &fixed, super::render::fixed)?.exit(exit))
+    Ok(Reply::show(format, &fixed, fixed_text)?.exit(exit))
 }
 
-/// A stored handoff healed: its moves, the rewritten text (when something moved) and the
-/// gate's exit on the result.
-struct Healed {
-    healing: Healing,
-    text: Option<String>,
-    exit: i32,
-}
-
-fn heal(shown: &str, bytes: &[u8], checkout: &str) -> Healed {
-    let before = gate_bytes(shown, bytes.to_vec(), Some(checkout));
-    let healing = fix::moves(&before);
-    match std::str::from_utf8(bytes) {
-        Ok(text) if !healing.moves.is_empty() => {
-            let healed = fix::rewrite(text, &healing.moves);
-            let exit =
-                fix::regate(&before, &healed, shown, Some(checkout), &healing.moves).exit_code;
-            Healed {
-                healing,
-                text: Some(healed),
-                exit,
-            }
-        }
-        _ => Healed {
-            healing,
-            text: None,
-            exit: before.exit_code,
-        },
+fn fixed_text(f: &Fixed) -> String {
+    let mut text: String = f.healing.lines().iter().map(|l| format!("{l}\n")).collect();
+    let n = f.healing.moves.len();
+    let verdict = match f.exit {
+        0 => "gate OK",
+        1 => "gate FAILED",
+        _ => "gate MALFORMED",
+    };
+    text.push_str(&match (n, f.dry_run, f.written) {
+        (0, _, _) => format!(
+            "nothing to fix: no citation of {} moved to a line of its own ({verdict})\n",
+            f.path
+        ),
+        (_, true, _) => format!(
+            "would fix {}: {} (--dry-run: nothing written; then {verdict})\n",
+            f.path,
+            citations(n)
+        ),
+        _ => format!("fixed    {}: {} ({verdict})\n", f.path, citations(n)),
+    });
+    if let Some(h) = &f.history {
+        text.push_str(&format!("history  {h}\n"));
     }
+    if f.auto_push {
+        text.push_str("pushing  in the background (handoff.autoPush)\n");
+    }
+    text
 }

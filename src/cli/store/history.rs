@@ -1,30 +1,9 @@
-//! `history` and `restore` (docs/store.md §9.7–§9.8): the slot is version 0, kept versions are
-//! 1..n newest first; `restore` swaps one back in with its own mtime, so running it twice
-//! undoes it.
+//! `history`: `ops::history`, a line per version.
 
-use serde::Serialize;
-
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::error::Error;
-use crate::store::{HandoffInfo, epoch, slot};
-
-/// One kept version, numbered as `restore -n` takes it.
-#[derive(Debug, Serialize)]
-pub(crate) struct Kept {
-    pub(crate) version: usize,
-    pub(crate) path: String,
-    pub(crate) mtime: Option<i64>,
-    pub(crate) progress: Option<String>,
-    pub(crate) size: u64,
-}
-
-/// What `history` found: the slot (version 0) and its kept versions, newest first.
-#[derive(Debug, Serialize)]
-pub(crate) struct History {
-    pub(crate) slot: String,
-    pub(crate) current: Option<HandoffInfo>,
-    pub(crate) versions: Vec<Kept>,
-}
+use crate::ops::history::History;
+use crate::store::iso;
 
 /// List the target's slot (version 0) and its kept versions.
 #[derive(Debug, clap::Args)]
@@ -38,37 +17,31 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Reply::show(
         format,
-        &compute(args.dir.dir(), &args.slot)?,
-        render::history,
+        &crate::ops::history::history(&args.slot.place(args.dir.dir()))?,
+        history_text,
     )
 }
 
-fn compute(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<History, Error> {
-    let (target, store) = slot.target_and_store(dir)?;
-    let slot_path = store.path_of(&target.name);
-    let current = crate::fs::symlink_metadata(&slot_path)
-        .ok()
-        .filter(|m| m.file_type().is_file())
-        .map(|m| {
-            let head = slot::read_head(&slot_path).unwrap_or_default();
-            HandoffInfo::from_parts(&store, &target.name, &head, &m)
-        });
-    let versions = slot::versions(&store, &target.name)
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| Kept {
-            version: i + 1,
-            progress: slot::read_head(&v.path)
-                .ok()
-                .and_then(|b| slot::progress_of(&b)),
-            path: v.path.to_string_lossy().into_owned(),
-            mtime: v.mtime.map(epoch),
-            size: v.size,
-        })
-        .collect();
-    Ok(History {
-        slot: slot_path.to_string_lossy().into_owned(),
-        current,
-        versions,
-    })
+fn history_text(h: &History) -> String {
+    let mut text = String::new();
+    let mut line = |n: usize, mtime: Option<i64>, progress: Option<&str>, size: u64, path: &str| {
+        text.push_str(&format!(
+            "{n}\t{}\t{}\t{size} bytes\t{path}\n",
+            mtime.map(iso).unwrap_or_default(),
+            progress.unwrap_or("complete")
+        ));
+    };
+    if let Some(c) = &h.current {
+        line(0, c.mtime, c.progress.as_deref(), c.size, &c.path);
+    }
+    for v in &h.versions {
+        line(v.version, v.mtime, v.progress.as_deref(), v.size, &v.path);
+    }
+    if text.is_empty() {
+        text = format!(
+            "no handoff here yet, and no earlier version: {} does not exist\n",
+            h.slot
+        );
+    }
+    text
 }

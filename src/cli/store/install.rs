@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Reply, render};
+use super::Reply;
 use crate::error::{Error, Exit};
+use crate::harness::git_hook::{self, Installed};
 use crate::harness::install::{self as harness_install, Scope};
 use crate::harness::{Harness, Note};
-use crate::hooks::git_hook::{self, Installed};
 use crate::shell::self_command;
 
 /// Install an integration (or, for `uninstall`, remove it).
@@ -25,7 +25,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let done = install(args.what, args.dir.dir(), args.scope)?;
-    Ok(Reply::new(Exit::Ok).text(render::installed(&done)))
+    Ok(Reply::new(Exit::Ok).text(installed_text(&done)))
 }
 
 /// What `install` put in place.
@@ -188,4 +188,58 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
         project: plan.scope == Scope::Project,
         on_path: scope.on_path,
     })
+}
+
+fn installed_text(d: &Done) -> String {
+    match d {
+        Done::GitHook { path, done } => match done {
+            Installed::Fresh => format!("installed {}\n", path.display()),
+            Installed::Updated => format!("updated   {} (it was already ours)\n", path.display()),
+            Installed::Chained(old) => format!(
+                "installed {} — the hook that was there now runs first, from {}\n",
+                path.display(),
+                old.display()
+            ),
+        },
+        Done::Harness {
+            harness,
+            file,
+            changed,
+            skill,
+            notes,
+            project,
+            on_path,
+        } => {
+            let mut text = if *changed {
+                format!("installed {} hook in {file}\n", harness.name())
+            } else {
+                format!(
+                    "installed {} hook in {file} (it was already there)\n",
+                    harness.name()
+                )
+            };
+            if let Some(path) = skill {
+                text.push_str(&format!("installed /handoff skill in {}\n", path.display()));
+            }
+            for note in notes {
+                text.push_str(&format!("{:<10}{}\n", note.tag, note.text));
+            }
+            if *on_path {
+                text.push_str(&format!(
+                    "note      {file} runs handoff-store as PATH finds it: whoever uses it needs handoff-store on their PATH (`handoff-store status` checks)\n"
+                ));
+            } else if *project {
+                text.push_str(&format!(
+                    "note      {file} names this machine's handoff-store by its absolute path ({}): if the file is committed, use `handoff-store install {} --project --on-path`, which names the command on PATH\n",
+                    crate::shell::self_command(),
+                    harness.install_word()
+                ));
+            }
+            text.push_str(&format!(
+                "next      start a new {} session: after /clear or a compaction it is given this branch's handoff; `handoff-store status` checks the hook\n",
+                harness.name()
+            ));
+            text
+        }
+    }
 }

@@ -20,7 +20,6 @@ mod prune;
 mod pull;
 mod push;
 mod read;
-mod render;
 mod restore;
 mod split;
 mod status;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::error::Error;
 use crate::store::Target;
 
@@ -36,7 +36,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         citation: citation.map(|(at, text)| format!("{at} | {text}")),
         document,
     };
-    Reply::show(format, &skeleton, render::skeleton)
+    Reply::show(format, &skeleton, skeleton_text)
 }
 
 /// The document: the title, `status:`, the sections in their order, and Pointers holding the
@@ -69,4 +69,8 @@ status: where the task stands, in one line
 {pointer}```
 "
     )
+}
+
+fn skeleton_text(s: &Skeleton) -> String {
+    s.document.clone()
 }

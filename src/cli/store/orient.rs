@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::error::Error;
 use crate::store::drift::{self, Drift};
 use crate::store::{HandoffInfo, now, slot};
@@ -51,7 +51,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Reply::show(
         format,
         &orient(args.dir.dir(), &args.slot)?,
-        render::orientation,
+        orientation_text,
     )
 }
 
@@ -86,4 +86,22 @@ fn orient(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<Orientat
         gate,
         drift,
     })
+}
+
+fn orientation_text(o: &Orientation) -> String {
+    let mut text = format!(
+        "main={}\ncheckout={}\nbranch={}\nhandoff={}\nexists={}\nmtime={}\nprogress={}\ngate={}\n",
+        o.main,
+        o.checkout,
+        o.branch,
+        o.handoff,
+        u8::from(o.exists),
+        o.mtime.map(|m| m.to_string()).unwrap_or_default(),
+        o.progress.as_deref().unwrap_or(""),
+        o.gate.as_deref().unwrap_or("")
+    );
+    for d in &o.drift {
+        text.push_str(&format!("drift={}\n", d.text));
+    }
+    text
 }

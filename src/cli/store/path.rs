@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::error::Error;
 
 /// Print the target's slot path.
@@ -19,11 +19,15 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let slot = SlotPath {
         path: store.path_of(&target.name).to_string_lossy().into_owned(),
     };
-    Reply::show(format, &slot, render::slot_path)
+    Reply::show(format, &slot, slot_path_text)
 }
 
 /// The target's slot path.
 #[derive(Debug, Serialize)]
 pub(crate) struct SlotPath {
     pub(crate) path: String,
+}
+
+fn slot_path_text(p: &SlotPath) -> String {
+    format!("{}\n", p.path)
 }

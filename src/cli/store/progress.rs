@@ -3,49 +3,10 @@
 //! chain. Without FILE, this checkout's slot; a FILE outside the store is refused (a draft's
 //! `progress:` line is its author's to edit).
 
-use std::path::Path;
-
-use serde::Serialize;
-
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::error::{Error, Exit, Usage};
-use crate::store::Store;
-use crate::store::change::{SlotChange, Wait};
-use crate::store::slot::{self, Flip};
-
-impl ProgressArg {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ProgressArg::Writing => "writing",
-            ProgressArg::Complete => "complete",
-            ProgressArg::Consumed => "consumed",
-        }
-    }
-}
-
-/// What `set-progress` did to FILE.
-#[derive(Debug, Serialize)]
-pub(crate) struct ProgressSet {
-    pub(crate) path: String,
-    pub(crate) old: Option<String>,
-    pub(crate) new: &'static str,
-    pub(crate) changed: bool,
-    /// FILE has no `progress:` (or `status:`) line in its first 20 lines: nothing was changed
-    /// (exit 1).
-    #[serde(skip)]
-    pub(crate) no_field: bool,
-}
-
-/// Whether `file` sits directly in the store directory.
-fn in_store(file: &Path, store: &Store) -> Option<String> {
-    let parent = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let same = crate::fs::canonicalize(parent).ok()? == crate::fs::canonicalize(&store.dir).ok()?;
-    same.then(|| file.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .flatten()
-}
+use crate::ops::progress::ProgressSet;
+use crate::ops::progress::{Progress, set_progress};
 
 /// Rewrite the progress: line of a stored handoff, keeping every other byte and the mtime.
 #[derive(Debug, clap::Args)]
@@ -61,22 +22,14 @@ pub(crate) struct Args {
     slot: super::checkout::SlotArg,
 }
 
-/// The lifecycle values `set-progress` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum ProgressArg {
-    Writing,
-    Complete,
-    Consumed,
-}
-
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     let (file, value) = match args.words.as_slice() {
         [value] => (None, value),
         [file, value] => (Some(file.clone()), value),
         _ => return Err(Error::Usage(Usage::ProgressWords)),
     };
-    let value = <ProgressArg as clap::ValueEnum>::from_str(value, false)
-        .map_err(|_| Error::Usage(Usage::ProgressValue(value.clone())))?;
+    let value =
+        Progress::of(value).ok_or_else(|| Error::Usage(Usage::ProgressValue(value.clone())))?;
     let file = match file {
         Some(file) => file,
         None => {
@@ -90,40 +43,20 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     } else {
         Exit::Ok
     };
-    Ok(Reply::show(format, &set, render::progress_set)?.exit(exit))
+    Ok(Reply::show(format, &set, progress_set_text)?.exit(exit))
 }
 
-fn set_progress(file: &str, value: ProgressArg) -> Result<ProgressSet, Error> {
-    let path = Path::new(file);
-    let new = value.as_str();
-    // The store matters only for the lock, but a store path that is not a directory is still
-    // reported (docs/store.md §1: every command exits 3 on it).
-    let store = match Store::locate() {
-        Ok(_) => Some(Store::open()?),
-        Err(_) => None,
-    };
-    let Some((store, name)) = store.and_then(|s| in_store(path, &s).map(|n| (s, n))) else {
-        return Err(Error::Usage(Usage::NotInStore(file.to_string())));
-    };
-    // A slot's change goes through SlotChange: its lock, then its chain records it.
-    let change = SlotChange::of_slot(&store, &name, Wait::Cli)?;
-    let current = || {
-        crate::fs::read(path)
-            .ok()
-            .and_then(|b| slot::progress_of(&b))
-    };
-    let flipped = change.flip(new, None)?;
-    let no_field = matches!(flipped, Flip::NoField);
-    let (old, changed) = match flipped {
-        Flip::NoField => (None, false),
-        Flip::Same | Flip::Replaced => (current(), false),
-        Flip::Changed { old } => (old, true),
-    };
-    Ok(ProgressSet {
-        path: file.to_string(),
-        old,
-        new,
-        changed,
-        no_field,
-    })
+fn progress_set_text(p: &ProgressSet) -> String {
+    if p.no_field {
+        return format!(
+            "unchanged {} (no progress: or status: line in the first 20 lines)\n",
+            p.path
+        );
+    }
+    format!(
+        "progress {}: {} -> {}\n",
+        p.path,
+        p.old.as_deref().unwrap_or("(absent)"),
+        p.new
+    )
 }

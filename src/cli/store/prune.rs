@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{Format, Reply, render};
+use super::{Format, Reply};
 use crate::document::envelope::Progress;
 use crate::error::{Error, Exit};
 use crate::git;
@@ -340,7 +340,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     } else {
         Exit::Ok
     };
-    Ok(Reply::show(format, &pruned, render::pruned)?.exit(exit))
+    Ok(Reply::show(format, &pruned, pruned_text)?.exit(exit))
 }
 
 fn prune(older_than: u64, apply: bool) -> Result<Pruned, Error> {
@@ -357,4 +357,40 @@ fn prune(older_than: u64, apply: bool) -> Result<Pruned, Error> {
         older_than_days: older_than,
         items,
     })
+}
+
+fn pruned_text(p: &Pruned) -> String {
+    let mut text = String::new();
+    for it in &p.items {
+        let line = if it.skipped {
+            format!("skipped       {}  (locked)\n", it.path)
+        } else {
+            let verb = if !p.apply {
+                "would delete"
+            } else if it.deleted {
+                "deleted     "
+            } else {
+                "not deleted "
+            };
+            format!(
+                "{verb}  {}  ({}, {} old)\n",
+                it.path,
+                it.reason,
+                crate::store::gap(it.age_seconds)
+            )
+        };
+        text.push_str(&line);
+    }
+    let deleted = p.items.iter().filter(|i| i.deleted).count();
+    text.push_str(&if p.items.is_empty() {
+        "nothing to prune.\n".to_string()
+    } else if p.apply {
+        format!("{deleted} item(s) deleted.\n")
+    } else {
+        format!(
+            "{} item(s) would be deleted; run with --apply to delete them.\n",
+            p.items.len()
+        )
+    });
+    text
 }

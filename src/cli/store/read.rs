@@ -1,67 +1,15 @@
-//! `read` (docs/store.md §9.5): deliver one handoff with its verdict and drift. The exact slot is
-//! preferred; otherwise the most recent handoff is shown and labelled a GUESS. A placeholder
-//! is never shown as content. Only an exact, unread pick is marked consumed, after the whole
-//! output was delivered, and only if the file is still the version shown.
+//! `read`: `ops::read` for the command line — the answer rendered (text or JSON), and the
+//! consume done once the whole output got out (a reader that went away skips it).
 
-use std::time::{Duration, Instant};
-
-use serde::Serialize;
-
-use super::{Format, Reply, render};
-use crate::error::{Error, Exit, NothingToDo};
-use crate::hooks::delivery::{self, Content};
-use crate::store::deliver::Delivery;
-use crate::store::excerpt;
+use super::{Format, Reply};
+use crate::error::{Error, Exit};
+use crate::ops::read::{Answer, Shown, TargetJson};
+use crate::shell::self_command;
+use crate::store::drift::Drift;
 use crate::store::runs::RunState;
-use crate::store::slot::Flip;
-use crate::store::{HandoffInfo, PlaceholderState, Store, Target, gap, now};
-
-/// The target a reader asked about, as `read --format json` names it.
-#[derive(Debug, Serialize)]
-pub(crate) struct TargetJson {
-    pub(crate) main: String,
-    pub(crate) checkout: String,
-    pub(crate) branch: String,
-}
-
-/// What `read` found to answer with.
-pub(crate) enum Answer {
-    /// A background write for the slot is under way (`pending`), or ended with nothing to show
-    /// (`failed`): exit 4.
-    Background {
-        path: String,
-        state: &'static str,
-        target: Option<TargetJson>,
-        background: RunState,
-        note: Option<String>,
-        line: String,
-    },
-    /// The pick is a placeholder: still being written, or abandoned (exit 4).
-    Placeholder {
-        info: Box<HandoffInfo>,
-        abandoned: bool,
-        /// The checkout whose slot has a kept version `restore` brings back, if it has one.
-        restore: Option<String>,
-        others: Vec<HandoffInfo>,
-        target: Option<TargetJson>,
-        age: u64,
-    },
-    /// A handoff, read, gated and measured; consumed after it is shown when `consumable`.
-    Handoff(Box<Shown>),
-}
-
-/// A handoff `read` shows.
-pub(crate) struct Shown {
-    pub(crate) delivery: Delivery,
-    pub(crate) document: String,
-    pub(crate) target: Option<TargetJson>,
-    /// For the GUESS line: the target's branch and main worktree, or why there is none.
-    pub(crate) target_names: Option<(String, String)>,
-    /// The slot's last background write and the note it deserves.
-    pub(crate) background: Option<(RunState, Option<String>)>,
-    pub(crate) consumable: bool,
-    pub(crate) now: i64,
-}
+use crate::store::verdict::GateVerdict;
+use crate::store::{HandoffInfo, PickKind, ago, gap, iso};
+use serde::Serialize;
 
 /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
 #[derive(Debug, clap::Args)]
@@ -83,18 +31,15 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
+    let place = args.slot.place(args.dir.dir());
     if args.reground {
-        let (target, store) = args.slot.target_and_store(args.dir.dir())?;
-        let stored = excerpt::Stored::of(&store, &target).ok_or_else(|| {
-            Error::NothingToDo(NothingToDo::NoHandoffFor(target.facts.reference.clone()))
-        })?;
-        let view = excerpt::reground(&stored, &target.facts.reference);
+        let view = crate::ops::read::reground(&place)?;
         return Reply::show(format, &view, |v| v.text.clone());
     }
-    let (store, answer) = read(args.dir.dir(), &args.slot, args.wait, args.no_consume)?;
+    let (store, answer) = crate::ops::read::read(&place, args.wait, !args.no_consume)?;
     let reply = match format {
-        Format::Json => Reply::show(format, &render::read_json(&answer), |_| String::new())?,
-        Format::Text => Reply::new(Exit::Ok).text(render::read_text(&answer)),
+        Format::Json => Reply::show(format, &read_json(&answer), |_| String::new())?,
+        Format::Text => Reply::new(Exit::Ok).text(read_text(&answer)),
     };
     let Answer::Handoff(shown) = answer else {
         return Ok(reply.exit(Exit::NothingToDo));
@@ -104,143 +49,226 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         return Ok(reply);
     }
     // Once the whole output got out (a reader that went away skips it).
-    Ok(reply.then(Box::new(move || consume(&store, &shown.delivery))))
+    Ok(reply.then(Box::new(move || {
+        crate::ops::read::consume(&store, &shown.delivery)
+    })))
 }
 
-fn read(
-    dir: Option<&str>,
-    slot: &super::checkout::SlotArg,
-    wait: u64,
-    no_consume: bool,
-) -> Result<(Store, Answer), Error> {
-    // Outside a checkout there is nothing to read: never another project's handoff.
-    let target = Some(slot.apply(Target::required(dir)?)?);
-    let store = Store::open()?;
-    let target_json = || target_json(target.as_ref());
+/// `read`'s JSON: a background write's state, or a handoff (a placeholder is one, unverified).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum ReadJson<'a> {
+    Background {
+        path: &'a str,
+        state: &'static str,
+        target: &'a Option<TargetJson>,
+        background: &'a RunState,
+        note: &'a Option<String>,
+    },
+    Handoff {
+        path: &'a str,
+        pick: &'static str,
+        state: &'static str,
+        target: &'a Option<TargetJson>,
+        handoff: &'a HandoffInfo,
+        verdict: Option<&'a GateVerdict>,
+        drift: &'a [Drift],
+        others: &'a [HandoffInfo],
+        consumed: bool,
+        document: Option<&'a str>,
+        background: Option<&'a RunState>,
+    },
+}
 
-    let found = find_waiting(&store, target.as_ref(), wait);
-    let note = found.note.clone();
-    // A background write that ended with nothing to show, for a slot that holds nothing.
-    if let (Some((_, state)), Some(t), Some(n)) = (&found.background, &target, &note)
-        && !matches!(found.content, Content::Writing { .. })
-        && !store.path_of(&t.name).is_file()
-    {
-        let answer = Answer::Background {
-            path: store.path_of(&t.name).to_string_lossy().into_owned(),
-            state: "failed",
-            target: target_json(),
-            background: state.clone(),
-            note: note.clone(),
-            line: format!(
-                "FAILED   {n} No handoff exists for {}; write one with /handoff.\n",
-                t.facts.reference
-            ),
-        };
-        return Ok((store, answer));
-    }
-    let background = found.background.as_ref().map(|(_, state)| state.clone());
-    let mut delivery = match found.content {
-        Content::Writing { run, path } => {
-            let t = target
-                .as_ref()
-                .ok_or_else(|| Error::NoHandoff(store.dir.clone()))?;
-            let answer = pending(t, &run, path);
-            return Ok((store, answer));
-        }
-        Content::Nothing if target.is_some() => {
-            return Err(Error::NoHandoffHere(store.dir.clone()));
-        }
-        Content::Nothing => return Err(Error::NoHandoff(store.dir.clone())),
-        Content::Placeholder {
-            info,
+pub(crate) fn read_json(answer: &Answer) -> ReadJson<'_> {
+    match answer {
+        Answer::Background {
+            path,
             state,
-            others,
+            target,
+            background,
+            note,
             ..
-        } => {
-            let restore = target
-                .as_ref()
-                .filter(|t| !crate::store::slot::versions(&store, &t.name).is_empty())
-                .map(Target::checkout);
-            let answer = Answer::Placeholder {
-                restore,
-                age: info.mtime.map_or(0, |m| (now() - m).max(0) as u64),
-                info: Box::new(info),
-                abandoned: state == PlaceholderState::Abandoned,
-                others,
-                target: target_json(),
-            };
-            return Ok((store, answer));
+        } => ReadJson::Background {
+            path,
+            state,
+            target,
+            background,
+            note,
+        },
+        Answer::Placeholder {
+            info,
+            abandoned,
+            others,
+            target,
+            ..
+        } => ReadJson::Handoff {
+            path: &info.path,
+            pick: "exact",
+            state: if *abandoned { "abandoned" } else { "pending" },
+            target,
+            handoff: info,
+            verdict: None,
+            drift: &[],
+            others,
+            consumed: false,
+            document: None,
+            background: None,
+        },
+        Answer::Handoff(shown) => {
+            let d = &shown.delivery;
+            ReadJson::Handoff {
+                path: &d.info.path,
+                pick: if d.kind == PickKind::Exact {
+                    "exact"
+                } else {
+                    "recent"
+                },
+                state: "ready",
+                target: &shown.target,
+                handoff: &d.info,
+                verdict: Some(&d.verdict),
+                drift: &d.drift,
+                others: &d.others,
+                consumed: shown.consumable,
+                document: Some(&shown.document),
+                background: shown.background.as_ref().map(|b| &b.0),
+            }
         }
-        Content::Handoff(d) => *d,
-    };
-    let document = std::mem::replace(&mut delivery.document, Ok(String::new()))?;
-    let consumable = delivery.consumes() && !no_consume;
-    let shown = Shown {
-        document,
-        target: target_json(),
-        target_names: target
-            .as_ref()
-            .map(|t| (t.facts.reference.clone(), t.main())),
-        background: background.map(|state| (state, note)),
-        consumable,
-        now: now(),
-        delivery,
-    };
-    Ok((store, Answer::Handoff(Box::new(shown))))
+    }
 }
 
-/// The target as JSON shows it.
-fn target_json(target: Option<&Target>) -> Option<TargetJson> {
-    target.map(|t| TargetJson {
-        main: t.main(),
-        checkout: t.checkout(),
-        branch: t.facts.reference.clone(),
-    })
-}
-
-/// The answer while a background write for `t` is at work.
-fn pending(t: &Target, run: &crate::store::runs::Run, path: String) -> Answer {
-    Answer::Background {
-        line: format!(
-            "PENDING  a fresh handoff for {} is being written in the background (started {} ago; the writer is given {} s); {path} is unchanged until it ends — run this command again\n",
-            t.facts.reference,
-            gap(run.age(now())),
-            run.job.timeout
+pub(crate) fn read_text(answer: &Answer) -> String {
+    match answer {
+        Answer::Background {
+            path,
+            branch,
+            pending: Some((age, timeout)),
+            ..
+        } => format!(
+            "PENDING  a fresh handoff for {branch} is being written in the background (started {} ago; the writer is given {timeout} s); {path} is unchanged until it ends — run this command again\n",
+            gap(*age)
         ),
-        path,
-        state: "pending",
-        target: target_json(Some(t)),
-        background: run.state(now()),
-        note: None,
+        Answer::Background { note, branch, .. } => format!(
+            "FAILED   {} No handoff exists for {branch}; write one with /handoff.\n",
+            note.as_deref().unwrap_or_default()
+        ),
+        Answer::Placeholder {
+            info,
+            abandoned: false,
+            age,
+            ..
+        } => format!(
+            "PENDING  {} is still being written (started {} ago; abandoned after {} s)\n",
+            info.path,
+            gap(*age),
+            crate::env::settings().fork_timeout
+        ),
+        Answer::Placeholder {
+            info, age, restore, ..
+        } => format!(
+            "ABANDONED {} was never completed (last change {} ago) — no handoff is coming; write a new one{}\n",
+            info.path,
+            gap(*age),
+            restore
+                .as_deref()
+                .map(|c| format!(
+                    ", or bring back the previous one with: {} restore {}",
+                    self_command(),
+                    crate::shell::quote(c)
+                ))
+                .unwrap_or_default()
+        ),
+        Answer::Handoff(shown) => handoff_text(shown),
     }
 }
 
-/// Content to show, found as every reader finds it; while a background write or a placeholder
-/// is still being written, look again until `wait` seconds run out.
-fn find_waiting(store: &Store, target: Option<&Target>, wait: u64) -> delivery::Found {
-    let started = Instant::now();
-    loop {
-        delivery::bring_in_offer(store, target);
-        let found = delivery::find(store, target, now(), |_, _| true);
-        if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
-            return found;
+fn handoff_text(shown: &Shown) -> String {
+    let d = &shown.delivery;
+    let (info, now) = (&d.info, shown.now);
+    let mut t = format!("handoff  {}\n", info.path);
+    match (d.kind, &shown.target_names) {
+        (PickKind::Exact, Some((branch, main))) => {
+            t.push_str(&format!(
+                "pick     exact — the handoff for {branch} in {main}\n"
+            ));
         }
-        std::thread::sleep(match found.content {
-            Content::Writing { .. } => Duration::from_millis(250),
-            _ => Duration::from_secs(1),
-        });
+        _ => {
+            let first = match &shown.target_names {
+                Some((branch, _)) => {
+                    format!("no handoff exists for this target's branch ({branch})")
+                }
+                None => "no target checkout".to_string(),
+            };
+            t.push_str(&format!(
+                "pick     GUESS — {first}; the most recent handoff in the store was picked instead: branch {}, checkout {}. That is a GUESS, made on recency alone.\n",
+                info.branch.as_deref().unwrap_or("?"),
+                info.checkout.as_deref().unwrap_or("?")
+            ));
+        }
     }
+    t.push_str(&format!(
+        "written  {} ({}) — progress: {}\n",
+        ago(info.mtime, now),
+        info.mtime.map(iso).unwrap_or_default(),
+        info.progress_shown()
+    ));
+    if let Some(frame) = crate::store::authorship::teammate_frame(info.from.as_deref()) {
+        let from = info.from.as_deref().unwrap_or_default();
+        t.push_str(&format!("from     {from} — {frame}\n"));
+    }
+    t.push_str(&d.verdict.line);
+    t.push('\n');
+    for m in &d.verdict.brief.moves {
+        t.push_str(&format!(
+            "moved    {}:{} → {} (the text is on that one line now; handoff-store fix rewrites it)\n",
+            m.path, m.from, m.to
+        ));
+    }
+    for drift in &d.drift {
+        t.push_str(&format!("DRIFT    {}\n", drift.text));
+    }
+    if d.kind == PickKind::Recent {
+        others(&mut t, &d.others, now);
+    }
+    if let Some(note) = shown.background.as_ref().and_then(|b| b.1.as_deref()) {
+        t.push_str(&format!("note     {note}\n"));
+    }
+    if info.is_consumed() {
+        t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
+    }
+    t.push('\n');
+    if !d.verdict.reader_report.is_empty() {
+        for line in &d.verdict.reader_report {
+            t.push_str(line);
+            t.push('\n');
+        }
+        t.push('\n');
+    }
+    t.push_str("----- begin handoff -----\n");
+    t.push_str(&shown.document);
+    if !shown.document.ends_with('\n') {
+        t.push('\n');
+    }
+    t.push_str("----- end handoff -----\n");
+    t
 }
 
-/// Mark the shown version consumed, keeping its mtime; a failure is a note, not an error.
-fn consume(store: &Store, delivery: &Delivery) -> Option<String> {
-    let path = &delivery.info.path;
-    let why = match delivery.consume(store, None) {
-        Ok(Flip::Changed { .. } | Flip::Same | Flip::Replaced) => return None,
-        Ok(Flip::NoField) => "no progress: or status: line in the first 20 lines".to_string(),
-        Err(e) => e.report(),
-    };
-    Some(format!(
-        "handoff-store: note: could not mark {path} consumed: {why}"
-    ))
+/// The other handoffs a GUESS was picked among: the ten newest, and how many more.
+fn others(t: &mut String, others: &[HandoffInfo], now: i64) {
+    for o in others.iter().take(10) {
+        t.push_str(&format!(
+            "other    {} in {} — {} — {}\n",
+            o.branch.as_deref().unwrap_or("?"),
+            o.checkout.as_deref().unwrap_or("?"),
+            ago(o.mtime, now),
+            o.path
+        ));
+    }
+    if others.len() > 10 {
+        t.push_str(&format!(
+            "other    … and {} more (handoff-store list)\n",
+            others.len() - 10
+        ));
+    }
 }

@@ -1,10 +1,11 @@
 //! `trust <client>`: have a client that keeps its own trust of hooks (Codex) trust the
 //! handoff-store hooks it lists, as its own "Trust" would.
 
+use super::Reply;
 use super::install::dir_of;
-use super::{Reply, render};
 use crate::error::{Error, Exit};
 use crate::harness::Harness;
+use crate::harness::Trusted;
 
 /// Have a client trust the handoff-store hooks it lists here.
 #[derive(Debug, clap::Args)]
@@ -29,5 +30,14 @@ pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
         .client()
         .trust(&dir)
         .unwrap_or(Ok(crate::harness::Trusted::Recorded(Vec::new())))?;
-    Ok(Reply::new(Exit::Ok).text(render::trusted(&trusted)))
+    Ok(Reply::new(Exit::Ok).text(trusted_text(&trusted)))
+}
+
+fn trusted_text(t: &Trusted) -> String {
+    match t {
+        Trusted::Recorded(keys) => format!("trusted   {}\n", keys.join(", ")),
+        Trusted::Already(client) => {
+            format!("trusted   (already) every handoff-store hook {client} lists here\n")
+        }
+    }
 }

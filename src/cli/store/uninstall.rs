@@ -3,15 +3,15 @@
 
 use std::path::PathBuf;
 
+use super::Reply;
 use super::install::{Args, HarnessPlan, Integration, ScopeArgs, subject};
-use super::{Reply, render};
 use crate::error::{Error, Exit};
+use crate::harness::git_hook::{self, Removed};
 use crate::harness::install as harness_install;
-use crate::hooks::git_hook::{self, Removed};
 
 pub(crate) fn run(args: &Args) -> Result<Reply, Error> {
     let done = uninstall(args.what, args.dir.dir(), args.scope)?;
-    Ok(Reply::new(Exit::Ok).text(render::uninstalled(&done)))
+    Ok(Reply::new(Exit::Ok).text(uninstalled_text(&done)))
 }
 
 /// What `uninstall` took out.
@@ -50,4 +50,39 @@ fn uninstall(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<U
         exact: done.exact,
         skill: plan.skill.filter(|_| skill),
     })
+}
+
+fn uninstalled_text(u: &Uninstalled) -> String {
+    match u {
+        Uninstalled::Harness {
+            name,
+            file,
+            removed,
+            exact,
+            skill,
+        } => {
+            let mut text = match (removed, exact) {
+                (false, _) => format!("nothing to remove: no {name} hook of ours in {file}\n"),
+                (true, true) => format!("removed   {name} hook from {file} (restored as it was)\n"),
+                (true, false) => format!(
+                    "removed   {name} hook from {file} (the file changed since install; only our hook was taken out)\n"
+                ),
+            };
+            if let Some(path) = skill {
+                text.push_str(&format!("removed   /handoff skill {}\n", path.display()));
+            }
+            text
+        }
+        Uninstalled::GitHook { path, done } => match done {
+            Removed::Gone => format!("removed   {}\n", path.display()),
+            Removed::Restored => format!(
+                "removed   {} — the hook that was there before is back in its place\n",
+                path.display()
+            ),
+            Removed::NotOurs => format!(
+                "nothing to remove: {} is not a handoff-store hook (left alone)\n",
+                path.display()
+            ),
+        },
+    }
 }

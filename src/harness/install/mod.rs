@@ -101,7 +101,7 @@ pub(crate) fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
                 return Err(Error::NotOurs {
                     path: plan.file.clone(),
                     beside: None,
-                    advice: "move it away (Cline runs one script per event) and install again",
+                    advice: "move it away (this client runs one script per event) and install again",
                 });
             }
             None => script.clone(),

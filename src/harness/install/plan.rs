@@ -24,7 +24,7 @@ pub(crate) enum Shape {
         groups: Vec<(&'static [&'static str], Value)>,
         new_file: &'static str,
     },
-    /// An executable script of ours (Cline runs the file named after the event).
+    /// An executable script of ours (for a client that runs the file named after the event).
     Script(String),
 }
 

@@ -3,8 +3,8 @@
 //! the reading rules — and the cut to 9,500 UTF-16 units. `session_start.rs` decides what to
 //! say; this module only says it.
 
-use super::super::marker::{FRESH_SECONDS, Marker};
 use super::truncate::{INJECTION_LIMIT, utf16_len};
+use crate::ops::marker::{FRESH_SECONDS, Marker};
 use crate::shell::{self, self_command};
 use crate::store::deliver::Delivery;
 use crate::store::drift::Drift;

@@ -5,7 +5,6 @@
 pub(crate) mod injection;
 pub(crate) mod truncate;
 
-use crate::store::gap;
 
 /// The reading rules: three short sentences, kept whole when the injection is cut. A red
 /// verdict demotes only the pointer; pointers are opened when a step needs them; the next step
@@ -25,7 +24,6 @@ pub(crate) fn rules(kind: crate::store::PickKind) -> &'static str {
     }
 }
 
-use crate::store::runs::RunState;
 
 /// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The
 /// background sentence names `slot` only when a writer is really at work on it: the summary
@@ -39,63 +37,7 @@ pub(crate) fn compaction_instructions(background: Option<&str>) -> String {
         None => keep.to_string(),
     }
 }
-
-/// One line about a background write that did not put its result in the slot, for a reader
-/// that is about to see the previous handoff (or none). `None` when there is nothing to say.
-/// Every command it names works in that state (`checkout` is the target's): a held answer is
-/// the newest kept version (`restore`), a refused one is stored by `write --from` (gated, as
-/// any write), and one that breaks the format is named as unstorable, with no command.
-pub(crate) fn background_note(state: &RunState, age: u64, checkout: &str) -> Option<String> {
-    let me = crate::shell::self_command();
-    let here = crate::shell::quote(checkout);
-    match state {
-        RunState::Writing | RunState::Promoted => None,
-        RunState::Failed { rc } => Some(format!(
-            "The background write started {} ago ended without a handoff (writer exit: {rc}); nothing newer is coming from it.",
-            gap(age)
-        )),
-        RunState::Held { confirmed, kept } => {
-            let why = if *confirmed {
-                "it could not be installed"
-            } else {
-                "the compaction it was written for was never confirmed by the client"
-            };
-            let place = match kept {
-                Some(k) => {
-                    format!(" It is kept in history at `{k}`; `{me} restore {here}` installs it.")
-                }
-                None => String::new(),
-            };
-            Some(format!(
-                "A background write started {} ago produced a newer handoff that was NOT installed, because {why}.{place}",
-                gap(age)
-            ))
-        }
-        RunState::Refused { gate_exit, kept } => {
-            let place = match (kept, gate_exit) {
-                (Some(k), 1) => format!(
-                    " It is kept at `{k}`; `{me} write -C {here} --from {}` stores it anyway, with its failing citations marked.",
-                    crate::shell::quote(k)
-                ),
-                (Some(k), _) => format!(
-                    " It is kept at `{k}` for reference; it breaks the handoff format, so it cannot be stored as it is."
-                ),
-                (None, _) => String::new(),
-            };
-            Some(format!(
-                "A background write started {} ago produced a handoff the gate refused (exit {gate_exit}), so it was NOT installed.{place}",
-                gap(age)
-            ))
-        }
-        RunState::Superseded { kept } => Some(format!(
-            "A background write started {} ago finished after a newer handoff was written; its result is kept in history{}.",
-            gap(age),
-            kept.as_deref()
-                .map(|k| format!(" at `{k}`"))
-                .unwrap_or_default()
-        )),
-    }
-}
+pub(crate) use crate::store::runs::background_note;
 
 /// The background writer's prompt (docs/hooks.md §3.2): self-contained; the transcript path travels
 /// only here, never on a command line. The writer has read-only tools at most, so it is asked

@@ -39,7 +39,7 @@ fn path(harness: &str, main: &str) -> Option<PathBuf> {
         .collect();
     let repo = &crate::text::hex_md5(main.as_bytes())[..8];
     Some(
-        super::claims::state_dir()?
+        crate::store::state_dir()?
             .join("deliveries")
             .join(format!("{safe}-{repo}.json")),
     )

@@ -90,7 +90,7 @@ pub(crate) fn find(
         .as_ref()
         .zip(target)
         .and_then(|((run, state), t)| {
-            super::texts::background_note(state, run.age(now), &t.checkout())
+            crate::store::runs::background_note(state, run.age(now), &t.checkout())
         });
     if let (Some((run, RunState::Writing)), Some(t)) = (&background, target) {
         return Found {
@@ -108,7 +108,7 @@ pub(crate) fn find(
         Some((info, kind, others)) => {
             if info.is_placeholder() && kind == PickKind::Exact {
                 let (state, transcript) =
-                    placeholder_state(&info, now, super::claude::writer_transcript(&info));
+                    placeholder_state(&info, now, super::transcript::writer_transcript(&info));
                 Content::Placeholder {
                     info,
                     state,
