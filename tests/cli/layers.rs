@@ -298,9 +298,7 @@ fn no_two_files_of_a_module_name_each_other_in_a_circle() {
             let Some((mut target, mut target_front_door)) = lands_in(&path) else {
                 continue;
             };
-            if target_front_door
-                && let Some(item) = path.get(target.len())
-            {
+            if target_front_door && let Some(item) = path.get(target.len()) {
                 let mut at = target.clone();
                 at.push(item.clone());
                 if let Some(found) = reexported.get(&at).and_then(|p| lands_in(p)) {

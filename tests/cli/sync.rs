@@ -641,6 +641,39 @@ fn a_restored_version_joins_the_chain_and_auto_push_sends_it() {
     assert_eq!(docs.len(), 3, "alpha, beta, alpha again: nothing rewritten");
 }
 
+/// `fix` makes a new version of the handoff (its citations' line numbers): it joins the chain
+/// and travels with autoPush like a written one.
+#[test]
+fn a_fixed_version_is_pushed_like_a_written_one() {
+    let env = TestEnv::new();
+    let bare = remote(&env);
+    let a = machine(&env, "a", &bare);
+    env.git(&a.repo, &["config", "handoff.autoPush", "true"]);
+    assert_eq!(a.write(&env, "alpha").code, 0);
+    assert!(
+        eventually(20, || remote_tip(&bare).contains("Invoice.php:24")),
+        "the remote has the write: {}",
+        remote_tip(&bare)
+    );
+    let php = a.repo.join("app/Mail/Invoice.php");
+    let text = std::fs::read_to_string(&php).expect("php");
+    std::fs::write(&php, text.replacen('\n', "\n// a\n", 1)).expect("edit");
+    let fixed = run(&mut a.hs(&env, &["fix"]));
+    assert_eq!(fixed.code, 0, "{}{}", fixed.stdout, fixed.stderr);
+    assert!(
+        fixed
+            .stdout
+            .contains("pushing  in the background (handoff.autoPush)"),
+        "{}",
+        fixed.stdout
+    );
+    assert!(
+        eventually(20, || remote_tip(&bare).contains("Invoice.php:25")),
+        "the fixed version reached the remote: {}",
+        remote_tip(&bare)
+    );
+}
+
 /// Nobody reads a background push's output: how the last one ended is shown by `status`, so a
 /// remote that refuses autoPush is never a silent no-op.
 #[test]

@@ -2,7 +2,6 @@
 //! target and the remote, run `sync::ops`, render what it did. A push the remote rejected
 //! because its handoff moved, or refused, exits 3 after its result is printed.
 
-
 use serde::Serialize;
 
 use super::{Format, Reply};

@@ -5,7 +5,6 @@
 pub(crate) mod injection;
 pub(crate) mod truncate;
 
-
 /// The reading rules: three short sentences, kept whole when the injection is cut. A red
 /// verdict demotes only the pointer; pointers are opened when a step needs them; the next step
 /// yields to what the user asks.
@@ -23,7 +22,6 @@ pub(crate) fn rules(kind: crate::store::PickKind) -> &'static str {
         crate::store::PickKind::Recent => GUESS_RULES,
     }
 }
-
 
 /// PreCompact's stdout: Claude Code passes it to the summariser as custom instructions. The
 /// background sentence names `slot` only when a writer is really at work on it: the summary
