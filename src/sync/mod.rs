@@ -9,6 +9,7 @@ pub(crate) mod lease;
 pub(crate) mod offer;
 pub(crate) mod ops;
 pub(crate) mod outcome;
+pub(crate) mod push;
 pub(crate) mod transport;
 
 use std::path::Path;

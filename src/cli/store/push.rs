@@ -4,7 +4,7 @@
 use super::sync::{Action, Options, execute};
 use super::{Format, Reply};
 use crate::error::Error;
-use crate::sync::ops::Prune;
+use crate::sync::push::Prune;
 
 /// Send this branch's handoff chain (refs/handoffs/<branch>) to REMOTE; never forces.
 #[derive(Debug, clap::Args)]

@@ -8,7 +8,8 @@ use super::{Format, Reply};
 use crate::error::{Error, Exit};
 use crate::store::{Store, Target};
 use crate::sync::Merge;
-use crate::sync::ops::{self, PullReport, Pushed};
+use crate::sync::ops::{self, PullReport};
+use crate::sync::push::{self, Pushed};
 use crate::sync::transport::PushStatus;
 
 /// The flags `push`, `pull` and `sync` share.
@@ -51,7 +52,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Action {
-    Push { all: bool, prune: ops::Prune },
+    Push { all: bool, prune: push::Prune },
     Pull,
     Sync { all: bool },
     Setup,
@@ -146,19 +147,19 @@ fn act_once(
         Action::Setup => setup = Some(ops::setup(&chains, &remote)?),
         Action::Pull => pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?),
         Action::Push { all, prune } => {
-            pushed = Some(ops::push(
+            pushed = Some(push::push(
                 &store, &target, &chains, &remote, all, prune, background,
             )?);
         }
         Action::Sync { all } => {
             pulled = Some(ops::pull(&store, &target, &chains, &remote, background)?);
-            pushed = match ops::push(
+            pushed = match push::push(
                 &store,
                 &target,
                 &chains,
                 &remote,
                 all,
-                ops::Prune::No,
+                push::Prune::No,
                 background,
             ) {
                 Ok(p) => Some(p),
@@ -383,7 +384,7 @@ fn push_text(p: &Pushed, verbose: bool) -> String {
             p.remote,
             k.host,
             k.written_at,
-            ops::TEAMMATE_DAYS
+            push::TEAMMATE_DAYS
         ));
     }
     text
