@@ -2,8 +2,8 @@
 fn main() -> std::process::ExitCode {
     handoff_store::cli::store::run(
         std::env::args_os(),
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
     )
     .into()
 }

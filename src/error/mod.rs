@@ -91,6 +91,18 @@ pub(crate) enum Usage {
     ProjectOnly { harness: &'static str },
     /// `--format json` for a command that prints no result.
     NothingToFormat,
+    /// `mcp` in a build without the `mcp` feature.
+    #[cfg_attr(
+        feature = "mcp",
+        allow(dead_code, reason = "said only without the server")
+    )]
+    NoMcp,
+    /// An MCP tool's arguments cannot be used (what is wrong with them).
+    #[cfg_attr(
+        not(feature = "mcp"),
+        allow(dead_code, reason = "said only by the server")
+    )]
+    McpArgument(String),
     /// `man PAGE` for a page there is not.
     NoManPage(String),
     /// `set-progress FILE` for a file outside the store.
@@ -361,6 +373,7 @@ impl Error {
     pub(crate) fn hint(&self) -> Option<String> {
         let hint = match self {
             Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
+            Error::Usage(Usage::NoMcp) => "cargo install handoff-store --features mcp",
             Error::Usage(Usage::Detached) => "check out a branch or pass --all",
             Error::Usage(Usage::ProjectOnly { .. }) => "use --project",
             Error::Usage(Usage::NotInStore(_)) => {

@@ -36,6 +36,8 @@ impl fmt::Display for Usage {
                 f,
                 "{harness} --project needs a git checkout (the working directory or DIR)"
             ),
+            Usage::NoMcp => write!(f, "this handoff-store was built without the MCP server"),
+            Usage::McpArgument(why) => write!(f, "{why}"),
             Usage::NothingToFormat => write!(
                 f,
                 "--format json: this command prints what it did for people, no result to format"

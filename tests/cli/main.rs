@@ -11,6 +11,8 @@ mod hooks;
 mod injection;
 mod labels;
 mod layers;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod newcomer;
 mod output;
 mod properties;

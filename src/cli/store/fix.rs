@@ -24,7 +24,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Ok(Reply::show(format, &fixed, fixed_text)?.exit(exit))
 }
 
-fn fixed_text(f: &Fixed) -> String {
+pub(super) fn fixed_text(f: &Fixed) -> String {
     let mut text: String = f.healing.lines().iter().map(|l| format!("{l}\n")).collect();
     let n = f.healing.moves.len();
     let verdict = match f.exit {

@@ -22,7 +22,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     )
 }
 
-fn history_text(h: &History) -> String {
+pub(super) fn history_text(h: &History) -> String {
     let mut text = String::new();
     let mut line = |n: usize, mtime: Option<i64>, progress: Option<&str>, size: u64, path: &str| {
         text.push_str(&format!(

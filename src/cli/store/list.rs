@@ -23,7 +23,7 @@ pub(crate) fn run(_args: &Args, format: Format) -> Result<Reply, Error> {
     Ok(reply)
 }
 
-fn list_text(l: &Listing) -> String {
+pub(super) fn list_text(l: &Listing) -> String {
     let mut text = String::with_capacity(l.handoffs.len() * 128);
     // Many entries share a second; its timestamp is formatted once.
     let mut when: Option<(i64, String)> = None;

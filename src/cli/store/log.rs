@@ -22,7 +22,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     Reply::show(format, &log, log_text)
 }
 
-fn log_text(l: &Log) -> String {
+pub(super) fn log_text(l: &Log) -> String {
     let mut text = String::new();
     for v in &l.versions {
         let parent = v.parents.first().map_or_else(

@@ -12,6 +12,8 @@ mod hook;
 mod install;
 mod list;
 mod log;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod new;
 mod orient;
 mod path;
@@ -183,6 +185,11 @@ enum Command {
         after_help = "Examples:\n  handoff-store config\n  git config --global handoff.writer off   # no background writer anywhere\n  handoff-store config --json"
     )]
     Config(config::Args),
+    /// Serve the handoff tools over MCP on stdin and stdout (a build with the `mcp` feature).
+    #[command(
+        after_help = "Examples:\n  claude mcp add handoff -- handoff-store mcp\n  codex mcp add handoff -- handoff-store mcp"
+    )]
+    Mcp(McpArgs),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md\n  handoff-store new -C ~/src/shop"
@@ -230,6 +237,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
                 | Command::Trust(_)
                 | Command::Completions(_)
                 | Command::Man(_)
+                | Command::Mcp(_)
         )
     {
         return Reply::error(Error::Usage(crate::error::Usage::NothingToFormat), format);
@@ -268,6 +276,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Log(a) => log::run(&a, format),
         Command::Brief(a) => brief::run(&a, format),
         Command::Split(a) => split::run(&a, format),
+        Command::Mcp(a) => mcp_run(&a),
     };
     match reply {
         Ok(reply) if hooked => reply,
@@ -281,4 +290,17 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
 /// The whole command line, for completions.
 fn command() -> clap::Command {
     <StoreArgs as clap::CommandFactory>::command()
+}
+
+#[cfg(feature = "mcp")]
+use mcp::{Args as McpArgs, run as mcp_run};
+
+/// `mcp` in a build without the server.
+#[cfg(not(feature = "mcp"))]
+#[derive(Debug, clap::Args)]
+struct McpArgs {}
+
+#[cfg(not(feature = "mcp"))]
+fn mcp_run(_args: &McpArgs) -> Result<Reply, Error> {
+    Err(Error::Usage(crate::error::Usage::NoMcp))
 }

@@ -74,7 +74,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
 }
 
 /// The outcome of a write, as the command line says it.
-fn reply(w: Outcome, format: Format) -> Result<Reply, Error> {
+pub(super) fn reply(w: Outcome, format: Format) -> Result<Reply, Error> {
     let mut reply = Reply::new(Exit::Ok);
     if let Some(commit) = &w.detached {
         reply = reply.note(format!(

@@ -8,6 +8,18 @@ use crate::error::Error;
 /// The `/handoff` skill (Claude Code), shipped inside the binary so nothing refers to a clone.
 const SKILL: &str = include_str!("../../../contrib/claude-code/skills/handoff/SKILL.md");
 
+/// The skill's instructions for a client that has the MCP tools instead of a shell (the MCP
+/// prompt `handoff`): the skill, with the tools named first.
+pub(crate) fn skill_instructions() -> String {
+    let body = SKILL
+        .split_once("\n---\n")
+        .map_or(SKILL, |(_, body)| body)
+        .trim_start();
+    format!(
+        "Through MCP, each shell command below has a tool: `handoff-store orient` → the tools take `checkout`; `handoff-store write` → handoff_write (the document as `document`); `handoff-store read` → handoff_read; `verify-handoff` → handoff_verify; `read --reground` → handoff_reground; `brief` → handoff_brief.\n\n{body}"
+    )
+}
+
 /// The skill's text as installed: its commands name this binary by its absolute path.
 fn skill_text() -> String {
     let me = crate::shell::self_command();
