@@ -74,11 +74,63 @@ impl GuardDetails {
     }
 }
 
+/// What a finding is, as JSON names it (`code`, docs/gate.md): one enum, so a check that asks
+/// "is this a credential?" asks the compiler, not a string.
+macro_rules! codes {
+    ($($variant:ident => $name:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Code {
+            $($variant,)*
+        }
+
+        impl Code {
+            /// The code as the JSON report spells it.
+            pub(crate) fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    BranchMismatch => "branch_mismatch",
+    CheckoutBare => "checkout_bare",
+    CheckoutHomeUnknown => "checkout_home_unknown",
+    CheckoutNotAbsolute => "checkout_not_absolute",
+    CheckoutNotDirectory => "checkout_not_directory",
+    CheckoutNotFound => "checkout_not_found",
+    CheckoutNotGit => "checkout_not_git",
+    ControlCharacter => "control_character",
+    DeadPointer => "dead_pointer",
+    FenceUnclosed => "fence_unclosed",
+    FieldEmpty => "field_empty",
+    FieldLate => "field_late",
+    FieldMissing => "field_missing",
+    NotACitationList => "not_a_citation_list",
+    PathSymbol => "path_symbol",
+    PointersNoFence => "pointers_no_fence",
+    PointersUnclosed => "pointers_unclosed",
+    ProgressInvalid => "progress_invalid",
+    Secret => "secret",
+    SectionEmpty => "section_empty",
+    SectionMissing => "section_missing",
+    SizeOverCeiling => "size_over_ceiling",
+    SizeOverTarget => "size_over_target",
+    ThresholdInvalid => "threshold_invalid",
+    ThresholdsFileMissing => "thresholds_file_missing",
+    TitleMissing => "title_missing",
+    Unbackticked => "unbackticked",
+    UncoveredEvidence => "uncovered_evidence",
+    UncoveredMention => "uncovered_mention",
+}
+
 /// One diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finding {
     pub(crate) severity: Severity,
-    pub(crate) code: &'static str,
+    pub(crate) code: Code,
     pub(crate) message: String,
     pub(crate) line: Option<usize>,
     pub(crate) subject: Option<String>,
@@ -89,7 +141,7 @@ pub(crate) struct Finding {
 impl Finding {
     pub(crate) fn new(
         severity: Severity,
-        code: &'static str,
+        code: Code,
         message: String,
         line: Option<usize>,
         subject: Option<String>,

@@ -6,12 +6,12 @@ use super::HeaderCheckout;
 use crate::citation::CitationLine;
 use crate::document::Document;
 use crate::document::envelope::{ENVELOPE_LINES, Progress};
-use crate::finding::Finding;
 use crate::finding::Severity;
+use crate::finding::{Code, Finding};
 
 const CHECKOUT_HINT: &str = "checkout: (absolute path of the tree the citations resolve against)";
 
-fn error(code: &'static str, text: String, line: Option<usize>, subject: Option<&str>) -> Finding {
+fn error(code: Code, text: String, line: Option<usize>, subject: Option<&str>) -> Finding {
     Finding::new(
         Severity::Error,
         code,
@@ -26,7 +26,7 @@ fn control_characters(doc: &Document) -> impl Iterator<Item = Finding> + '_ {
     doc.lines.iter().enumerate().filter_map(|(i, line)| {
         let c = crate::text::first_control(line)?;
         Some(error(
-            "control_character",
+            Code::ControlCharacter,
             format!(
                 "line {}: a control character (U+{:04X}) — a handoff carries none but tab and line endings (one would reach a terminal as a command); remove it",
                 i + 1,
@@ -68,7 +68,7 @@ pub(crate) fn check(doc: &Document, checkout: &HeaderCheckout) -> Vec<Finding> {
 fn secrets(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     out.extend(doc.secrets.iter().map(|s| {
         error(
-            "secret",
+            Code::Secret,
             format!(
                 "line {}: looks like a credential ({}) — a handoff must never carry one; remove it (the value is not shown)",
                 s.line, s.kind
@@ -84,7 +84,7 @@ fn title(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     let first = doc.headings.first();
     if !first.is_some_and(|h| h.level == 1 && h.is_named("Handoff")) {
         out.push(error(
-            "title_missing",
+            Code::TitleMissing,
             "first heading is not \"# Handoff — <task>\"".into(),
             first.map(|h| h.index + 1),
             None,
@@ -112,7 +112,7 @@ fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
                     " — line {n} has one, but below the first ## heading it does not count"
                 ));
             }
-            out.push(error("field_missing", text, None, Some(name)));
+            out.push(error(Code::FieldMissing, text, None, Some(name)));
             continue;
         };
         if name != "checkout" {
@@ -121,13 +121,13 @@ fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
         let line = Some(field.line);
         match checkout {
             HeaderCheckout::Empty => out.push(error(
-                "field_empty",
+                Code::FieldEmpty,
                 format!("header field is empty: {CHECKOUT_HINT}"),
                 line,
                 Some("checkout"),
             )),
             HeaderCheckout::NotAbsolute => out.push(error(
-                "checkout_not_absolute",
+                Code::CheckoutNotAbsolute,
                 format!(
                     "checkout: cannot be resolved: {} — write the absolute path of the tree the citations resolve against",
                     field.value
@@ -136,7 +136,7 @@ fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
                 Some("checkout"),
             )),
             HeaderCheckout::HomeUnknown => out.push(error(
-                "checkout_home_unknown",
+                Code::CheckoutHomeUnknown,
                 "checkout: starts with ~ but no home directory is known".into(),
                 line,
                 Some("checkout"),
@@ -152,7 +152,7 @@ fn progress(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
         && Progress::parse(&p.value).is_none()
     {
         out.push(error(
-            "progress_invalid",
+            Code::ProgressInvalid,
             format!(
                 "progress: must be writing, complete or consumed, not \"{}\" (leave the field out to mean complete)",
                 p.value
@@ -177,7 +177,7 @@ fn sections(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
         match doc.headings_named(level, label).next() {
             None => out.push(section_missing(label)),
             Some(h) if !doc.section_has_content(level, label) => out.push(error(
-                "section_empty",
+                Code::SectionEmpty,
                 format!(
                     "section is empty: {label} — write \"None.\" if that is the answer, so a reader can tell it was considered"
                 ),
@@ -200,7 +200,7 @@ fn pointers_and_fences(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding
         let n = fence.open + 1;
         out.push(Finding::new(
             Severity::Warn,
-            "fence_unclosed",
+            Code::FenceUnclosed,
             format!("fence opened on line {n} is never closed — a markdown reader treats everything after it as code"),
             Some(n),
             None,
@@ -218,7 +218,7 @@ fn pointers(doc: &Document, out: &mut Vec<Finding>) -> Option<usize> {
         Some(p) => match p.fence {
             None => {
                 out.push(error(
-                    "pointers_no_fence",
+                    Code::PointersNoFence,
                     "Pointers section has no ``` fence — an unfenced list is prose to every tool that reads it".into(),
                     Some(p.heading + 1),
                     Some("Pointers"),
@@ -228,7 +228,7 @@ fn pointers(doc: &Document, out: &mut Vec<Finding>) -> Option<usize> {
             Some(f) => {
                 if f.close.is_none() {
                     out.push(error(
-                        "pointers_unclosed",
+                        Code::PointersUnclosed,
                         "Pointers fence is never closed".into(),
                         Some(f.open + 1),
                         Some("Pointers"),
@@ -254,7 +254,7 @@ fn late_fields(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
     for (n, name) in late {
         out.push(Finding::new(
             Severity::Warn,
-            "field_late",
+            Code::FieldLate,
             format!(
                 "header field {name}: is on line {n}; the store and hooks read only the first 20 lines — move it up"
             ),
@@ -266,7 +266,7 @@ fn late_fields(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
 
 fn section_missing(label: &str) -> Finding {
     error(
-        "section_missing",
+        Code::SectionMissing,
         format!("required section missing: {label}"),
         None,
         Some(label),
@@ -289,7 +289,7 @@ pub(crate) fn path_symbols(block: &[CitationLine]) -> Vec<Finding> {
             }
             let display = c.display();
             Some(error(
-                "path_symbol",
+                Code::PathSymbol,
                 format!(
                     "path:symbol anchor is a known false MISSING (O7): {display} — cite the line instead, as `path:line | {ident}`"
                 ),

@@ -11,8 +11,8 @@ use regex::Regex;
 
 use crate::citation::{Citation, CitationLine};
 use crate::document::{Document, markdown};
-use crate::finding::Finding;
 use crate::finding::Severity;
+use crate::finding::{Code, Finding};
 
 static UNBACKTICKED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+:[0-9]+(?:[,-][0-9]+)*").unwrap());
@@ -77,7 +77,7 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
         for (d, line) in evidence.iter().filter(|(d, _)| !listed_set.contains(d)) {
             out.push(Finding::new(
                 Severity::Fail,
-                "uncovered_evidence",
+                Code::UncoveredEvidence,
                 format!("cited in prose but not in Pointers, so never checked: {d}"),
                 Some(*line),
                 Some(d.clone()),
@@ -86,7 +86,7 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
         for (d, line) in mentions.iter().filter(|(d, _)| !listed_set.contains(d)) {
             out.push(Finding::new(
                 Severity::Warn,
-                "uncovered_mention",
+                Code::UncoveredMention,
                 format!("mentioned in prose but not in Pointers, so unchecked: {d}"),
                 Some(*line),
                 Some(d.clone()),
@@ -96,7 +96,7 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
         for ((d, line), _) in listed.iter().zip(referred).filter(|(_, r)| !r) {
             out.push(Finding::new(
                 Severity::Warn,
-                "dead_pointer",
+                Code::DeadPointer,
                 format!("in Pointers but nothing in the prose refers to it: {d}"),
                 Some(*line),
                 Some(d.clone()),
@@ -127,7 +127,7 @@ fn unbackticked(doc: &Document, evidence: &[(String, usize)]) -> Vec<Finding> {
             if reported.insert(token.to_string()) {
                 out.push(Finding::new(
                     Severity::Warn,
-                    "unbackticked",
+                    Code::Unbackticked,
                     format!(
                         "looks like a citation but is not backticked, so it is not checked: {token}"
                     ),

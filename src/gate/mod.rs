@@ -9,7 +9,7 @@ pub(crate) mod size;
 use std::path::{Path, PathBuf};
 
 use crate::env::Tilde;
-use crate::finding::{Finding, Phase, Severity};
+use crate::finding::{Code, Finding, Phase, Severity};
 use crate::git::WorkTreeError;
 
 /// The `checkout:` header after expansion.
@@ -52,17 +52,20 @@ pub(crate) fn display_path(p: &Path) -> String {
 /// The message of a `checkout_*` error for path text `p`.
 pub(crate) fn checkout_error(err: WorkTreeError, p: &str, line: Option<usize>) -> Finding {
     let (code, text) = match err {
-        WorkTreeError::NotFound => ("checkout_not_found", format!("checkout {p} does not exist")),
+        WorkTreeError::NotFound => (
+            Code::CheckoutNotFound,
+            format!("checkout {p} does not exist"),
+        ),
         WorkTreeError::NotDirectory => (
-            "checkout_not_directory",
+            Code::CheckoutNotDirectory,
             format!("checkout {p} is not a directory"),
         ),
         WorkTreeError::NotGit => (
-            "checkout_not_git",
+            Code::CheckoutNotGit,
             format!("checkout {p} is not inside a git repository"),
         ),
         WorkTreeError::Bare => (
-            "checkout_bare",
+            Code::CheckoutBare,
             format!("checkout {p} is a bare repository; citations need a work tree"),
         ),
     };

@@ -3,7 +3,7 @@
 //! executed: sourcing it used to run arbitrary code.
 
 use crate::finding::Severity;
-use crate::finding::{Finding, Phase};
+use crate::finding::{Code, Finding, Phase};
 
 /// The four threshold keys in table order, with their defaults.
 pub(crate) const KEYS: [(&str, u64); 4] = [
@@ -90,7 +90,7 @@ pub(crate) fn parse_file(text: &str) -> Vec<(String, String)> {
     out
 }
 
-fn warn(code: &'static str, text: String, subject: Option<String>) -> Finding {
+fn warn(code: Code, text: String, subject: Option<String>) -> Finding {
     Finding::new(Severity::Warn, code, text, None, subject)
 }
 
@@ -114,7 +114,7 @@ fn thresholds() -> ([u64; 4], Vec<Finding>) {
         match text {
             Some(bytes) => from_file = parse_file(&String::from_utf8_lossy(&bytes)),
             None => findings.push(warn(
-                "thresholds_file_missing",
+                Code::ThresholdsFileMissing,
                 format!("no thresholds file at {file_name} — using built-in thresholds"),
                 None,
             )),
@@ -145,7 +145,7 @@ fn thresholds() -> ([u64; 4], Vec<Finding>) {
 
 fn invalid(key: &str, value: &str, source: &str) -> Finding {
     warn(
-        "threshold_invalid",
+        Code::ThresholdInvalid,
         format!("ignoring {key}={value} from {source}: not a positive whole number"),
         Some(key.to_string()),
     )
@@ -160,7 +160,7 @@ pub(crate) fn measure(bytes: usize) -> Size {
     let over = if tokens > ceiling {
         findings.push(
             warn(
-                "size_over_ceiling",
+                Code::SizeOverCeiling,
                 format!(
                     "over the ceiling of {ceiling} tokens by {} — cut Pointers, never a decision, and say in the handoff why it had to be this long",
                     tokens - ceiling
@@ -173,7 +173,7 @@ pub(crate) fn measure(bytes: usize) -> Size {
     } else if tokens > target {
         findings.push(
             warn(
-                "size_over_target",
+                Code::SizeOverTarget,
                 format!(
                     "over the target of {target} tokens by {} — cut Pointers, never a decision",
                     tokens - target

@@ -197,7 +197,11 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
         None,
     );
     let code = report.exit_code;
-    if report.findings.iter().any(|f| f.code == "secret") {
+    if report
+        .findings
+        .iter()
+        .any(|f| f.code == crate::finding::Code::Secret)
+    {
         return Ok(Some((code.max(2), words)));
     }
     let recorded = run.record_candidate(store, text.as_bytes(), code);

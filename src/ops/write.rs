@@ -304,7 +304,7 @@ impl Job<'_> {
     fn no_gate(&self, doc: &Document, text: &str) -> Result<Outcome, Error> {
         let credentials: Vec<String> = gate::contract::check(doc, &gate::HeaderCheckout::Absent)
             .into_iter()
-            .filter(|f| f.code == "secret")
+            .filter(|f| f.code == crate::finding::Code::Secret)
             .map(|f| f.message)
             .collect();
         if credentials.is_empty() {

@@ -199,7 +199,7 @@ impl<'a> From<&'a Finding> for JsonDiagnostic<'a> {
                 Severity::Fail => "fail",
                 Severity::Warn => "warn",
             },
-            code: f.code,
+            code: f.code.as_str(),
             message: &f.message,
             line: f.line,
             subject: f.subject.as_deref(),

@@ -96,7 +96,7 @@ impl Report {
     fn uncovered(&self) -> usize {
         self.findings
             .iter()
-            .filter(|f| f.code == "uncovered_evidence")
+            .filter(|f| f.code == crate::finding::Code::UncoveredEvidence)
             .count()
     }
 

@@ -227,7 +227,7 @@ fn note_checkout(report: &mut Report, doc: &Document, wt: &git::WorkTree, info: 
         report.findings.push(
             Finding::new(
                 Severity::Warn,
-                "branch_mismatch",
+                crate::finding::Code::BranchMismatch,
                 format!(
                     "handoff declares branch {d} but this checkout is on {cur} — citations resolve against {cur}",
                     cur = wt.head.current

@@ -14,7 +14,7 @@ impl GuardRefusal {
     pub(crate) fn finding(&self) -> Finding {
         let mut f = Finding::new(
             Severity::Error,
-            "not_a_citation_list",
+            crate::finding::Code::NotACitationList,
             GuardDetails::HEADLINE.into(),
             None,
             None,

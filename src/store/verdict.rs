@@ -110,7 +110,7 @@ impl Brief {
             uncovered: report
                 .findings
                 .iter()
-                .filter(|f| f.code == "uncovered_evidence")
+                .filter(|f| f.code == crate::finding::Code::UncoveredEvidence)
                 .count(),
             against: report.checkout.as_ref().map(|c| c.root.clone()),
             moves: crate::report::fix::moves(report).moves,

@@ -12,7 +12,9 @@ mod skill;
 
 pub(crate) use ours::{installed_program, is_installed, is_ours};
 pub(crate) use plan::{CLAUDE_EVENTS, Plan, Scope, Shape, group, home, plan, project};
-pub(crate) use skill::{install_skill, skill_instructions, uninstall_skill};
+#[cfg(feature = "mcp")]
+pub(crate) use skill::skill_instructions;
+pub(crate) use skill::{install_skill, uninstall_skill};
 
 use std::path::{Path, PathBuf};
 

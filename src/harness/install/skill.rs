@@ -10,6 +10,7 @@ const SKILL: &str = include_str!("../../../contrib/claude-code/skills/handoff/SK
 
 /// The skill's instructions for a client that has the MCP tools instead of a shell (the MCP
 /// prompt `handoff`): the skill, with the tools named first.
+#[cfg(feature = "mcp")]
 pub(crate) fn skill_instructions() -> String {
     let body = SKILL
         .split_once("\n---\n")
