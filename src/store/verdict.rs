@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -333,16 +333,12 @@ fn external(program: &Path, file: &Path, checkout: Option<&Path>) -> GateVerdict
         let _ = reader.read_to_end(&mut buf);
         buf
     });
-    let deadline = Instant::now() + GATE_BUDGET;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
+    let status = match wait_timeout::ChildExt::wait_timeout(&mut child, GATE_BUDGET) {
+        Ok(Some(status)) => Some(status),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            None
         }
     };
     let output = collector.join().unwrap_or_default();

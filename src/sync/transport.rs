@@ -275,16 +275,7 @@ fn bounded(mut cmd: Command, limit: std::time::Duration) -> Result<std::process:
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let deadline = std::time::Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(spawn_error)? {
-            break Some(status);
-        }
-        if std::time::Instant::now() >= deadline {
-            break None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let status = wait_timeout::ChildExt::wait_timeout(&mut child, limit).map_err(spawn_error)?;
     let Some(status) = status else {
         #[cfg(unix)]
         {
