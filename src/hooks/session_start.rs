@@ -17,7 +17,7 @@ use super::texts::injection::{
 };
 use crate::ops::deliver::{self, Content};
 use crate::ops::marker::{FRESH_SECONDS, Marker, marker_path};
-use crate::ops::startup::{AtStartup, at_startup};
+use crate::ops::startup::{AtStartup, Plan, Start, at_startup};
 use crate::store::deliver::Delivery;
 use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, Target, now};
@@ -163,11 +163,21 @@ pub(crate) fn run(input: &HookInput) -> Option<Injection> {
     if !claim_firing(input) {
         return None;
     }
-    match input.source {
-        Some(Source::Compact | Source::Clear) => deliver(input, input.source, "SessionStart"),
-        Some(Source::Startup) => startup(input),
+    match start_of(input.source) {
+        Start::Compact | Start::Clear => deliver(input, input.source, "SessionStart"),
+        Start::Startup => startup(input),
         // The conversation is back (`--continue`, `/resume`): it has what it had.
-        _ => None,
+        Start::Resumed => None,
+    }
+}
+
+/// The plan's name for a hook's `source`.
+fn start_of(source: Option<Source>) -> Start {
+    match source {
+        Some(Source::Compact) => Start::Compact,
+        Some(Source::Clear) => Start::Clear,
+        Some(Source::Startup) => Start::Startup,
+        _ => Start::Resumed,
     }
 }
 
@@ -275,10 +285,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     }
     // Where nothing acts (or `/clear` is set to deliver nothing), nothing is said. A confirmed
     // compaction's candidate (above) was promoted all the same: that write was asked for.
-    let settings = target.settings();
-    if !crate::store::usage::Use::of(store.as_ref(), &target).acts()
-        || (title_source.ends_with("clear") && !settings.delivers_on_clear())
-    {
+    if !delivers(store.as_ref(), &target, title_source) {
         return None;
     }
     let (background_note, subject) = match &store {
@@ -339,6 +346,24 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
             ..Then::of(input, &target, title_source, subject)
         },
     })
+}
+
+/// Whether the plan delivers in full for a start titled `title_source` (only a start it already
+/// chose to deliver gets here: this asks again about the repository's use and `handoff.onClear`).
+fn delivers(store: Option<&crate::store::Store>, target: &Target, title_source: &str) -> bool {
+    let facts = crate::ops::startup::Facts {
+        in_use: crate::store::usage::Use::of(store, target).acts(),
+        start: match title_source {
+            "compact" => Start::Compact,
+            t if t.ends_with("clear") => Start::Clear,
+            _ => Start::Startup,
+        },
+        delivers_on_clear: target.settings().delivers_on_clear(),
+        on_startup: crate::settings::OnStartup::Deliver,
+        fresh_clear: false,
+        shelf: None,
+    };
+    matches!(crate::ops::startup::plan(&facts), Plan::Deliver(_))
 }
 
 /// How the injection's title names its source.
