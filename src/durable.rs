@@ -39,6 +39,18 @@ pub(crate) fn replace_from(
     replace_checked(target, source, mtime, mode, &|_| Ok(()))
 }
 
+/// Atomically replace `target` with `bytes` (`mode`, default 0600), its error naming the path:
+/// every file we write outside the store's slots goes through here — our hooks' records, a
+/// client's configuration, git's hook, the repository's config.
+pub(crate) fn write(
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<(), crate::error::Error> {
+    replace_from(target, &mut &bytes[..], None, mode)
+        .map_err(|e| crate::error::Error::io(target, e))
+}
+
 /// Replace a file of the user's that we edited (`verify-handoff --fix`): as [`replace_from`],
 /// and the new file keeps the old one's mode, owner and group; `unchanged` is asked once the
 /// new bytes are durable, right before the rename, and an `Err` from it (the file changed

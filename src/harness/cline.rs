@@ -66,7 +66,10 @@ impl Client for Cline {
         let command = super::hook_command(Harness::Cline, "session-start");
         Ok(Located {
             file,
-            shape: Shape::Script(format!("#!/bin/sh\nexec {command}\n")),
+            shape: Shape::File {
+                text: format!("#!/bin/sh\nexec {command}\n"),
+                executable: true,
+            },
             skill: None,
         })
     }

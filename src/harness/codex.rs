@@ -525,7 +525,7 @@ pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
         .and_then(|t| t.remove(key))
         .is_some();
     if removed {
-        crate::store::slot::replace(&file, doc.to_string().as_bytes(), None, None)
+        crate::durable::write(&file, doc.to_string().as_bytes(), None)
             .map_err(CodexError::Write)?;
     }
     Ok(())

@@ -266,7 +266,7 @@ fn note_ended() {
         && crate::store::slot::create_private_dir(dir).is_ok()
     {
         crate::hooks::claims::clean_old(dir, ".ended");
-        let _ = crate::store::slot::replace(&note, b"", None, None);
+        let _ = crate::durable::write(&note, b"", None);
     }
 }
 

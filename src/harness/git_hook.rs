@@ -90,7 +90,7 @@ pub(crate) fn install(dir: &Path, program: &str) -> Result<(PathBuf, Installed),
         crate::fs::rename(&path, &chained).map_err(|e| Error::io(&path, e))?;
         Installed::Chained(chained)
     };
-    slot::replace(&path, hook_script(program).as_bytes(), None, Some(0o755))?;
+    crate::durable::write(&path, hook_script(program).as_bytes(), Some(0o755))?;
     Ok((path, what))
 }
 

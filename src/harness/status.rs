@@ -160,7 +160,10 @@ fn unusable(plan: &super::install::Plan) -> Option<String> {
                     .map(|key| format!("{file} holds the key {key:?} twice in one object: the client reads the last one; remove one of them, then install again"))
             })
         }
-        Shape::Script(_) => (!crate::env::is_executable(&plan.file)).then(|| {
+        Shape::File {
+            executable: false, ..
+        } => None,
+        Shape::File { .. } => (!crate::env::is_executable(&plan.file)).then(|| {
             format!("{file} is not executable, so the client never runs it: chmod +x {file}")
         }),
     }

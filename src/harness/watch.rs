@@ -68,12 +68,7 @@ pub(crate) fn save(path: &Path, now: Watch) {
         return;
     }
     clean_old(dir, ".watch");
-    let _ = slot::replace(
-        path,
-        format!("{} {}\n", now.ino, now.len).as_bytes(),
-        None,
-        None,
-    );
+    let _ = crate::durable::write(path, format!("{} {}\n", now.ino, now.len).as_bytes(), None);
 }
 
 /// Feed each whole line appended between `watch` and `now` to `found` with its offset, until

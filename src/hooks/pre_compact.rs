@@ -240,7 +240,7 @@ fn record_run(
         why
     };
     for (name, text) in spec.profile.files {
-        if slot::replace(&dir.join(name), text.as_bytes(), None, None).is_err() {
+        if crate::durable::write(&dir.join(name), text.as_bytes(), None).is_err() {
             return Err(failed("store not writable"));
         }
     }

@@ -30,7 +30,7 @@ pub(crate) fn make(raw_sid: &str, run: &Run) {
     if let Some(dir) = p.parent()
         && crate::store::slot::create_private_dir(dir).is_ok()
     {
-        let _ = crate::store::slot::replace(&p, id.as_bytes(), None, None);
+        let _ = crate::durable::write(&p, id.as_bytes(), None);
     }
 }
 

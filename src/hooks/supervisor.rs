@@ -161,7 +161,7 @@ fn attempts(run: &Run, store: &Store, usage: &mut crate::store::costs::Usage) ->
             fresh.as_deref().map(|doc| (prompt.as_str(), doc)),
         );
         let path = run.dir.join(format!("retry-{}.txt", attempt + 1));
-        if slot::replace(&path, text.as_bytes(), None, None).is_err() {
+        if crate::durable::write(&path, text.as_bytes(), None).is_err() {
             return rc;
         }
         argv = next;
@@ -190,12 +190,7 @@ fn take(run: &Run, store: &Store, doc: &str) -> Result<Option<(i32, String)>, &'
         .into_iter()
         .map(|(_, line)| format!("{line}\n"))
         .collect();
-    let _ = slot::replace(
-        &run.dir.join(runs::ANSWER_GATE),
-        words.as_bytes(),
-        None,
-        None,
-    );
+    let _ = crate::durable::write(&run.dir.join(runs::ANSWER_GATE), words.as_bytes(), None);
     let code = report.exit_code;
     if report
         .findings

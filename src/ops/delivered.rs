@@ -57,7 +57,7 @@ pub(crate) fn record(d: &Delivered) {
         return;
     }
     if let Ok(bytes) = serde_json::to_vec(d) {
-        let _ = crate::store::slot::replace(&path, &bytes, None, None);
+        let _ = crate::durable::write(&path, &bytes, None);
     }
 }
 

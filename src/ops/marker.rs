@@ -103,6 +103,6 @@ impl Marker {
         if slot::create_private_dir(dir).is_err() {
             return;
         }
-        let _ = slot::replace(path, &json, None, None);
+        let _ = crate::durable::write(path, &json, None);
     }
 }

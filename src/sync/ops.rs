@@ -163,7 +163,7 @@ pub(crate) fn setup(chains: &Chains, remote: &str) -> Result<bool, Error> {
         let mode = crate::fs::metadata(&path)
             .ok()
             .and_then(|m| slot::mode_of(&m));
-        slot::replace(&path, &bytes, None, mode)?;
+        crate::durable::write(&path, &bytes, mode)?;
         changed = true;
     }
     Ok(changed)

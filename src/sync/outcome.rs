@@ -16,7 +16,7 @@ const ASK: &str = ".background-push-again";
 
 /// Ask the background push at work to push once more when it is done.
 pub(crate) fn ask_again(store: &Store) {
-    let _ = slot::replace(&store.dir.join(ASK), b"", None, None);
+    let _ = crate::durable::write(&store.dir.join(ASK), b"", None);
 }
 
 /// Whether a note left by [`ask_again`] is waiting.
@@ -56,7 +56,7 @@ pub(crate) fn record(store: &Store, checkout: &str, exit: i32, message: &str) {
         one_line(checkout),
         one_line(message)
     );
-    let _ = slot::replace(&store.dir.join(FILE), line.as_bytes(), None, None);
+    let _ = crate::durable::write(&store.dir.join(FILE), line.as_bytes(), None);
 }
 
 /// The last background push, if one was recorded.

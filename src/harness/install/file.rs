@@ -58,7 +58,7 @@ pub(super) fn write_text(file: &Path, text: &str, executable: bool) -> Result<()
         .ok()
         .and_then(|m| slot::mode_of(&m))
         .unwrap_or(if executable { 0o755 } else { 0o644 });
-    slot::replace(&file, text.as_bytes(), None, Some(mode & !0o022))
+    crate::durable::write(&file, text.as_bytes(), Some(mode & !0o022))
 }
 
 /// Remove a file we created, unless it is no longer a regular file of ours (a link the user

@@ -97,19 +97,26 @@ pub(crate) fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
             }
             text
         }
-        Shape::Script(script) => match &before {
-            Some(text) if text == script => return Ok(installed(false)),
+        Shape::File { text: ours, .. } => match &before {
+            Some(text) if text == ours => return Ok(installed(false)),
             Some(_) => {
                 return Err(Error::NotOurs {
                     path: plan.file.clone(),
                     beside: None,
-                    advice: "move it away (this client runs one script per event) and install again",
+                    advice: "move it away (it is the client's file of that name, not ours) and install again",
                 });
             }
-            None => script.clone(),
+            None => ours.clone(),
         },
     };
-    write_text(&plan.file, &after, matches!(plan.shape, Shape::Script(_)))?;
+    let executable = matches!(
+        plan.shape,
+        Shape::File {
+            executable: true,
+            ..
+        }
+    );
+    write_text(&plan.file, &after, executable)?;
     // Installing again over our own earlier install (a newer release adds hooks) keeps what the
     // file was before the first one, so uninstall still gives the user's file back.
     let earlier: Option<Record> = read_text(&record_path(store, &plan.file))?
@@ -134,7 +141,7 @@ fn save_record(store: &Store, file: &Path, record: &Record) -> Result<(), Error>
         slot::create_private_dir(dir)?;
     }
     let text = serde_json::to_string(record).map_err(|e| Error::Output(e.into()))?;
-    slot::replace(&path, text.as_bytes(), None, None)
+    crate::durable::write(&path, text.as_bytes(), None)
 }
 
 /// Remember the client's trust keys for the hooks installed in `file`.
@@ -224,8 +231,8 @@ pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
                     removed.removed = true;
                 }
             }
-            Shape::Script(script) => {
-                if &current == script {
+            Shape::File { text: ours, .. } => {
+                if &current == ours {
                     remove_ours(&plan.file)?;
                     removed.removed = true;
                 }

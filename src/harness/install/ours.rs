@@ -56,7 +56,7 @@ pub(crate) fn installed_program(plan: &Plan) -> Option<PathBuf> {
                     .find(|c| is_ours(plan.harness, &json!({ "command": c })))
             })
         })?,
-        Shape::Script(_) => text
+        Shape::File { .. } => text
             .lines()
             .find_map(|l| l.strip_prefix("exec "))?
             .to_string(),
@@ -104,6 +104,6 @@ pub(crate) fn is_installed(plan: &Plan) -> bool {
                 .iter()
                 .any(|g| is_ours(plan.harness, g))
         }),
-        Shape::Script(script) => &text == script,
+        Shape::File { text: ours, .. } => &text == ours,
     }
 }

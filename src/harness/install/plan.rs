@@ -24,8 +24,9 @@ pub(crate) enum Shape {
         groups: Vec<(&'static [&'static str], Value)>,
         new_file: &'static str,
     },
-    /// An executable script of ours (for a client that runs the file named after the event).
-    Script(String),
+    /// A whole file of ours: a script a client runs by the event's name (`executable`), or a
+    /// plugin file a client loads from a folder.
+    File { text: String, executable: bool },
 }
 
 /// Where and how our hook goes for one harness and scope.
