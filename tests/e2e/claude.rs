@@ -35,6 +35,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::slow_writer,
     ),
     (
+        "claude: through MCP (claude mcp add … handoff-store mcp), the model's handoff_read returns the stored handoff",
+        Suite::mcp,
+    ),
+    (
         "claude: a refused compaction leaves the slot byte-identical",
         Suite::refused_compact,
     ),
@@ -363,6 +367,45 @@ impl Suite {
         let later = asked("much later")?;
         ensure(later.matches("tag-fresh is where").count() == 1, || {
             format!("the fresh handoff is not in the next request exactly once: {later}")
+        })
+    }
+
+    /// No hooks: the server registered with Claude Code's own command, the model calls the
+    /// tool, and the tool's result — the stored handoff, with its verdict — reaches the model.
+    fn mcp(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        let slot = self.stored(&scene, "tag-mcp")?;
+        let store = format!("HANDOFF_STORE_DIR={}", scene.store.display());
+        self.claude_cmd(
+            &scene,
+            &[
+                "mcp", "add", "handoff", "-e", &store, "--", STORE_BIN, "mcp",
+            ],
+        )?;
+        let mark = self.mock.mark();
+        let out = self.claude_cmd(
+            &scene,
+            &[
+                "-p",
+                "E2E-CALL-MCP: read the handoff",
+                "--allowedTools",
+                "mcp__handoff__handoff_read",
+            ],
+        )?;
+        let answered = self.sent_since(mark, "tool_result");
+        ensure(
+            answered.iter().any(|r| r.contains("tag-mcp is where")),
+            || format!("the tool's result (the stored handoff) never reached the model: {out}"),
+        )?;
+        ensure(
+            answered
+                .iter()
+                .any(|r| r.contains("OK") || r.contains("resolve")),
+            || "the tool's result carries no verdict".into(),
+        )?;
+        let text = std::fs::read_to_string(&slot).map_err(|e| e.to_string())?;
+        ensure(!text.contains("progress: consumed"), || {
+            "consume: false marked the handoff read".into()
         })
     }
 

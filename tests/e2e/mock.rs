@@ -179,6 +179,15 @@ fn respond(
             Some(Reply::Text(
                 "<summary>1. Primary request: e2e. 2. Decisions kept verbatim.</summary>".into(),
             ))
+        } else if last_user.contains("E2E-CALL-MCP")
+            && text.contains("mcp__handoff__handoff_read")
+            && !text.contains("tool_result")
+        {
+            // The session asks for the handoff through the MCP server's tool.
+            Some(Reply::Tool {
+                name: "mcp__handoff__handoff_read",
+                input: json!({"consume": false}),
+            })
         } else if text.contains("You are writing a handoff for a Claude Code session") {
             hold = std::mem::take(&mut s.writer_delay);
             Some(writer_turn(&request, s.writer_doc.as_deref()))
