@@ -2424,6 +2424,23 @@ fn every_path_that_shows_a_teammates_text_frames_it() {
             .env("LAST_CLEAR_STATE_DIR", env.path("markers"))
             .write_stdin(input.to_string())))
     };
+    // The offer keeps its budget (docs/hooks.md §2.6 F), counted without the frame, and the
+    // frame its own.
+    let frame = startup
+        .find(" It is from another machine")
+        .and_then(|at| {
+            startup[at..]
+                .find("it names.")
+                .map(|end| &startup[at..at + end + 9])
+        })
+        .unwrap_or_default();
+    assert!(!frame.is_empty(), "no short frame in the offer:\n{startup}");
+    let unframed = startup.chars().count() - frame.chars().count();
+    assert!(
+        unframed <= 400 && frame.chars().count() <= 300,
+        "the offer is {unframed} characters and its frame {}:\n{startup}",
+        frame.chars().count()
+    );
     let mut shown = vec![("startup offer", startup)];
     for (what, args) in [
         ("read", vec!["read", "--no-consume"]),

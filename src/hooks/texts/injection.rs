@@ -438,7 +438,9 @@ pub(crate) fn offer_text(d: &Delivery, reference: &str, checkout: &str, age: u64
         (GateStatus::Malformed, _) => "gate MALFORMED".to_string(),
         (GateStatus::NotRun | GateStatus::Unexpected, _) => "not checked".to_string(),
     };
-    let whose = d.info.from.as_deref().map(teammate).unwrap_or_default();
+    let whose = crate::store::authorship::teammate_frame_short(d.info.from.as_deref())
+        .map(|f| format!(" It is {f}"))
+        .unwrap_or_default();
     format!(
         "# Handoff available (SessionStart, source: startup)\n\nA handoff for `{reference}` is waiting, written {} ago: \"{title}\" ({verdict}).{whose} If the user wants to pick that work up, run `{} read {}` (it prints the handoff and marks it read); otherwise leave it.",
         gap(age),
