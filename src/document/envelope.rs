@@ -15,11 +15,17 @@ pub(crate) enum Progress {
 
 impl Progress {
     pub(crate) fn parse(value: &str) -> Option<Progress> {
-        match value {
-            "writing" => Some(Progress::Writing),
-            "complete" => Some(Progress::Complete),
-            "consumed" => Some(Progress::Consumed),
-            _ => None,
+        [Progress::Writing, Progress::Complete, Progress::Consumed]
+            .into_iter()
+            .find(|p| p.as_str() == value)
+    }
+
+    /// The value as the `progress:` line spells it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Progress::Writing => "writing",
+            Progress::Complete => "complete",
+            Progress::Consumed => "consumed",
         }
     }
 }

@@ -12,31 +12,7 @@ use crate::store::Store;
 use crate::store::change::{SlotChange, Wait};
 use crate::store::slot::{self, Flip};
 
-/// The lifecycle values `set-progress` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Progress {
-    Writing,
-    Complete,
-    Consumed,
-}
-
-impl Progress {
-    /// The value as the `progress:` line spells it.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Progress::Writing => "writing",
-            Progress::Complete => "complete",
-            Progress::Consumed => "consumed",
-        }
-    }
-
-    /// The value `word` spells, if it is one.
-    pub(crate) fn of(word: &str) -> Option<Progress> {
-        [Progress::Writing, Progress::Complete, Progress::Consumed]
-            .into_iter()
-            .find(|p| p.as_str() == word)
-    }
-}
+pub(crate) use crate::document::envelope::Progress;
 
 /// What `set-progress` did to FILE.
 #[derive(Debug, Serialize)]

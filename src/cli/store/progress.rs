@@ -29,7 +29,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         _ => return Err(Error::Usage(Usage::ProgressWords)),
     };
     let value =
-        Progress::of(value).ok_or_else(|| Error::Usage(Usage::ProgressValue(value.clone())))?;
+        Progress::parse(value).ok_or_else(|| Error::Usage(Usage::ProgressValue(value.clone())))?;
     let file = match file {
         Some(file) => file,
         None => {
