@@ -44,6 +44,7 @@ pub(crate) struct Request {
 }
 
 /// What `write` did: what it stored (its JSON), and what it has to say besides.
+#[derive(Default)]
 pub(crate) struct Outcome {
     /// The gate's report, when the gate ran (printed before the result, in text only).
     pub(crate) report: Option<Report>,
@@ -61,31 +62,15 @@ pub(crate) struct Outcome {
 impl Outcome {
     fn done(written: Written) -> Outcome {
         Outcome {
-            report: None,
-            credentials: Vec::new(),
-            unrecorded: None,
-            detached: None,
             written: Some(written),
-            refused: None,
+            ..Outcome::default()
         }
     }
 
     fn failed(e: Error) -> Outcome {
         Outcome {
-            written: None,
             refused: Some(e),
-            ..Outcome::done_nothing()
-        }
-    }
-
-    fn done_nothing() -> Outcome {
-        Outcome {
-            report: None,
-            credentials: Vec::new(),
-            unrecorded: None,
-            detached: None,
-            written: None,
-            refused: None,
+            ..Outcome::default()
         }
     }
 }

@@ -143,7 +143,12 @@ impl<'a> SlotChange<'a> {
     /// one decision of what follows (`ops::after`); a failed record is also kept for `status`.
     pub(crate) fn finish(mut self) -> Recorded {
         let record = std::mem::replace(&mut self.record, false);
-        let target = self.branch();
+        // The branch is looked up (the slot's header, the checkout's git) only for a change.
+        let target = if self.changed.get() {
+            self.branch()
+        } else {
+            None
+        };
         let tip = if record && self.changed.get() {
             target
                 .as_ref()
@@ -183,7 +188,8 @@ impl<'a> SlotChange<'a> {
 pub(crate) struct Recorded {
     /// Whether the slot was changed at all.
     pub(crate) changed: bool,
-    /// The checkout whose branch the slot is (none: a detached HEAD, a checkout that moved on).
+    /// The checkout whose branch the slot is (none: nothing changed, a detached HEAD, a
+    /// checkout that moved on).
     pub(crate) target: Option<Target>,
     /// The chain's new tip, or why recording failed (the next change catches up).
     pub(crate) tip: Result<Option<String>, Error>,

@@ -21,7 +21,17 @@ pub(crate) struct Target {
 impl Target {
     /// Pick and inspect the target: `arg`, else `CONTEXT_ECONOMY_CHECKOUT`, else the cwd.
     pub(crate) fn resolve(arg: Option<&str>) -> Result<Target, NoTarget> {
-        let (dir, shown) = match arg.filter(|a| !a.is_empty()) {
+        let (dir, shown) = Target::dir_of(arg);
+        match git::repo_facts(&dir, true) {
+            Ok(facts) => Ok(Target::from_facts(facts)),
+            Err(why) => Err(NoTarget::Resolve { shown, why }),
+        }
+    }
+
+    /// The directory a checkout argument names, and how to name it in a message: `arg`, else
+    /// `$CONTEXT_ECONOMY_CHECKOUT`, else the working directory.
+    pub(crate) fn dir_of(arg: Option<&str>) -> (PathBuf, String) {
+        match arg.filter(|a| !a.is_empty()) {
             Some(a) => (PathBuf::from(a), a.to_string()),
             None => match crate::env::settings().checkout.clone() {
                 Some(v) => (PathBuf::from(&v), format!("CONTEXT_ECONOMY_CHECKOUT={v}")),
@@ -31,10 +41,6 @@ impl Target {
                     (cwd, shown)
                 }
             },
-        };
-        match git::repo_facts(&dir, true) {
-            Ok(facts) => Ok(Target::from_facts(facts)),
-            Err(why) => Err(NoTarget::Resolve { shown, why }),
         }
     }
 

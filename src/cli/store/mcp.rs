@@ -395,16 +395,10 @@ fn write(place: Place, args: &Arguments) -> Result<Reply, Error> {
     super::write::reply(crate::ops::write::write(&request)?, Format::Text)
 }
 
-/// The checkout a call works on, as a path (the server's working directory by default).
-fn checkout_of(args: &Arguments) -> Option<PathBuf> {
-    match args.string("checkout").ok().flatten() {
-        Some(c) => Some(PathBuf::from(c)),
-        None => crate::env::settings()
-            .checkout
-            .clone()
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok()),
-    }
+/// The checkout a call works on, as a path: the one default every command uses.
+fn checkout_of(args: &Arguments) -> PathBuf {
+    let given = args.string("checkout").ok().flatten();
+    crate::store::Target::dir_of(given.as_deref()).0
 }
 
 /// Whether `path` lies within one of `roots` (`file://` URIs); both resolved on disk.
@@ -497,15 +491,15 @@ impl ServerHandler for Server {
             ));
         }
         let args = Arguments(request.arguments.unwrap_or_default());
-        if let Some(roots) = client_roots(&context).await
-            && let Some(checkout) = checkout_of(&args)
-            && !within(&checkout, &roots)
-        {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "handoff-store: {} is outside the roots this client allows",
-                checkout.display()
-            ))])
-            .into());
+        if let Some(roots) = client_roots(&context).await {
+            let checkout = checkout_of(&args);
+            if !within(&checkout, &roots) {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "handoff-store: {} is outside the roots this client allows",
+                    checkout.display()
+                ))])
+                .into());
+            }
         }
         Ok(result(call(&request.name, &args)).into())
     }
