@@ -7,8 +7,9 @@
 //! contrib/claude-code, and `"disableAllHooks": true` in a settings file turns them all off.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use super::install::{CLAUDE_EVENTS, Scope, Shape, group, home, project};
+use super::install::{Scope, Shape, group, home, project};
 use super::status::{Row, Verdict};
 use super::{Client, Harness, Located};
 use crate::error::Error;
@@ -16,9 +17,19 @@ use crate::hooks::input::HookInput;
 use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::session_start::Injection;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::naming::is_safe_id;
 use crate::store::runs::Answer;
 
 pub(crate) struct ClaudeCode;
+
+/// The events it gets a hook for, with each hook's time limit in seconds.
+const EVENTS: [(&str, &str, u64); 5] = [
+    ("SessionStart", "session-start", 60),
+    ("UserPromptSubmit", "user-prompt-submit", 10),
+    ("PreCompact", "pre-compact", 30),
+    ("PostCompact", "post-compact", 30),
+    ("SessionEnd", "session-end", 30),
+];
 
 /// Claude Code's reading tools: the only built-in tools its writer session has.
 const TOOLS: &str = "Read,Grep,Glob";
@@ -77,6 +88,17 @@ impl Client for ClaudeCode {
         "Claude Code's five hooks (settings.json) and the /handoff skill"
     }
 
+    /// Its hooks are the plain ones (its input is the hooks' native shape).
+    fn hook_command(&self, event: &str) -> String {
+        format!("{} hook {event}", crate::shell::self_command())
+    }
+
+    /// Exactly this binary's hooks (a hook the user wrote by hand is theirs).
+    fn owns(&self, group: &serde_json::Value) -> bool {
+        let events = EVENTS.map(|(_, event, _)| event);
+        super::install::runs_our_binary(group, &events)
+    }
+
     fn install_word(&self) -> &'static str {
         "claude"
     }
@@ -93,7 +115,7 @@ impl Client for ClaudeCode {
     fn pre_compact(&self, input: &HookInput) -> Option<String> {
         let spec = WriterSpec {
             profile: WRITER,
-            program: None,
+            program: binary(),
             instructions: true,
             compacted: None,
         };
@@ -113,7 +135,7 @@ impl Client for ClaudeCode {
             Scope::User => home()?.join(".claude"),
             Scope::Project => project(Harness::ClaudeCode, root, ".claude")?,
         };
-        let groups = CLAUDE_EVENTS
+        let groups = EVENTS
             .iter()
             .map(|(key, event, timeout)| {
                 let path: &'static [&'static str] = match *key {
@@ -217,4 +239,42 @@ fn hooks_disabled(root: Option<&Path>) -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// The writer's program: `HANDOFF_WRITER` (a path, or a name looked up on PATH), else `claude`
+/// on PATH; executable.
+fn binary() -> Option<PathBuf> {
+    let name = crate::env::settings()
+        .writer
+        .clone()
+        .unwrap_or_else(|| "claude".into());
+    let path = PathBuf::from(&name);
+    let found = if path.components().count() > 1 || path.is_absolute() {
+        Some(path)
+    } else {
+        crate::env::on_path(&name, crate::env::is_executable)
+    };
+    found.filter(|p| crate::env::is_executable(p))
+}
+
+/// The transcript of session `id` and its mtime, if it exists:
+/// `<home>/.claude/projects/<id>.jsonl` or `<home>/.claude/projects/*/<id>.jsonl`.
+pub(crate) fn transcript(id: &str) -> Option<(PathBuf, SystemTime)> {
+    if !is_safe_id(id) {
+        return None;
+    }
+    let projects = crate::env::home()?.join(".claude/projects");
+    let file = format!("{id}.jsonl");
+    let mut candidates = vec![projects.join(&file)];
+    if let Ok(entries) = crate::fs::read_dir(&projects) {
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path().join(&file)).collect();
+        dirs.sort();
+        candidates.extend(dirs);
+    }
+    candidates.into_iter().find_map(|p| {
+        crate::fs::metadata(&p)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| (p, t))
+    })
 }

@@ -43,6 +43,7 @@ impl Client for Cline {
             reason: None,
             consume: false,
             prompt_hook: false,
+            trail: crate::ops::deliver::no_trail,
         }
     }
 
@@ -63,7 +64,7 @@ impl Client for Cline {
             Scope::Project => project(Harness::Cline, root, ".clinerules/hooks/TaskStart")?,
             Scope::User => home()?.join(".cline/hooks/TaskStart"),
         };
-        let command = super::hook_command(Harness::Cline, "session-start");
+        let command = self.hook_command("session-start");
         Ok(Located {
             file,
             shape: Shape::File {

@@ -109,6 +109,7 @@ impl Client for Copilot {
                 .then(|| raw.text("reason").unwrap_or_default().to_string()),
             consume: true,
             prompt_hook: false,
+            trail: crate::ops::deliver::no_trail,
         }
     }
 
@@ -142,7 +143,7 @@ impl Client for Copilot {
                 harness: self.name(),
             }));
         }
-        let hook = |event: &str| json!({"type": "command", "bash": super::hook_command(Harness::Copilot, event), "timeoutSec": 10});
+        let hook = |event: &str| json!({"type": "command", "bash": self.hook_command(event), "timeoutSec": 10});
         Ok(Located {
             file: project(Harness::Copilot, root, ".github/hooks/handoff-store.json")?,
             shape: Shape::Json {

@@ -42,6 +42,7 @@ impl Client for Cursor {
             reason: None,
             consume: true,
             prompt_hook: false,
+            trail: crate::ops::deliver::no_trail,
         }
     }
 
@@ -63,7 +64,7 @@ impl Client for Cursor {
             Scope::User => home()?.join(".cursor/hooks.json"),
             Scope::Project => project(Harness::Cursor, root, ".cursor/hooks.json")?,
         };
-        let command = super::hook_command(Harness::Cursor, "session-start");
+        let command = self.hook_command("session-start");
         Ok(Located {
             file,
             shape: Shape::Json {

@@ -49,6 +49,9 @@ pub(crate) enum Harness {
 }
 
 impl Harness {
+    /// The client a hook without `--harness` belongs to (its hooks are the plain ones).
+    pub(crate) const DEFAULT: Harness = Harness::ClaudeCode;
+
     pub(crate) const ALL: [Harness; 6] = [
         Harness::ClaudeCode,
         Harness::Codex,
@@ -109,9 +112,23 @@ pub(crate) trait Client: Sync {
     /// What `install <word>` puts in place, for its help.
     fn install_help(&self) -> &'static str;
 
+    /// The hook command it runs for `event`: this binary by absolute path, naming the client.
+    fn hook_command(&self, event: &str) -> String {
+        format!(
+            "{} hook {event} --harness {}",
+            crate::shell::self_command(),
+            self.name()
+        )
+    }
+
+    /// Whether a hook group (or script) in its file is ours: it runs one of our hooks for it.
+    fn owns(&self, group: &serde_json::Value) -> bool {
+        install::names_our_hook(self.name(), group)
+    }
+
     /// Its hook input for `event`, typed.
     fn input(&self, raw: &RawInput, _event: &Event) -> HookInput {
-        HookInput::claude_shape(raw, self.name())
+        HookInput::common(raw, self.name())
     }
 
     /// Its stdout for `event` injecting `context` (or nothing), with the `receipt` for the
@@ -221,17 +238,10 @@ fn claude_json(event: &str, context: &str, receipt: Option<&str>) -> Option<Stri
     serde_json::to_string(&value).ok()
 }
 
-/// The hook command a client runs for `event`: this binary by absolute path. Claude Code's
-/// hooks are the plain ones (its input is the hooks' native shape).
-pub(crate) fn hook_command(h: Harness, event: &str) -> String {
-    match h {
-        Harness::ClaudeCode => format!("{} hook {event}", crate::shell::self_command()),
-        _ => format!(
-            "{} hook {event} --harness {}",
-            crate::shell::self_command(),
-            h.name()
-        ),
-    }
+/// Where the default writer (a Claude Code session, as `write --placeholder`'s writer is)
+/// leaves its trail: a placeholder past its budget is alive while it moves (docs/hooks.md §2.4).
+pub(crate) fn writer_trail() -> crate::ops::deliver::Trail {
+    claude_code::transcript
 }
 
 /// A client's own program: the path in `var`, else `name` on PATH.
@@ -271,6 +281,7 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
     };
     let mut input = client.input(&raw, event);
     input.prompt_hook = client.has_prompt_hook();
+    input.trail = writer_trail();
     let injection = match event {
         Event::SessionStart => client.session_start(&input),
         Event::UserPromptSubmit => client.user_prompt(&input),

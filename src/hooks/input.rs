@@ -154,12 +154,14 @@ pub(crate) struct HookInput {
     /// Whether the client runs our prompt hook, so a handoff still being written can follow at
     /// the next prompt (never a wait).
     pub(crate) prompt_hook: bool,
+    /// Where a placeholder's writer leaves its trail (the door sets the default writer's).
+    pub(crate) trail: crate::ops::deliver::Trail,
 }
 
 impl HookInput {
     /// The input in Claude Code's spelling (`session_id`, `cwd`, `source`, `transcript_path`,
     /// `reason`), which several clients share.
-    pub(crate) fn claude_shape(raw: &RawInput, client: &'static str) -> HookInput {
+    pub(crate) fn common(raw: &RawInput, client: &'static str) -> HookInput {
         HookInput {
             client,
             session: raw.text("session_id").map(SessionId::new),
@@ -169,6 +171,7 @@ impl HookInput {
             reason: raw.text("reason").map(str::to_string),
             consume: true,
             prompt_hook: false,
+            trail: crate::ops::deliver::no_trail,
         }
     }
 
@@ -228,7 +231,7 @@ mod tests {
             br#"{"session_id": 5, "cwd": "", "roots": ["/w", "/v"], "source": "clear"}"#,
         )
         .expect("object");
-        let input = HookInput::claude_shape(&raw, "claude-code");
+        let input = HookInput::common(&raw, "some-client");
         assert_eq!((input.session, input.cwd), (None, None));
         assert_eq!(input.source, Some(Source::Clear));
         assert_eq!(raw.first("roots"), Some("/w"));

@@ -25,7 +25,7 @@ use crate::store::{Store, now};
 #[derive(Debug, Clone)]
 pub(crate) struct WriterSpec {
     pub(crate) profile: Profile,
-    /// The program; `None`: `HANDOFF_WRITER`, else `claude` on PATH.
+    /// The client's program, as its file finds it; `None`: there is none, no writer starts.
     pub(crate) program: Option<PathBuf>,
     pub(crate) instructions: bool,
     /// Set when the client has already compacted: the writer reads a copy of the transcript
@@ -42,22 +42,9 @@ pub(crate) struct Compacted {
     pub(crate) by: &'static str,
 }
 
-/// The writer program: a path as given, or a bare name looked up on PATH; must be executable.
+/// The writer program, when it is one: a path that is executable.
 fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
-    if let Some(p) = &spec.program {
-        return Some(p.clone()).filter(|p| crate::env::is_executable(p));
-    }
-    let name = crate::env::settings()
-        .writer
-        .clone()
-        .unwrap_or_else(|| "claude".into());
-    let path = PathBuf::from(&name);
-    let found = if path.components().count() > 1 || path.is_absolute() {
-        Some(path)
-    } else {
-        crate::env::on_path(&name, crate::env::is_executable)
-    };
-    found.filter(|p| crate::env::is_executable(p))
+    spec.program.clone().filter(|p| crate::env::is_executable(p))
 }
 
 /// A random UUID v4, lowercase.

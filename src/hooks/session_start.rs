@@ -289,7 +289,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         return None;
     }
     let (background_note, subject) = match &store {
-        Some(store) => subject(store, &target, now, compact, marker.as_ref()),
+        Some(store) => subject(store, &target, now, compact, marker.as_ref(), input.trail),
         None => (None, InjectionBody::Nothing),
     };
     let lock_exists = input
@@ -446,6 +446,7 @@ fn subject(
     now: i64,
     compact: bool,
     marker: Option<&Marker>,
+    trail: crate::ops::deliver::Trail,
 ) -> (Option<String>, InjectionBody) {
     let corroborated = |info: &crate::store::HandoffInfo| {
         marker
@@ -454,7 +455,7 @@ fn subject(
             .is_some_and(|(e, m)| (e - m).max(0) <= FRESH_SECONDS)
     };
     deliver::bring_in_offer(store, Some(target));
-    let found = deliver::find(store, Some(target), now, |info, kind| {
+    let found = deliver::find(store, Some(target), now, trail, |info, kind| {
         kind == PickKind::Exact || (!compact && corroborated(info))
     });
     let body = match found.content {

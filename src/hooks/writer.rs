@@ -303,11 +303,11 @@ mod tests {
     #[test]
     fn each_clients_usage_is_read_where_it_reports_it() {
         use crate::store::costs::Usage;
-        let claude = br##"{"type":"result","is_error":false,"result":"# H","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000,"output_tokens":700}}"##;
+        let result = br##"{"type":"result","is_error":false,"result":"# H","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000,"output_tokens":700}}"##;
         let events = b"{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":21294,\"cached_input_tokens\":6912,\"output_tokens\":47}}\n";
         let stats = br##"{"response":"# H","stats":{"models":{"m-2.5":{"tokens":{"prompt":900,"candidates":80,"total":980}}}}}"##;
         let plain = b"# Handoff\n";
-        let read: Vec<Usage> = [&claude[..], events, stats, plain]
+        let read: Vec<Usage> = [&result[..], events, stats, plain]
             .into_iter()
             .map(usage_of)
             .collect();

@@ -13,6 +13,17 @@ use crate::store::deliver::Delivery;
 use crate::store::runs::{self, Run, RunState};
 use crate::store::{HandoffInfo, PickKind, PlaceholderState, Store, Target, placeholder_state};
 
+/// Where a placeholder's writer leaves its trail: for a writer session id, the file a live
+/// session keeps changing (its transcript) and when it last changed. Given by the front end —
+/// it is the default writer's client that knows its files (`harness::writer_trail`); the floor
+/// knows no client.
+pub(crate) type Trail = fn(&str) -> Option<(PathBuf, SystemTime)>;
+
+/// A trail that finds nothing: every placeholder past its budget is abandoned.
+pub(crate) fn no_trail(_: &str) -> Option<(PathBuf, SystemTime)> {
+    None
+}
+
 /// Content there is to show for a checkout (or, without one, the store's most recent handoff).
 pub(crate) struct Found {
     /// The exact slot's latest background write and its state.
@@ -74,10 +85,12 @@ pub(crate) fn current_beside(store: &Store, target: &Target, now: i64) -> Option
 /// only reads: the offer from the refs comes in first, by [`bring_in_offer`].
 /// `shown` is the caller's rule for a pick (SessionStart shows the most recent handoff only when
 /// a marker corroborates it); a pick it declines is [`Content::Nothing`] and is never read.
+/// A placeholder past its budget is alive while its writer's `trail` moves.
 pub(crate) fn find(
     store: &Store,
     target: Option<&Target>,
     now: i64,
+    trail: Trail,
     shown: impl Fn(&HandoffInfo, PickKind) -> bool,
 ) -> Found {
     let background = target
@@ -107,8 +120,8 @@ pub(crate) fn find(
         Some((info, kind, _)) if !info.is_placeholder() && !shown(&info, kind) => Content::Nothing,
         Some((info, kind, others)) => {
             if info.is_placeholder() && kind == PickKind::Exact {
-                let (state, transcript) =
-                    placeholder_state(&info, now, super::transcript::writer_transcript(&info));
+                let trail = info.write_session.as_deref().and_then(trail);
+                let (state, transcript) = placeholder_state(&info, now, trail);
                 Content::Placeholder {
                     info,
                     state,

@@ -20,7 +20,6 @@ pub(crate) mod read;
 pub(crate) mod restore;
 pub(crate) mod split;
 pub(crate) mod startup;
-pub(crate) mod transcript;
 pub(crate) mod write;
 
 use crate::error::Error;

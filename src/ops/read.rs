@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Place;
-use super::deliver::Content;
+use super::deliver::{Content, Trail};
 use crate::error::{Error, NothingToDo};
 use crate::store::deliver::Delivery;
 use crate::store::excerpt;
@@ -67,14 +67,20 @@ pub(crate) struct Shown {
 }
 
 /// What to show a reader of `place`'s handoff, waiting up to `wait` seconds for one still being
-/// written; `consume: false` never marks it read. The store, for [`consume`] once it was shown.
-pub(crate) fn read(place: &Place, wait: u64, consume: bool) -> Result<(Store, Answer), Error> {
+/// written; `consume: false` never marks it read; a placeholder's writer is looked for on
+/// `trail`. The store, for [`consume`] once it was shown.
+pub(crate) fn read(
+    place: &Place,
+    wait: u64,
+    consume: bool,
+    trail: Trail,
+) -> Result<(Store, Answer), Error> {
     // Outside a checkout there is nothing to read: never another project's handoff.
     let target = Some(place.target()?);
     let store = Store::open()?;
     let target_json = || target_json(target.as_ref());
 
-    let found = find_waiting(&store, target.as_ref(), wait);
+    let found = find_waiting(&store, target.as_ref(), wait, trail);
     let note = found.note.clone();
     // A background write that ended with nothing to show, for a slot that holds nothing.
     if let (Some((_, state)), Some(t), Some(n)) = (&found.background, &target, &note)
@@ -167,11 +173,16 @@ fn pending(t: &Target, run: &crate::store::runs::Run, path: String) -> Answer {
 
 /// Content to show, found as every reader finds it; while a background write or a placeholder
 /// is still being written, look again until `wait` seconds run out.
-fn find_waiting(store: &Store, target: Option<&Target>, wait: u64) -> super::deliver::Found {
+fn find_waiting(
+    store: &Store,
+    target: Option<&Target>,
+    wait: u64,
+    trail: Trail,
+) -> super::deliver::Found {
     let started = Instant::now();
     loop {
         super::deliver::bring_in_offer(store, target);
-        let found = super::deliver::find(store, target, now(), |_, _| true);
+        let found = super::deliver::find(store, target, now(), trail, |_, _| true);
         if !found.in_progress() || started.elapsed() >= Duration::from_secs(wait) {
             return found;
         }

@@ -181,7 +181,9 @@ fn look(
     if bring_in {
         deliver::bring_in_offer(store, Some(target));
     }
-    let found = deliver::find(store, Some(target), now, |_, kind| kind == PickKind::Exact);
+    let found = deliver::find(store, Some(target), now, deliver::no_trail, |_, kind| {
+        kind == PickKind::Exact
+    });
     let d = match found.content {
         Content::Handoff(d) => d,
         Content::Writing { .. } | Content::Placeholder { .. } => return (Shelf::Writing, None),

@@ -63,15 +63,15 @@ enum HookEvent {
 }
 
 pub(crate) fn run(args: Args) -> Result<Reply, Error> {
-    let claude = |h: Option<Harness>| h.unwrap_or(Harness::ClaudeCode);
+    let or_default = |h: Option<Harness>| h.unwrap_or(Harness::DEFAULT);
     let (event, h) = match args.event {
-        HookEvent::SessionStart { harness } => (Event::SessionStart, claude(harness)),
-        HookEvent::PreCompact { harness } => (Event::PreCompact, claude(harness)),
-        HookEvent::PostCompact { harness } => (Event::PostCompact, claude(harness)),
-        HookEvent::UserPromptSubmit { harness } => (Event::UserPromptSubmit, claude(harness)),
-        HookEvent::SessionEnd => (Event::SessionEnd, Harness::ClaudeCode),
-        HookEvent::PostCheckout { args } => (Event::PostCheckout(args), Harness::ClaudeCode),
-        HookEvent::Supervise { run_dir } => (Event::Supervise(run_dir), Harness::ClaudeCode),
+        HookEvent::SessionStart { harness } => (Event::SessionStart, or_default(harness)),
+        HookEvent::PreCompact { harness } => (Event::PreCompact, or_default(harness)),
+        HookEvent::PostCompact { harness } => (Event::PostCompact, or_default(harness)),
+        HookEvent::UserPromptSubmit { harness } => (Event::UserPromptSubmit, or_default(harness)),
+        HookEvent::SessionEnd => (Event::SessionEnd, Harness::DEFAULT),
+        HookEvent::PostCheckout { args } => (Event::PostCheckout(args), Harness::DEFAULT),
+        HookEvent::Supervise { run_dir } => (Event::Supervise(run_dir), Harness::DEFAULT),
         HookEvent::ExecWriter { parent, argv } => {
             return Ok(Reply::new(crate::hooks::supervisor::exec_writer(
                 &parent, &argv,

@@ -36,7 +36,12 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         let view = crate::ops::read::reground(&place)?;
         return Reply::show(format, &view, |v| v.text.clone());
     }
-    let (store, answer) = crate::ops::read::read(&place, args.wait, !args.no_consume)?;
+    let (store, answer) = crate::ops::read::read(
+        &place,
+        args.wait,
+        !args.no_consume,
+        crate::harness::writer_trail(),
+    )?;
     let reply = match format {
         Format::Json => Reply::show(format, &read_json(&answer), |_| String::new())?,
         Format::Text => Reply::new(Exit::Ok).text(read_text(&answer)),

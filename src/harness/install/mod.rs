@@ -10,8 +10,8 @@ mod ours;
 mod plan;
 mod skill;
 
-pub(crate) use ours::{installed_program, is_installed, is_ours};
-pub(crate) use plan::{CLAUDE_EVENTS, Plan, Scope, Shape, group, home, plan, project};
+pub(crate) use ours::{installed_program, is_installed, is_ours, names_our_hook, runs_our_binary};
+pub(crate) use plan::{Plan, Scope, Shape, group, home, plan, project};
 #[cfg(feature = "mcp")]
 pub(crate) use skill::skill_instructions;
 pub(crate) use skill::{install_skill, uninstall_skill};

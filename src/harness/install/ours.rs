@@ -6,26 +6,16 @@ use serde_json::{Value, json};
 
 use super::super::{Harness, jsonc};
 use super::file::read_text;
-use super::plan::{CLAUDE_EVENTS, Plan, Shape};
+use super::plan::{Plan, Shape};
 
-/// Whether a hook group (or script) is ours: it runs one of our hooks for this harness. For
-/// Claude Code, exactly this binary's (a hook the user wrote by hand is theirs).
+/// Whether a hook group (or script) is ours: it runs one of our hooks for this harness (the
+/// client's own rule, [`super::super::Client::owns`]).
 pub(crate) fn is_ours(h: Harness, group: &Value) -> bool {
-    if h == Harness::ClaudeCode {
-        let mut commands = Vec::new();
-        collect_commands(group, &mut commands);
-        return commands.iter().any(|c| {
-            CLAUDE_EVENTS.iter().any(|(_, e, _)| {
-                c.strip_suffix(&format!(" hook {e}"))
-                    .map(unquote)
-                    .is_some_and(|p| {
-                        Path::new(&p)
-                            .file_name()
-                            .is_some_and(|n| n.to_string_lossy().starts_with("handoff-store"))
-                    })
-            })
-        });
-    }
+    h.client().owns(group)
+}
+
+/// Whether a hook group names one of our hooks for the client `name` (`hook E --harness name`).
+pub(crate) fn names_our_hook(name: &str, group: &Value) -> bool {
     let text = group.to_string();
     [
         "session-start",
@@ -34,7 +24,25 @@ pub(crate) fn is_ours(h: Harness, group: &Value) -> bool {
         "user-prompt-submit",
     ]
     .iter()
-    .any(|e| text.contains(&format!("hook {e} --harness {}", h.name())))
+    .any(|e| text.contains(&format!("hook {e} --harness {name}")))
+}
+
+/// Whether a hook group runs exactly a `handoff-store` binary's `hook E` for one of `events`
+/// (a hook the user wrote by hand is theirs).
+pub(crate) fn runs_our_binary(group: &Value, events: &[&str]) -> bool {
+    let mut commands = Vec::new();
+    collect_commands(group, &mut commands);
+    commands.iter().any(|c| {
+        events.iter().any(|e| {
+            c.strip_suffix(&format!(" hook {e}"))
+                .map(unquote)
+                .is_some_and(|p| {
+                    Path::new(&p)
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("handoff-store"))
+                })
+        })
+    })
 }
 
 /// A program path as a hook command names it (one shell word, maybe single-quoted).

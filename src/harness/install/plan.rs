@@ -40,15 +40,6 @@ pub(crate) struct Plan {
     pub(crate) skill: Option<PathBuf>,
 }
 
-/// The events Claude Code gets a hook for, with each hook's time limit in seconds.
-pub(crate) const CLAUDE_EVENTS: [(&str, &str, u64); 5] = [
-    ("SessionStart", "session-start", 60),
-    ("UserPromptSubmit", "user-prompt-submit", 10),
-    ("PreCompact", "pre-compact", 30),
-    ("PostCompact", "post-compact", 30),
-    ("SessionEnd", "session-end", 30),
-];
-
 /// The user's home, for a user-scope file.
 pub(crate) fn home() -> Result<PathBuf, Error> {
     crate::env::home().ok_or(Error::NoHome)
@@ -63,7 +54,7 @@ pub(crate) fn project(h: Harness, root: Option<&Path>, rel: &str) -> Result<Path
 /// One JSON hook group running our hook for `event`, with its time limit (in the client's
 /// unit).
 pub(crate) fn group(h: Harness, event: &str, timeout: u64) -> Value {
-    json!({"hooks": [{"type": "command", "command": super::super::hook_command(h, event), "timeout": timeout}]})
+    json!({"hooks": [{"type": "command", "command": h.client().hook_command(event), "timeout": timeout}]})
 }
 
 /// The plan for `h` in `scope`; `root` is the repository's top level for project scope.
