@@ -1,6 +1,6 @@
 //! The operations floor: what handoff-store does, with no front end in it. Each operation takes
-//! a typed request and returns a `Serialize` outcome (or an `Error`); none knows clap, an output
-//! `Format`, a hook's input or a terminal. The command line (`cli`), the hooks (`hooks`,
+//! a typed request and returns a `Serialize` outcome (or an `Error`); none knows the argument
+//! parser, an output format, a hook's input or a terminal. The command line (`cli`), the hooks (`hooks`,
 //! `harness`) and the MCP server are thin doors onto it: they map their input to a request and
 //! render the outcome — so a second front end never copies an operation.
 //!

@@ -99,7 +99,7 @@ fn writer_costs(store: &crate::store::Store, now: i64) -> Option<WriterCosts> {
     })
 }
 
-/// [`crate::hooks::session_start::at_startup`] in words, for `status` (it only looks).
+/// [`crate::ops::startup::at_startup`] in words, for `status` (it only looks).
 fn startup_word(target: &crate::store::Target, store: Option<&crate::store::Store>) -> String {
     use crate::ops::startup::{AtStartup, at_startup};
     let reference = &target.facts.reference;
