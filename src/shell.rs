@@ -28,16 +28,21 @@ pub(crate) fn name_on_path() {
 /// `HANDOFF_STORE_BIN`, else the bare name (and the bare name after `name_on_path`). Every
 /// command we hand to the writer or the model uses it, so nothing depends on PATH.
 pub(crate) fn self_command() -> String {
+    word(&self_program())
+}
+
+/// This binary as [`self_command`] names it, unquoted: for a caller that runs it by argument
+/// vector (a plugin), never through a shell.
+pub(crate) fn self_program() -> String {
     if ON_PATH.get().is_some() {
         return "handoff-store".into();
     }
-    let exe = std::env::current_exe()
+    std::env::current_exe()
         .ok()
         .filter(|p| p.is_absolute())
         .map(|p| p.to_string_lossy().into_owned())
         .or_else(|| crate::env::settings().store_bin.clone())
-        .unwrap_or_else(|| "handoff-store".into());
-    word(&exe)
+        .unwrap_or_else(|| "handoff-store".into())
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod gemini;
 pub(crate) mod git_hook;
 pub(crate) mod install;
 pub(crate) mod jsonc;
+mod opencode;
 pub(crate) mod status;
 pub(crate) mod watch;
 
@@ -46,19 +47,23 @@ pub(crate) enum Harness {
     Cline,
     /// Cursor (the CLI honours injected context; the IDE is known to drop it).
     Cursor,
+    /// OpenCode (a plugin in place of session hooks).
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 impl Harness {
     /// The client a hook without `--harness` belongs to (its hooks are the plain ones).
     pub(crate) const DEFAULT: Harness = Harness::ClaudeCode;
 
-    pub(crate) const ALL: [Harness; 6] = [
+    pub(crate) const ALL: [Harness; 7] = [
         Harness::ClaudeCode,
         Harness::Codex,
         Harness::Gemini,
         Harness::Copilot,
         Harness::Cline,
         Harness::Cursor,
+        Harness::OpenCode,
     ];
 
     /// Everything about this client.
@@ -70,6 +75,7 @@ impl Harness {
             Harness::Copilot => &copilot::Copilot,
             Harness::Cline => &cline::Cline,
             Harness::Cursor => &cursor::Cursor,
+            Harness::OpenCode => &opencode::OpenCode,
         }
     }
 

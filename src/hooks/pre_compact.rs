@@ -44,7 +44,9 @@ pub(crate) struct Compacted {
 
 /// The writer program, when it is one: a path that is executable.
 fn writer_program(spec: &WriterSpec) -> Option<PathBuf> {
-    spec.program.clone().filter(|p| crate::env::is_executable(p))
+    spec.program
+        .clone()
+        .filter(|p| crate::env::is_executable(p))
 }
 
 /// A random UUID v4, lowercase.

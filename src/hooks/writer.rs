@@ -138,6 +138,7 @@ pub(crate) fn answer(run: &Run, stdout: impl Read) -> Result<Option<String>, NoA
         Answer::Stdout => String::from_utf8_lossy(&read(Box::new(stdout))?).into_owned(),
         Answer::File(name) => String::from_utf8_lossy(&read(file(name)?)?).into_owned(),
         Answer::JsonField(field) => from_json(&read(Box::new(stdout))?, field)?,
+        Answer::LastText => last_text(&read(Box::new(stdout))?)?,
     };
     let doc = document_of(&text);
     if doc.is_empty() {
@@ -175,6 +176,28 @@ fn from_json(bytes: &[u8], field: &str) -> Result<String, NoAnswer> {
         .as_str()
         .map(str::to_string)
         .ok_or(NoAnswer::Missing)
+}
+
+/// The text of the last `{"type":"text","part":{"text":…}}` event among JSON lines; an
+/// `{"type":"error"}` event after it means the run failed.
+fn last_text(bytes: &[u8]) -> Result<String, NoAnswer> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut answer = Err(NoAnswer::Missing);
+    for event in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        match event["type"].as_str() {
+            Some("text") => {
+                if let Some(t) = event["part"]["text"].as_str() {
+                    answer = Ok(t.to_string());
+                }
+            }
+            Some("error") => answer = Err(NoAnswer::Error),
+            _ => {}
+        }
+    }
+    answer
 }
 
 /// The tokens and money a writer's stdout reports, summed over every JSON object in it (the
@@ -298,6 +321,18 @@ mod tests {
             document_of("````\n# Handoff — x\n```\ninner\n```\n````\nbye"),
             "# Handoff — x\n```\ninner\n```\n"
         );
+    }
+
+    #[test]
+    fn the_last_text_event_is_the_answer() {
+        let events = b"{\"type\":\"text\",\"part\":{\"text\":\"first\"}}\n{\"type\":\"tool_use\"}\nnot json\n{\"type\":\"text\",\"part\":{\"text\":\"# H\"}}\n{\"type\":\"step_finish\"}\n";
+        assert_eq!(last_text(events), Ok("# H".to_string()));
+        assert_eq!(
+            last_text(b"{\"type\":\"step_finish\"}\n"),
+            Err(NoAnswer::Missing)
+        );
+        let failed = b"{\"type\":\"text\",\"part\":{\"text\":\"# H\"}}\n{\"type\":\"error\"}\n";
+        assert_eq!(last_text(failed), Err(NoAnswer::Error));
     }
 
     #[test]

@@ -82,6 +82,9 @@ pub(crate) enum Answer {
     File(String),
     /// Its stdout is the answer, as it printed it.
     Stdout,
+    /// Its stdout is JSON events, one a line; the answer is the `part.text` of the last event
+    /// of type `text` (a client that streams its run as JSON events).
+    LastText,
 }
 
 /// One background write.

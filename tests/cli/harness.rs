@@ -384,8 +384,13 @@ fn files_of_our_own_are_created_and_removed_whole() {
     assert_eq!(mode & 0o111, 0o111, "executable");
     assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "cline"])).code, 0);
     assert!(!cline.exists());
+    assert!(
+        !repo.join(".clinerules").exists(),
+        "the folders install created are removed with the file"
+    );
 
     // Someone else's TaskStart is never replaced.
+    std::fs::create_dir_all(repo.join(".clinerules/hooks")).expect("their folder");
     std::fs::write(&cline, "#!/bin/sh\necho theirs\n").expect("theirs");
     let o = run(&mut hs(&env, &repo, &["install", "cline"]));
     assert_eq!(o.code, 3, "{}", o.stderr);
@@ -408,6 +413,79 @@ fn files_of_our_own_are_created_and_removed_whole() {
         0
     );
     assert!(!user.exists());
+}
+
+/// OpenCode's install is a plugin file naming this binary as a JSON string (run by argument
+/// vector); uninstall removes it and the folders it made, and leaves a folder that held
+/// something else; status reads the program the plugin runs.
+#[test]
+fn opencode_gets_a_plugin_that_uninstall_removes_with_its_folders() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let plugin = repo.join(".opencode/plugins/handoff-store.js");
+    let o = run(&mut hs(&env, &repo, &["install", "opencode", "--project"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = std::fs::read_to_string(&plugin).expect("plugin");
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    let named = format!(
+        "const PROGRAM = {};",
+        serde_json::json!(bin.to_string_lossy())
+    );
+    assert!(text.contains(&named), "{text}");
+    assert!(text.contains("shell: false") && !text.contains("@PROGRAM@"));
+    let status = run(&mut hs(&env, &repo, &["status", "--all"]));
+    assert!(
+        status
+            .stdout
+            .lines()
+            .any(|l| l.split_whitespace().take(4).eq([
+                "opencode",
+                "project",
+                "installed=yes",
+                "runs=yes"
+            ])),
+        "{}",
+        status.stdout
+    );
+    assert_eq!(
+        run(&mut hs(
+            &env,
+            &repo,
+            &["uninstall", "opencode", "--project"]
+        ))
+        .code,
+        0
+    );
+    assert!(!repo.join(".opencode").exists(), "its folders are removed");
+
+    // A folder that held something of the user's before stays, with it.
+    std::fs::create_dir_all(repo.join(".opencode")).expect("theirs");
+    std::fs::write(repo.join(".opencode/opencode.json"), "{}\n").expect("theirs");
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["install", "opencode", "--project"])).code,
+        0
+    );
+    assert_eq!(
+        run(&mut hs(
+            &env,
+            &repo,
+            &["uninstall", "opencode", "--project"]
+        ))
+        .code,
+        0
+    );
+    assert!(!repo.join(".opencode/plugins").exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".opencode/opencode.json")).expect("theirs"),
+        "{}\n"
+    );
+
+    // The user scope follows XDG_CONFIG_HOME as OpenCode does.
+    let config = env.home().join("xdg");
+    let o =
+        run(hs(&env, &repo, &["install", "opencode", "--user"]).env("XDG_CONFIG_HOME", &config));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(config.join("opencode/plugins/handoff-store.js").is_file());
 }
 
 #[test]

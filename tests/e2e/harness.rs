@@ -117,6 +117,7 @@ pub struct Suite {
     pub gemini: PathBuf,
     pub cline: PathBuf,
     pub copilot: PathBuf,
+    pub opencode: PathBuf,
     pub mock: mock::Mock,
     /// The running scenario's scene folders, kept until it has been reported (a failure prints
     /// their hook logs), then removed.
@@ -380,19 +381,15 @@ None.
 }
 
 impl Suite {
-    pub fn new(
-        claude: PathBuf,
-        codex: PathBuf,
-        gemini: PathBuf,
-        cline: PathBuf,
-        copilot: PathBuf,
-    ) -> Suite {
+    /// The suite over the installed clients, in the order main lists them.
+    pub fn new([claude, codex, gemini, cline, copilot, opencode]: [PathBuf; 6]) -> Suite {
         Suite {
             claude,
             codex,
             gemini,
             cline,
             copilot,
+            opencode,
             mock: mock::Mock::start(),
             scenes: RefCell::new(Vec::new()),
             last_output: RefCell::new(String::new()),

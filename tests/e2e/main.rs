@@ -1,5 +1,5 @@
 //! End to end against the real clients: each pinned agent CLI (Claude Code, Codex CLI, Gemini
-//! CLI, Cline, Copilot CLI) is installed from the npm registry into a cache folder, pointed at a
+//! CLI, Cline, Copilot CLI, OpenCode) is installed from the npm registry into a cache folder, pointed at a
 //! loopback mock of the model APIs (`mock.rs`) that records every request, and driven through
 //! real sessions. The binaries are never on PATH: every command the product generates must name
 //! them absolutely.
@@ -23,6 +23,7 @@ mod copilot;
 mod gemini;
 mod harness;
 mod mock;
+mod opencode;
 
 use std::time::Instant;
 
@@ -53,6 +54,7 @@ fn main() {
         &gemini::CLIENT,
         &cline::CLIENT,
         &copilot::CLIENT,
+        &opencode::CLIENT,
     ];
     let programs: Vec<_> = clients.iter().map(|c| install(c)).collect();
     if std::env::var_os(IN_NETNS).is_none()
@@ -75,18 +77,19 @@ fn main() {
             "shared (namespace unavailable); API on the loopback mock, non-essential traffic off"
         }
     );
-    let [claude, codex, gemini, cline, copilot] =
-        <[_; 5]>::try_from(programs).unwrap_or_else(|_| {
-            eprintln!("e2e: FAILED — five clients expected");
+    let [claude, codex, gemini, cline, copilot, opencode] = <[_; 6]>::try_from(programs)
+        .unwrap_or_else(|_| {
+            eprintln!("e2e: FAILED — six clients expected");
             std::process::exit(1)
         });
-    let suite = Suite::new(claude, codex, gemini, cline, copilot);
+    let suite = Suite::new([claude, codex, gemini, cline, copilot, opencode]);
     let scenarios: Vec<Scenario> = [
         claude::SCENARIOS,
         codex::SCENARIOS,
         gemini::SCENARIOS,
         cline::SCENARIOS,
         copilot::SCENARIOS,
+        opencode::SCENARIOS,
     ]
     .concat();
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds

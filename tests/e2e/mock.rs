@@ -7,7 +7,8 @@
 //! own. The OpenAI Responses API (`/v1/responses`, Codex CLI) gets a one-message streamed
 //! answer, its request recorded the same way; so does the Gemini API
 //! (`/v1beta/models/…:streamGenerateContent`, Gemini CLI) and an OpenAI-compatible chat
-//! endpoint (`/v1/chat/completions`, Cline's CLI, Copilot CLI).
+//! endpoint (`/v1/chat/completions`, Cline's CLI, Copilot CLI). OpenCode is configured with a
+//! provider of Anthropic's API pointed here; its writer gets OpenCode's tool names.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -191,6 +192,8 @@ fn respond(
         } else if text.contains("You are writing a handoff for a Claude Code session") {
             hold = std::mem::take(&mut s.writer_delay);
             Some(writer_turn(&request, s.writer_doc.as_deref()))
+        } else if text.contains("You are writing a handoff for a OpenCode session") {
+            Some(opencode_writer_turn(&request, s.writer_doc.as_deref()))
         } else {
             Some(Reply::Text("ok from the mock".into()))
         }
@@ -321,6 +324,27 @@ fn writer_turn(request: &Value, doc: Option<&str>) -> Reply {
         WriterStep::WriteFile { path, content } => Reply::Tool {
             name: "Write",
             input: json!({"file_path": path, "content": content}),
+        },
+        WriterStep::Answer(doc) => Reply::Text(doc),
+    }
+}
+
+/// OpenCode's writer speaks the same API with OpenCode's tool names.
+fn opencode_writer_turn(request: &Value, doc: Option<&str>) -> Reply {
+    let answered = request.to_string().matches("\"tool_result\"").count();
+    match writer_step(
+        request,
+        "You are writing a handoff for a OpenCode session",
+        answered,
+        doc,
+    ) {
+        WriterStep::Shell(command) => Reply::Tool {
+            name: "bash",
+            input: json!({"command": command, "description": "Prepare"}),
+        },
+        WriterStep::WriteFile { path, content } => Reply::Tool {
+            name: "write",
+            input: json!({"filePath": path, "content": content}),
         },
         WriterStep::Answer(doc) => Reply::Text(doc),
     }

@@ -366,7 +366,8 @@ fn call(name: &str, args: &Arguments) -> Result<Reply, Error> {
 
 /// `handoff_read`: the answer `read` prints, consumed (when it may be) once it is made.
 fn read(place: Place, consume: bool) -> Result<Reply, Error> {
-    let (store, answer) = crate::ops::read::read(&place, 0, consume, crate::harness::writer_trail())?;
+    let (store, answer) =
+        crate::ops::read::read(&place, 0, consume, crate::harness::writer_trail())?;
     let text = super::read::read_text(&answer);
     let crate::ops::read::Answer::Handoff(shown) = &answer else {
         return Ok(Reply::new(Exit::NothingToDo).text(text));

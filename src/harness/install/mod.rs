@@ -35,6 +35,28 @@ struct Record {
     /// The client's trust keys for our hooks, when they were recorded.
     #[serde(default)]
     trust_keys: Vec<String>,
+    /// The folders the install created for the file, deepest first: uninstall removes each
+    /// that is empty again.
+    #[serde(default)]
+    created: Vec<String>,
+}
+
+/// The folders above `file` that do not exist yet, deepest first.
+fn missing_folders(file: &Path) -> Vec<String> {
+    file.ancestors()
+        .skip(1)
+        .take_while(|d| !d.as_os_str().is_empty() && crate::fs::symlink_metadata(d).is_err())
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Remove the folders an install created that are empty again (never one that holds anything).
+fn remove_created(created: &[String]) {
+    for dir in created {
+        if crate::fs::remove_dir(dir).is_err() {
+            return;
+        }
+    }
 }
 
 fn record_path(store: &Store, file: &Path) -> PathBuf {
@@ -116,6 +138,7 @@ pub(crate) fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
             ..
         }
     );
+    let created = missing_folders(&plan.file);
     write_text(&plan.file, &after, executable)?;
     // Installing again over our own earlier install (a newer release adds hooks) keeps what the
     // file was before the first one, so uninstall still gives the user's file back.
@@ -129,6 +152,7 @@ pub(crate) fn install(store: &Store, plan: &Plan) -> Result<Installed, Error> {
             .as_ref()
             .map(|r| r.trust_keys.clone())
             .unwrap_or_default(),
+        created: earlier.as_ref().map_or(created, |r| r.created.clone()),
         before: earlier.map_or(before, |r| r.before),
     };
     save_record(store, &plan.file, &record)?;
@@ -204,7 +228,10 @@ pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
     {
         match &r.before {
             Some(before) => write_text(&plan.file, before, false)?,
-            None => remove_ours(&plan.file)?,
+            None => {
+                remove_ours(&plan.file)?;
+                remove_created(&r.created);
+            }
         }
         removed.removed = true;
         removed.exact = true;
@@ -234,6 +261,7 @@ pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
             Shape::File { text: ours, .. } => {
                 if &current == ours {
                     remove_ours(&plan.file)?;
+                    remove_created(record.as_ref().map_or(&[], |r| &r.created));
                     removed.removed = true;
                 }
             }

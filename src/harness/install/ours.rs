@@ -64,10 +64,18 @@ pub(crate) fn installed_program(plan: &Plan) -> Option<PathBuf> {
                     .find(|c| is_ours(plan.harness, &json!({ "command": c })))
             })
         })?,
-        Shape::File { .. } => text
-            .lines()
-            .find_map(|l| l.strip_prefix("exec "))?
-            .to_string(),
+        Shape::File { .. } => {
+            // A plugin names its program as a JSON string (`const PROGRAM = "…";`).
+            if let Some(program) = text.lines().find_map(|l| {
+                let value = l.strip_prefix("const PROGRAM = ")?.strip_suffix(';')?;
+                serde_json::from_str::<String>(value).ok()
+            }) {
+                return Some(PathBuf::from(program));
+            }
+            text.lines()
+                .find_map(|l| l.strip_prefix("exec "))?
+                .to_string()
+        }
     };
     let word = match command.strip_prefix('\'') {
         Some(rest) => format!("'{}'", rest.split_once("' ").map_or(rest, |(w, _)| w)),

@@ -1,0 +1,154 @@
+//! OpenCode (measured on 1.18.33). It has no session hooks; it has plugins — JavaScript files
+//! it loads from `.opencode/plugins/` or `~/.config/opencode/plugins/` — so our install shape is
+//! a plugin file (contrib/opencode/handoff-store.js, shipped inside the binary with this
+//! binary's path written in). The plugin runs this binary's hooks by argument vector with
+//! Claude Code's field names on stdin: `session-start` on a session's first model call (the
+//! delivery joins the system prompt, `experimental.chat.system.transform`), `pre-compact` on
+//! `experimental.session.compacting` (our instructions join `output.context`; the writer reads
+//! the session's messages the plugin saved), `post-compact` on the `session.compacted` event.
+//!
+//! What it cannot do: no receipt is shown to the person (a plugin has no such line), and the
+//! delivery is asked for at a session's first model call, not when the session opens.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::install::{Scope, Shape, home, project};
+use super::{Client, Harness, Located};
+use crate::error::Error;
+use crate::hooks::Event;
+use crate::hooks::input::HookInput;
+use crate::hooks::pre_compact::WriterSpec;
+use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::store::runs::Answer;
+
+pub(crate) struct OpenCode;
+
+/// The plugin, with `@PROGRAM@` where this binary's path goes.
+const PLUGIN: &str = include_str!("../../contrib/opencode/handoff-store.js");
+
+/// The writer's configuration, in the run directory it runs in: an agent of its own whose every
+/// tool is denied but the reading ones (MCP tools included); a user's agent settings come
+/// before a project's, so this one stands.
+const CONFIG: &str = "opencode.json";
+
+const CONFIG_TEXT: &str = r#"{
+  "$schema": "https://opencode.ai/config.json",
+  "agent": {
+    "handoff-writer": {
+      "description": "handoff-store's background writer: it reads; it never runs, writes or fetches anything",
+      "mode": "primary",
+      "permission": {
+        "*": "deny",
+        "read": "allow",
+        "grep": "allow",
+        "glob": "allow",
+        "list": "allow",
+        "external_directory": "allow"
+      }
+    }
+  }
+}
+"#;
+
+/// The writer: `opencode run --agent handoff-writer --format json` in the run directory (where
+/// [`CONFIG`] defines that agent), the prompt on stdin (OpenCode puts it after the message);
+/// titled, so no title call is made; its answer is the last text event.
+const WRITER: Profile = Profile {
+    name: "OpenCode",
+    explore: "the grep and read tools (with offsets and limits)",
+    invocation,
+    files: &[(CONFIG, CONFIG_TEXT)],
+};
+
+fn invocation(c: &Call) -> Invocation {
+    Invocation {
+        argv: argv(
+            &c.program,
+            &[
+                "run",
+                "--agent",
+                "handoff-writer",
+                "--format",
+                "json",
+                "--title",
+                "handoff-store writer",
+                "Write the handoff as the text below says.",
+            ],
+        ),
+        resume: None,
+        answer: Answer::LastText,
+        cwd: Some(c.run_dir.to_string()),
+    }
+}
+
+/// The `opencode` program: `HANDOFF_OPENCODE_BIN`, else `opencode` on PATH.
+fn binary() -> Option<PathBuf> {
+    super::program("HANDOFF_OPENCODE_BIN", "opencode")
+}
+
+/// OpenCode's configuration folder: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
+fn config_dir() -> Result<PathBuf, Error> {
+    match crate::env::non_empty("XDG_CONFIG_HOME").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => Ok(dir.join("opencode")),
+        _ => Ok(home()?.join(".config/opencode")),
+    }
+}
+
+impl Client for OpenCode {
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn install_help(&self) -> &'static str {
+        "OpenCode's plugin (plugins/handoff-store.js)"
+    }
+
+    /// The plugin reads `{"context": …}`; nothing else is printed.
+    fn render(
+        &self,
+        _event: &Event,
+        context: Option<&str>,
+        _receipt: Option<&str>,
+    ) -> Option<String> {
+        context.and_then(|c| serde_json::to_string(&json!({ "context": c })).ok())
+    }
+
+    /// Its compaction reads the instructions the plugin adds to `output.context`.
+    fn pre_compact(&self, input: &HookInput) -> Option<String> {
+        let spec = WriterSpec {
+            profile: WRITER,
+            program: binary(),
+            instructions: true,
+            compacted: None,
+        };
+        crate::hooks::pre_compact::run(input, &spec)
+    }
+
+    /// `session.compacted`: the compaction happened.
+    fn post_compact(&self, input: &HookInput) {
+        crate::hooks::post_compact::run(input, "session.compacted");
+    }
+
+    fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
+        let file = match scope {
+            Scope::Project => project(
+                Harness::OpenCode,
+                root,
+                ".opencode/plugins/handoff-store.js",
+            )?,
+            Scope::User => config_dir()?.join("plugins/handoff-store.js"),
+        };
+        let program = serde_json::to_string(&crate::shell::self_program())
+            .map_err(|e| Error::Output(e.into()))?;
+        Ok(Located {
+            file,
+            shape: Shape::File {
+                text: PLUGIN.replace("\"@PROGRAM@\"", &program),
+                executable: false,
+            },
+            skill: None,
+        })
+    }
+}
