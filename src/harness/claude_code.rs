@@ -170,7 +170,7 @@ impl Client for ClaudeCode {
     /// The plugin (contrib/claude-code): enabled in the user's settings.json (`enabledPlugins`,
     /// `handoff-store@<marketplace>`), and whether the `handoff-store` its hooks run
     /// (`HANDOFF_STORE_BIN`, else on PATH) is there.
-    fn plugin_rows(&self, root: Option<&Path>, _cwd: &Path) -> Vec<Row> {
+    fn rows_beside(&self, root: Option<&Path>, _cwd: &Path) -> Vec<Row> {
         let file = crate::env::home().map(|h| h.join(".claude/settings.json"));
         let enabled = file
             .as_ref()

@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
+use super::install::setting::{self, Held};
 use super::install::{Plan, Scope, Shape, group, is_ours, project};
 use super::status::{Row, Verdict};
 use super::{Client, Harness, Located, Note, Trusted};
@@ -185,48 +186,53 @@ impl Client for Codex {
         }
     }
 
-    /// Our hooks from the plugin in contrib/codex, as Codex lists them.
-    fn plugin_rows(&self, _root: Option<&Path>, cwd: &Path) -> Vec<Row> {
+    /// Our steering in each scope's `config.toml`, then our hooks from the plugin in
+    /// contrib/codex, as Codex lists them.
+    fn rows_beside(&self, root: Option<&Path>, cwd: &Path) -> Vec<Row> {
+        let mut rows: Vec<Row> = [Scope::User, Scope::Project]
+            .into_iter()
+            .filter_map(|scope| steering_row(config_file(scope, root)?))
+            .collect();
         let listing = listing(cwd);
         let Some(Ok((hooks, _))) = listing.as_ref() else {
-            return Vec::new();
+            return rows;
         };
-        hooks
-            .iter()
-            .filter(|hook| {
-                hook.ours && hook.plugin.is_some() && hook.key.contains(":session_start:")
-            })
-            .map(|hook| {
-                let plugin = hook.plugin.as_deref().unwrap_or("?");
-                let verdict = if hook.trust == "trusted" {
-                    Verdict::yes(format!("plugin {plugin}, trusted by Codex"))
-                } else {
-                    Verdict::no(format!(
-                        "plugin {plugin}: Codex reports it {}; run handoff-store trust codex",
-                        hook.trust
-                    ))
-                };
-                Row {
-                    harness: self.name(),
-                    scope: "plugin",
-                    file: hook.source_path.clone(),
-                    installed: true,
-                    runs: verdict.runs,
-                    why: verdict.why,
-                }
-            })
-            .collect()
+        rows.extend(
+            hooks
+                .iter()
+                .filter(|hook| {
+                    hook.ours && hook.plugin.is_some() && hook.key.contains(":session_start:")
+                })
+                .map(|hook| {
+                    let plugin = hook.plugin.as_deref().unwrap_or("?");
+                    let verdict = if hook.trust == "trusted" {
+                        Verdict::yes(format!("plugin {plugin}, trusted by Codex"))
+                    } else {
+                        Verdict::no(format!(
+                            "plugin {plugin}: Codex reports it {}; run handoff-store trust codex",
+                            hook.trust
+                        ))
+                    };
+                    Row {
+                        harness: self.name(),
+                        scope: "plugin",
+                        file: hook.source_path.clone(),
+                        installed: true,
+                        runs: verdict.runs,
+                        why: verdict.why,
+                    }
+                }),
+        );
+        rows
     }
 
     /// Trust our hook through Codex, or say what the user must do.
     fn after_install(&self, store: &crate::store::Store, plan: &Plan, dir: &Path) -> Vec<Note> {
         let trust = |text: String| Note { tag: "trust", text };
         let mut notes = vec![match binary().map(|bin| trust_ours(&bin, dir)) {
-            None => {
-                return vec![trust(format!(
-                    "codex is not on PATH, so the hook is not trusted yet: {MANUAL}"
-                ))];
-            }
+            None => trust(format!(
+                "codex is not on PATH, so the hook is not trusted yet: {MANUAL}"
+            )),
             Some(Ok(Trust::Already)) => trust("Codex already trusts it".into()),
             Some(Ok(Trust::NotListed)) => trust(format!(
                 "Codex does not list the hook here, so it will not run (is {} valid JSON, without comments? for --project, is the project trusted?); see handoff-store status",
@@ -241,6 +247,7 @@ impl Client for Codex {
             }
             Some(Err(e)) => trust(format!("not recorded ({e}): {MANUAL}")),
         }];
+        notes.extend(steer(store, plan.file.parent()));
         if plan.scope == Scope::Project {
             notes.push(Note {
                 tag: "note",
@@ -252,6 +259,25 @@ impl Client for Codex {
 
     fn forget(&self, key: &str) {
         let _ = forget(key);
+    }
+
+    /// Our `compact_prompt` goes with the hooks.
+    fn after_uninstall(&self, store: &crate::store::Store, plan: &Plan) -> Vec<Note> {
+        let Some(file) = plan.file.parent().map(|d| d.join("config.toml")) else {
+            return Vec::new();
+        };
+        let prompt = crate::hooks::texts::compact_prompt();
+        match setting::unset(store, &file, COMPACT_PROMPT, &prompt) {
+            Ok(true) => vec![Note {
+                tag: "removed",
+                text: format!("compact_prompt (our steering) from {}", file.display()),
+            }],
+            Ok(false) => Vec::new(),
+            Err(e) => vec![Note {
+                tag: "note",
+                text: format!("compact_prompt left in {}: {e}", file.display()),
+            }],
+        }
     }
 
     /// Through `codex app-server` — what Codex's /hooks "Trust" does (exit 3 when Codex cannot
@@ -274,6 +300,63 @@ impl Client for Codex {
             }
         }))
     }
+}
+
+/// The key of Codex's `config.toml` that replaces its compaction prompt.
+const COMPACT_PROMPT: &str = "compact_prompt";
+
+/// The `config.toml` beside the hooks of `scope` (`root`: the repository, for project scope).
+fn config_file(scope: Scope, root: Option<&Path>) -> Option<PathBuf> {
+    match scope {
+        Scope::User => codex_home().map(|h| h.join("config.toml")),
+        Scope::Project => root.map(|r| r.join(".codex/config.toml")),
+    }
+}
+
+/// Steer Codex's compaction: our `compact_prompt` in the `config.toml` in `dir` (beside the
+/// hooks), unless the user has one of their own, which stays; what was done, for the user.
+fn steer(store: &crate::store::Store, dir: Option<&Path>) -> Option<Note> {
+    let file = dir?.join("config.toml");
+    let prompt = crate::hooks::texts::compact_prompt();
+    let text = match setting::set(store, &file, COMPACT_PROMPT, &prompt) {
+        Ok(Held::Nothing) => format!(
+            "compact_prompt set in {}: Codex's compaction keeps decisions, dead ends and traps verbatim",
+            file.display()
+        ),
+        Ok(Held::Ours) => format!("compact_prompt in {} is ours already", file.display()),
+        Ok(Held::Theirs) => format!(
+            "your own compact_prompt in {} is kept: Codex's compaction follows it, not ours",
+            file.display()
+        ),
+        Err(e) => format!("compact_prompt not set ({e}); Codex's compaction is not steered"),
+    };
+    Some(Note { tag: "steer", text })
+}
+
+/// `status`'s row for the steering in `file`, when it holds a `compact_prompt`.
+fn steering_row(file: PathBuf) -> Option<Row> {
+    let prompt = crate::hooks::texts::compact_prompt();
+    let (installed, verdict) = match setting::held(&file, COMPACT_PROMPT, &prompt).ok()? {
+        Held::Nothing => return None,
+        Held::Ours => (
+            true,
+            Verdict::yes("compact_prompt: handoff-store's steering"),
+        ),
+        Held::Theirs => (
+            false,
+            Verdict::no(
+                "compact_prompt of your own: kept; Codex's compaction follows it, not ours",
+            ),
+        ),
+    };
+    Some(Row {
+        harness: "codex",
+        scope: "steering",
+        file: Some(file.to_string_lossy().into_owned()),
+        installed,
+        runs: verdict.runs,
+        why: verdict.why,
+    })
 }
 
 /// How long one app-server answer may take.

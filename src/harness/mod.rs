@@ -204,8 +204,9 @@ pub(crate) trait Client: Sync {
         None
     }
 
-    /// `status` rows for our hooks that come from a plugin of the client's.
-    fn plugin_rows(&self, _root: Option<&Path>, _cwd: &Path) -> Vec<status::Row> {
+    /// `status` rows beside the hook files: our hooks from a plugin of the client's, a setting
+    /// of ours in its configuration.
+    fn rows_beside(&self, _root: Option<&Path>, _cwd: &Path) -> Vec<status::Row> {
         Vec::new()
     }
 
@@ -216,6 +217,11 @@ pub(crate) trait Client: Sync {
 
     /// After `uninstall` removed hooks whose trust keys were recorded: forget them.
     fn forget(&self, _key: &str) {}
+
+    /// After `uninstall` took the hooks out: what else of ours it took out (lines for the user).
+    fn after_uninstall(&self, _store: &crate::store::Store, _plan: &Plan) -> Vec<Note> {
+        Vec::new()
+    }
 
     /// `trust <client>`: have the client trust the hooks of ours it lists for `dir`; `None` for
     /// a client that has no trust of its own.

@@ -60,11 +60,11 @@ pub(crate) fn scope_name(s: Scope) -> &'static str {
 }
 
 /// Every client in both scopes, for the checkout at `root` (project scope) and `cwd`; first
-/// the hooks that come from a client's plugin.
+/// what sits beside the hook files (a client's plugin, a setting of ours).
 pub(crate) fn rows(root: Option<&Path>, cwd: &Path) -> Vec<Row> {
     let mut out: Vec<Row> = Harness::ALL
         .iter()
-        .flat_map(|h| h.client().plugin_rows(root, cwd))
+        .flat_map(|h| h.client().rows_beside(root, cwd))
         .collect();
     for h in Harness::ALL {
         for scope in [Scope::User, Scope::Project] {

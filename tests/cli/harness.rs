@@ -488,6 +488,79 @@ fn opencode_gets_a_plugin_that_uninstall_removes_with_its_folders() {
     assert!(config.join("opencode/plugins/handoff-store.js").is_file());
 }
 
+/// `install codex` steers Codex's compaction through `compact_prompt` in `config.toml`,
+/// format-preserving; uninstall gives the file back byte for byte, or takes only our key out of
+/// a file edited since; a `compact_prompt` of the user's own is never touched, and status says
+/// which it is.
+#[test]
+fn codex_compaction_is_steered_through_compact_prompt_and_given_back() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let config = env.home().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().expect("dir")).expect("dir");
+    let mine = "# mine\nmodel = \"o3\"\n\n[tui]\ntheme = \"dark\"\n";
+    std::fs::write(&config, mine).expect("config");
+    let o = run(&mut hs(&env, &repo, &["install", "codex"]));
+    assert!(
+        o.stdout.contains("steer     compact_prompt set in"),
+        "{}",
+        o.stdout
+    );
+    let during = std::fs::read_to_string(&config).expect("config");
+    let doc: toml_edit::DocumentMut = during.parse().expect("toml");
+    assert!(
+        doc.get("compact_prompt")
+            .and_then(|v| v.as_str())
+            .is_some_and(|p| p.contains("Keep verbatim, in a section of their own")),
+        "{during}"
+    );
+    assert!(
+        during.starts_with("# mine\nmodel = \"o3\"\n")
+            && during.contains("[tui]\ntheme = \"dark\"\n")
+    );
+    let status = run(&mut hs(&env, &repo, &["status", "--all"]));
+    assert!(
+        status.stdout.contains("steering installed=yes"),
+        "{}",
+        status.stdout
+    );
+    let o = run(&mut hs(&env, &repo, &["uninstall", "codex"]));
+    assert!(
+        o.stdout.contains("compact_prompt (our steering)"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&config).expect("config"), mine);
+
+    // Edited since: only our key goes.
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "codex"])).code, 0);
+    let edited = format!(
+        "{}\n[profiles.x]\nmodel = \"gpt\"\n",
+        std::fs::read_to_string(&config).expect("config")
+    );
+    std::fs::write(&config, &edited).expect("edit");
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "codex"])).code, 0);
+    let left = std::fs::read_to_string(&config).expect("config");
+    assert!(
+        !left.contains("compact_prompt") && left.contains("[profiles.x]"),
+        "{left}"
+    );
+
+    // The user's own compact_prompt is theirs.
+    let theirs = "compact_prompt = \"mine\"\n";
+    std::fs::write(&config, theirs).expect("theirs");
+    let o = run(&mut hs(&env, &repo, &["install", "codex"]));
+    assert!(o.stdout.contains("your own compact_prompt"), "{}", o.stdout);
+    let status = run(&mut hs(&env, &repo, &["status", "--all"]));
+    assert!(
+        status.stdout.contains("compact_prompt of your own"),
+        "{}",
+        status.stdout
+    );
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "codex"])).code, 0);
+    assert_eq!(std::fs::read_to_string(&config).expect("config"), theirs);
+}
+
 #[test]
 fn codex_without_the_codex_program_says_how_to_trust_and_status_says_why() {
     let env = TestEnv::new();

@@ -19,7 +19,7 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::codex_session_start,
     ),
     (
-        "codex: an automatic compaction runs the writer through codex exec; its handoff replaces the slot",
+        "codex: an automatic compaction, steered by our compact_prompt, runs the writer through codex exec; its handoff replaces the slot",
         Suite::codex_compaction,
     ),
     (
@@ -196,10 +196,10 @@ impl Suite {
     }
 
     /// Codex's automatic compaction: with `model_auto_compact_token_limit` set low and the mock
-    /// reporting a large usage, the resumed session compacts; PreCompact (installed by
-    /// `install codex`) starts the background writer through `codex exec`, whose session writes
-    /// the draft and runs the write command with its shell tool; PostCompact confirms; the
-    /// writer's handoff replaces the slot and the old one is in history.
+    /// reporting a large usage, the resumed session compacts, steered by the `compact_prompt`
+    /// `install codex` set; PreCompact starts the background writer through `codex exec`
+    /// (read-only: the mock asks it for a shell command and a file write first); PostCompact
+    /// confirms; the writer's handoff replaces the slot and the old one is in history.
     fn codex_compaction(&self) -> Check {
         let (scene, codex_home) = self.codex_scene("model_auto_compact_token_limit = 1000\n")?;
         let slot = self.stored(&scene, "tag-before-compact")?;
@@ -238,6 +238,13 @@ impl Suite {
             )
         })?;
         self.writer_had_no_shell(&scene, mark, "Codex")?;
+        // `install codex` set our compact_prompt: Codex's own compaction request carries it.
+        ensure(
+            !self
+                .sent_since(mark, "for the model that carries on after this compaction")
+                .is_empty(),
+            || "no request of Codex's compaction carried our compact_prompt".into(),
+        )?;
         self.kept_in_history(&scene, "tag-before-compact")
     }
 

@@ -191,12 +191,14 @@ pub(crate) struct RecordFailed {
 /// A client whose hooks are installed in one scope (or by its plugin) needs no other: its other
 /// rows say so instead of recommending an install.
 fn not_needed(rows: &mut [status::Row]) {
+    // Hook rows only: a setting beside them (a client's steering) is not a hook.
+    let hooks = |r: &status::Row| matches!(r.scope, "user" | "project" | "plugin");
     let installed: Vec<(&'static str, &'static str)> = rows
         .iter()
-        .filter(|r| r.installed)
+        .filter(|r| r.installed && hooks(r))
         .map(|r| (r.harness, r.scope))
         .collect();
-    for r in rows.iter_mut().filter(|r| !r.installed) {
+    for r in rows.iter_mut().filter(|r| !r.installed && hooks(r)) {
         if let Some((_, scope)) = installed.iter().find(|(h, _)| *h == r.harness) {
             r.why = format!("not needed: installed in the {scope} scope");
         }

@@ -25,6 +25,8 @@ pub(crate) enum Uninstalled {
         removed: bool,
         exact: bool,
         skill: Option<PathBuf>,
+        /// What else of ours went with the hooks (a client's setting), a line each.
+        notes: Vec<(&'static str, String)>,
     },
     /// git's post-checkout hook.
     GitHook { path: PathBuf, done: Removed },
@@ -43,12 +45,19 @@ fn uninstall(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<U
     for key in &done.trust_keys {
         h.client().forget(key);
     }
+    let notes = h
+        .client()
+        .after_uninstall(&store, &plan)
+        .into_iter()
+        .map(|n| (n.tag, n.text))
+        .collect();
     Ok(Uninstalled::Harness {
         name: h.name(),
         file: done.file,
         removed: done.removed,
         exact: done.exact,
         skill: plan.skill.filter(|_| skill),
+        notes,
     })
 }
 
@@ -60,6 +69,7 @@ fn uninstalled_text(u: &Uninstalled) -> String {
             removed,
             exact,
             skill,
+            notes,
         } => {
             let mut text = match (removed, exact) {
                 (false, _) => format!("nothing to remove: no {name} hook of ours in {file}\n"),
@@ -70,6 +80,9 @@ fn uninstalled_text(u: &Uninstalled) -> String {
             };
             if let Some(path) = skill {
                 text.push_str(&format!("removed   /handoff skill {}\n", path.display()));
+            }
+            for (tag, line) in notes {
+                text.push_str(&format!("{tag:<10}{line}\n"));
             }
             text
         }

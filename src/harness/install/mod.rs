@@ -8,6 +8,7 @@
 mod file;
 mod ours;
 mod plan;
+pub(crate) mod setting;
 mod skill;
 
 pub(crate) use ours::{installed_program, is_installed, is_ours, names_our_hook, runs_our_binary};

@@ -37,6 +37,15 @@ pub(crate) fn compaction_instructions(background: Option<&str>) -> String {
 }
 pub(crate) use crate::store::runs::background_note;
 
+/// A whole compaction prompt, for a client whose setting replaces its own (a
+/// `compact_prompt`): what to write, then what to keep ([`compaction_instructions`]).
+pub(crate) fn compact_prompt() -> String {
+    format!(
+        "Summarise the conversation so far for the model that carries on after this compaction: it will have this summary and nothing else of it. {} End with the task as it stands and the next step.",
+        compaction_instructions(None)
+    )
+}
+
 /// The background writer's prompt (docs/hooks.md §3.2): self-contained; the transcript path travels
 /// only here, never on a command line. The writer has read-only tools at most, so it is asked
 /// for the document as its final answer, which the supervisor gates and stores. `name` and
