@@ -202,15 +202,35 @@ impl Client for ClaudeCode {
             ("yes", Some(why)) => Verdict::no(why),
             _ => verdict,
         };
-        vec![Row {
+        let mut rows = vec![Row {
             harness: self.name(),
             scope: "plugin",
             file: file.map(|f| f.to_string_lossy().into_owned()),
             installed: enabled,
             runs: verdict.runs,
             why: verdict.why,
-        }]
+        }];
+        rows.extend(mcp_rows(root));
+        rows
     }
+}
+
+/// Our MCP server where `claude mcp add` registers it: `~/.claude.json` (user scope, and the
+/// project's entry there: local scope, the default) and the project's `.mcp.json`.
+fn mcp_rows(root: Option<&Path>) -> Vec<Row> {
+    use super::status::mcp_rows;
+    let name = ClaudeCode.name();
+    let mut rows = Vec::new();
+    if let Some(file) = crate::env::home().map(|h| h.join(".claude.json")) {
+        rows.extend(mcp_rows(name, &file, &["mcpServers"]));
+        if let Some(root) = root.map(|r| r.to_string_lossy().into_owned()) {
+            rows.extend(mcp_rows(name, &file, &["projects", &root, "mcpServers"]));
+        }
+    }
+    if let Some(root) = root {
+        rows.extend(mcp_rows(name, &root.join(".mcp.json"), &["mcpServers"]));
+    }
+    rows
 }
 
 /// The settings file whose `"disableAllHooks": true` turns every hook off here (the project's

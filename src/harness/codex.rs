@@ -189,10 +189,12 @@ impl Client for Codex {
     /// Our steering in each scope's `config.toml`, then our hooks from the plugin in
     /// contrib/codex, as Codex lists them.
     fn rows_beside(&self, root: Option<&Path>, cwd: &Path) -> Vec<Row> {
-        let mut rows: Vec<Row> = [Scope::User, Scope::Project]
+        let configs: Vec<PathBuf> = [Scope::User, Scope::Project]
             .into_iter()
-            .filter_map(|scope| steering_row(config_file(scope, root)?))
+            .filter_map(|scope| config_file(scope, root))
             .collect();
+        let mut rows: Vec<Row> = configs.iter().cloned().filter_map(steering_row).collect();
+        rows.extend(configs.iter().flat_map(|f| mcp_rows(f)));
         let listing = listing(cwd);
         let Some(Ok((hooks, _))) = listing.as_ref() else {
             return rows;
@@ -331,6 +333,37 @@ fn steer(store: &crate::store::Store, dir: Option<&Path>) -> Option<Note> {
         Err(e) => format!("compact_prompt not set ({e}); Codex's compaction is not steered"),
     };
     Some(Note { tag: "steer", text })
+}
+
+/// Our MCP server where `codex mcp add` registers it: `[mcp_servers.<name>]` in `file`.
+fn mcp_rows(file: &Path) -> Vec<Row> {
+    let Some(doc) = crate::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(servers) = doc.get("mcp_servers").and_then(|s| s.as_table_like()) else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter_map(|(_, server)| {
+            let server = server.as_table_like()?;
+            let command = server.get("command")?.as_str()?.to_string();
+            let args = server
+                .get("args")
+                .and_then(|a| a.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_else(Vec::new);
+            let argv: Vec<String> = std::iter::once(command).chain(args).collect();
+            super::status::mcp_row("codex", file, &argv)
+        })
+        .collect()
 }
 
 /// `status`'s row for the steering in `file`, when it holds a `compact_prompt`.

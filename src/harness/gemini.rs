@@ -162,6 +162,16 @@ impl Client for Gemini {
         observe(input);
     }
 
+    /// Our MCP server, where `gemini mcp add` registered it (`mcpServers` of either settings
+    /// file).
+    fn rows_beside(&self, root: Option<&Path>, _cwd: &Path) -> Vec<super::status::Row> {
+        [Scope::User, Scope::Project]
+            .into_iter()
+            .filter_map(|scope| self.locate(scope, root).ok())
+            .flat_map(|l| super::status::mcp_rows(self.name(), &l.file, &["mcpServers"]))
+            .collect()
+    }
+
     fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
         let file = match scope {
             Scope::User => home()?.join(".gemini/settings.json"),

@@ -131,6 +131,20 @@ impl Client for OpenCode {
         crate::hooks::post_compact::run(input, "session.compacted");
     }
 
+    /// Our MCP server in its configuration (`mcp`, a local server's `command` an argument
+    /// vector): the user's `opencode.json` and the project's.
+    fn rows_beside(&self, root: Option<&Path>, _cwd: &Path) -> Vec<super::status::Row> {
+        let files = [
+            config_dir().ok().map(|d| d.join("opencode.json")),
+            root.map(|r| r.join("opencode.json")),
+        ];
+        files
+            .into_iter()
+            .flatten()
+            .flat_map(|f| super::status::mcp_rows(self.name(), &f, &["mcp"]))
+            .collect()
+    }
+
     fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
         let file = match scope {
             Scope::Project => project(

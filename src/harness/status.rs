@@ -52,6 +52,77 @@ impl Verdict {
     }
 }
 
+/// `status`'s rows for the MCP servers of ours (`handoff-store mcp`) registered in the JSON
+/// `file` under `at` (an object of servers, each with `command` and `args`, or `command` as an
+/// argument vector, as OpenCode spells it): whether the program it names is there.
+pub(crate) fn mcp_rows(harness: &'static str, file: &Path, at: &[&str]) -> Vec<Row> {
+    let Some(value) = crate::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| super::jsonc::value(&t))
+    else {
+        return Vec::new();
+    };
+    let servers = at
+        .iter()
+        .try_fold(&value, |v, k| v.get(k))
+        .and_then(|v| v.as_object());
+    let strings = |v: Option<&serde_json::Value>| -> Vec<String> {
+        v.and_then(|a| a.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    servers
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, server)| {
+            let argv = match server.get("command") {
+                Some(serde_json::Value::String(c)) => std::iter::once(c.clone())
+                    .chain(strings(server.get("args")))
+                    .collect(),
+                other => strings(other),
+            };
+            mcp_row(harness, file, &argv)
+        })
+        .collect()
+}
+
+/// The row for one registered server whose argument vector is `argv`, when it is ours: a
+/// `handoff-store` program run with `mcp`.
+pub(crate) fn mcp_row(harness: &'static str, file: &Path, argv: &[String]) -> Option<Row> {
+    let (program, args) = argv.split_first()?;
+    let path = Path::new(program);
+    let ours = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("handoff-store"))
+        && args.first().map(String::as_str) == Some("mcp");
+    if !ours {
+        return None;
+    }
+    let found = if path.components().count() > 1 {
+        Some(path.to_path_buf()).filter(|p| crate::env::is_executable(p))
+    } else {
+        crate::env::on_path(program, crate::env::is_executable)
+    };
+    let verdict = match found {
+        Some(p) => Verdict::yes(format!("MCP server {}", p.display())),
+        None => Verdict::no(format!(
+            "MCP server {program}: no such program (moved, removed, or not on PATH)"
+        )),
+    };
+    Some(Row {
+        harness,
+        scope: "mcp",
+        file: Some(file.to_string_lossy().into_owned()),
+        installed: true,
+        runs: verdict.runs,
+        why: verdict.why,
+    })
+}
+
 pub(crate) fn scope_name(s: Scope) -> &'static str {
     match s {
         Scope::User => "user",

@@ -561,6 +561,62 @@ fn codex_compaction_is_steered_through_compact_prompt_and_given_back() {
     assert_eq!(std::fs::read_to_string(&config).expect("config"), theirs);
 }
 
+/// `status` finds our MCP server where each client's own `mcp add` writes it (Claude Code's
+/// `.mcp.json`, Codex's `[mcp_servers.*]`, Gemini CLI's `mcpServers`, OpenCode's `mcp` with the
+/// command as an argument vector), says whether the program it names is there, and ignores
+/// other servers.
+#[test]
+fn status_shows_mcp_registrations_in_each_clients_file() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let bin = assert_cmd::cargo::cargo_bin("handoff-store");
+    let bin = bin.to_string_lossy();
+    let write = |path: &Path, text: String| {
+        std::fs::create_dir_all(path.parent().expect("dir")).expect("dir");
+        std::fs::write(path, text).expect("config");
+    };
+    let other = r#""other": {"command": "/usr/bin/true", "args": ["mcp"]}"#;
+    write(
+        &repo.join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"handoff": {{"type": "stdio", "command": "{bin}", "args": ["mcp"]}}, {other}}}}}"#
+        ),
+    );
+    write(
+        &env.home().join(".codex/config.toml"),
+        format!("[mcp_servers.handoff]\ncommand = \"{bin}\"\nargs = [\"mcp\"]\n"),
+    );
+    write(
+        &env.home().join(".gemini/settings.json"),
+        r#"{"mcpServers": {"handoff": {"command": "/gone/handoff-store", "args": ["mcp"]}}}"#
+            .into(),
+    );
+    write(
+        &repo.join("opencode.json"),
+        format!(r#"{{"mcp": {{"handoff": {{"type": "local", "command": ["{bin}", "mcp"]}}}}}}"#),
+    );
+    let status = run(&mut hs(&env, &repo, &["status", "--all"])).stdout;
+    let rows: Vec<Vec<&str>> = status
+        .lines()
+        .map(|l| l.split_whitespace().take(4).collect())
+        .filter(|w: &Vec<&str>| w.get(1) == Some(&"mcp"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["claude-code", "mcp", "installed=yes", "runs=yes"],
+            ["codex", "mcp", "installed=yes", "runs=yes"],
+            ["gemini", "mcp", "installed=yes", "runs=no"],
+            ["opencode", "mcp", "installed=yes", "runs=yes"],
+        ],
+        "{status}"
+    );
+    assert!(
+        status.contains("MCP server /gone/handoff-store: no such program"),
+        "{status}"
+    );
+}
+
 #[test]
 fn codex_without_the_codex_program_says_how_to_trust_and_status_says_why() {
     let env = TestEnv::new();

@@ -382,6 +382,16 @@ impl Suite {
                 "mcp", "add", "handoff", "-e", &store, "--", STORE_BIN, "mcp",
             ],
         )?;
+        // `status` finds the registration where Claude Code wrote it.
+        let (_, status) = self.store_cmd(&scene, &["status", "--all"], None);
+        ensure(
+            status.lines().any(|l| {
+                l.split_whitespace()
+                    .take(4)
+                    .eq(["claude-code", "mcp", "installed=yes", "runs=yes"])
+            }),
+            || format!("status shows no MCP registration: {status}"),
+        )?;
         let mark = self.mock.mark();
         let out = self.claude_cmd(
             &scene,
