@@ -50,11 +50,22 @@ fn cache_dir(client: &Client) -> PathBuf {
 pub fn install_client(client: &Client) -> Result<PathBuf, String> {
     let dir = cache_dir(client);
     let bin = dir.join("node_modules/.bin").join(client.program);
+    // The pinned version is installed: the program says so, or (a program without
+    // `--version`, the Inspector) its package's manifest does.
+    let manifest = dir
+        .join("node_modules")
+        .join(client.package)
+        .join("package.json");
     let works = |bin: &Path| {
         Command::new(bin)
             .arg("--version")
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(client.version))
+            || (bin.is_file()
+                && std::fs::read(&manifest)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                    .is_some_and(|m| m["version"] == client.version))
     };
     if works(&bin) {
         return Ok(bin);
@@ -118,6 +129,7 @@ pub struct Suite {
     pub cline: PathBuf,
     pub copilot: PathBuf,
     pub opencode: PathBuf,
+    pub inspector: PathBuf,
     pub mock: mock::Mock,
     /// The running scenario's scene folders, kept until it has been reported (a failure prints
     /// their hook logs), then removed.
@@ -382,7 +394,9 @@ None.
 
 impl Suite {
     /// The suite over the installed clients, in the order main lists them.
-    pub fn new([claude, codex, gemini, cline, copilot, opencode]: [PathBuf; 6]) -> Suite {
+    pub fn new(
+        [claude, codex, gemini, cline, copilot, opencode, inspector]: [PathBuf; 7],
+    ) -> Suite {
         Suite {
             claude,
             codex,
@@ -390,6 +404,7 @@ impl Suite {
             cline,
             copilot,
             opencode,
+            inspector,
             mock: mock::Mock::start(),
             scenes: RefCell::new(Vec::new()),
             last_output: RefCell::new(String::new()),

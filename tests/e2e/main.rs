@@ -1,5 +1,5 @@
 //! End to end against the real clients: each pinned agent CLI (Claude Code, Codex CLI, Gemini
-//! CLI, Cline, Copilot CLI, OpenCode) is installed from the npm registry into a cache folder, pointed at a
+//! CLI, Cline, Copilot CLI, OpenCode) and the MCP Inspector (a real MCP client) is installed from the npm registry into a cache folder, pointed at a
 //! loopback mock of the model APIs (`mock.rs`) that records every request, and driven through
 //! real sessions. The binaries are never on PATH: every command the product generates must name
 //! them absolutely.
@@ -22,6 +22,7 @@ mod codex;
 mod copilot;
 mod gemini;
 mod harness;
+mod mcp;
 mod mock;
 mod opencode;
 
@@ -55,6 +56,7 @@ fn main() {
         &cline::CLIENT,
         &copilot::CLIENT,
         &opencode::CLIENT,
+        &mcp::CLIENT,
     ];
     let programs: Vec<_> = clients.iter().map(|c| install(c)).collect();
     if std::env::var_os(IN_NETNS).is_none()
@@ -77,12 +79,11 @@ fn main() {
             "shared (namespace unavailable); API on the loopback mock, non-essential traffic off"
         }
     );
-    let [claude, codex, gemini, cline, copilot, opencode] = <[_; 6]>::try_from(programs)
-        .unwrap_or_else(|_| {
-            eprintln!("e2e: FAILED — six clients expected");
-            std::process::exit(1)
-        });
-    let suite = Suite::new([claude, codex, gemini, cline, copilot, opencode]);
+    let programs = <[_; 7]>::try_from(programs).unwrap_or_else(|_| {
+        eprintln!("e2e: FAILED — seven clients expected");
+        std::process::exit(1)
+    });
+    let suite = Suite::new(programs);
     let scenarios: Vec<Scenario> = [
         claude::SCENARIOS,
         codex::SCENARIOS,
@@ -90,6 +91,7 @@ fn main() {
         cline::SCENARIOS,
         copilot::SCENARIOS,
         opencode::SCENARIOS,
+        mcp::SCENARIOS,
     ]
     .concat();
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds
