@@ -407,6 +407,26 @@ fn main() {
             setup: None,
         },
     ];
+    // The MCP server, when this build has it (`cargo bench --features mcp`): from the start to
+    // the first answer (initialize), then stdin closes and it ends.
+    let mcp_cases: Vec<Case> = if cfg!(feature = "mcp") {
+        vec![Case {
+            name: "mcp: start, answer initialize, end at stdin's close",
+            target_ms: 20.0,
+            bin: "store",
+            args: vec!["mcp".into()],
+            stdin: Some(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#
+                    .to_string()
+                    + "\n",
+            ),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        }]
+    } else {
+        Vec::new()
+    };
     // `HANDOFF_BENCH_BEFORE=<dir>` holds an earlier build's two binaries: each case then runs
     // them too, one run of each in turn (a machine whose speed drifts — CPU steal, the disk —
     // drifts under both alike), and the table shows before and after side by side.
@@ -425,6 +445,7 @@ fn main() {
     for case in cases
         .iter()
         .chain(&hostile_cases)
+        .chain(&mcp_cases)
         .filter(|c| c.name.contains(&only))
     {
         if case.bin == "rg" && !Path::new("/usr/bin/rg").exists() {
