@@ -54,7 +54,7 @@ impl Verdict {
 
 /// `status`'s rows for the MCP servers of ours (`handoff-store mcp`) registered in the JSON
 /// `file` under `at` (an object of servers, each with `command` and `args`, or `command` as an
-/// argument vector, as OpenCode spells it): whether the program it names is there.
+/// argument vector, as one client spells it): whether the program it names is there.
 pub(crate) fn mcp_rows(harness: &'static str, file: &Path, at: &[&str]) -> Vec<Row> {
     let Some(value) = crate::fs::read_to_string(file)
         .ok()
