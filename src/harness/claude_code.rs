@@ -222,13 +222,14 @@ fn mcp_rows(root: Option<&Path>) -> Vec<Row> {
     let name = ClaudeCode.name();
     let mut rows = Vec::new();
     if let Some(file) = crate::env::home().map(|h| h.join(".claude.json")) {
-        rows.extend(mcp_rows(name, &file, &["mcpServers"]));
-        if let Some(root) = root.map(|r| r.to_string_lossy().into_owned()) {
-            rows.extend(mcp_rows(name, &file, &["projects", &root, "mcpServers"]));
-        }
+        let project = root.map(|r| r.to_string_lossy().into_owned());
+        let local = project.as_deref().map(|p| ["projects", p, "mcpServers"]);
+        let mut places: Vec<&[&str]> = vec![&["mcpServers"]];
+        places.extend(local.as_ref().map(|l| &l[..]));
+        rows.extend(mcp_rows(name, &file, &places));
     }
     if let Some(root) = root {
-        rows.extend(mcp_rows(name, &root.join(".mcp.json"), &["mcpServers"]));
+        rows.extend(mcp_rows(name, &root.join(".mcp.json"), &[&["mcpServers"]]));
     }
     rows
 }

@@ -168,7 +168,7 @@ impl Client for Gemini {
         [Scope::User, Scope::Project]
             .into_iter()
             .filter_map(|scope| self.locate(scope, root).ok())
-            .flat_map(|l| super::status::mcp_rows(self.name(), &l.file, &["mcpServers"]))
+            .flat_map(|l| super::status::mcp_rows(self.name(), &l.file, &[&["mcpServers"]]))
             .collect()
     }
 

@@ -141,7 +141,7 @@ impl Client for OpenCode {
         files
             .into_iter()
             .flatten()
-            .flat_map(|f| super::status::mcp_rows(self.name(), &f, &["mcp"]))
+            .flat_map(|f| super::status::mcp_rows(self.name(), &f, &[&["mcp"]]))
             .collect()
     }
 

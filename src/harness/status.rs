@@ -53,19 +53,21 @@ impl Verdict {
 }
 
 /// `status`'s rows for the MCP servers of ours (`handoff-store mcp`) registered in the JSON
-/// `file` under `at` (an object of servers, each with `command` and `args`, or `command` as an
-/// argument vector, as one client spells it): whether the program it names is there.
-pub(crate) fn mcp_rows(harness: &'static str, file: &Path, at: &[&str]) -> Vec<Row> {
+/// `file` under each path of `places` (an object of servers, each with `command` and `args`, or
+/// `command` as an argument vector, as one client spells it), the file read once: whether the
+/// program each names is there.
+pub(crate) fn mcp_rows(harness: &'static str, file: &Path, places: &[&[&str]]) -> Vec<Row> {
     let Some(value) = crate::fs::read_to_string(file)
         .ok()
         .and_then(|t| super::jsonc::value(&t))
     else {
         return Vec::new();
     };
-    let servers = at
-        .iter()
-        .try_fold(&value, |v, k| v.get(k))
-        .and_then(|v| v.as_object());
+    let servers = places.iter().filter_map(|at| {
+        at.iter()
+            .try_fold(&value, |v, k| v.get(k))
+            .and_then(|v| v.as_object())
+    });
     let strings = |v: Option<&serde_json::Value>| -> Vec<String> {
         v.and_then(|a| a.as_array())
             .map(|a| {
@@ -76,7 +78,6 @@ pub(crate) fn mcp_rows(harness: &'static str, file: &Path, at: &[&str]) -> Vec<R
             .unwrap_or_default()
     };
     servers
-        .into_iter()
         .flatten()
         .filter_map(|(_, server)| {
             let argv = match server.get("command") {
