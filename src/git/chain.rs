@@ -565,11 +565,20 @@ impl Chains {
         })
     }
 
-    /// Delete every ref of `refs` (name, expected id) that still points where expected, in one
-    /// transaction: `packed-refs` is rewritten once, not once per ref. A ref that moved or is
-    /// gone is left alone; false only when the deletion itself failed.
+    /// Delete every ref of `refs` (name, expected id) that still points where expected:
+    /// `packed-refs` is rewritten once, not once per ref, and a ref that is only a line there
+    /// takes no loose lock of its own ([`super::packed`]). A ref that moved or is gone is left
+    /// alone; false only when a deletion itself failed.
     pub(crate) fn delete_all(&self, refs: &[(String, String)]) -> bool {
         let _deferred = crate::process::Deferred::begin();
+        let common = self.repo.common_dir();
+        let (packed, refs) = super::packed::split(common, refs);
+        let packed_ok = super::packed::delete(common, &packed, STALE_LOCK).is_ok();
+        packed_ok & self.delete_loose(&refs)
+    }
+
+    /// [`Chains::delete_all`] for refs with a loose file or a reflog: one gix transaction.
+    fn delete_loose(&self, refs: &[(String, String)]) -> bool {
         let edit_of = |(name, expected): &(String, String)| {
             Some(RefEdit {
                 change: Change::Delete {

@@ -6,6 +6,7 @@
 pub(crate) mod chain;
 pub(crate) mod config;
 mod journal;
+mod packed;
 
 use std::path::{Path, PathBuf};
 

@@ -124,8 +124,8 @@ pub(crate) fn orphans(chains: &Chains) -> Vec<Orphan> {
         .map(|(reference, _, id)| Orphan {
             reference,
             written_at: chains
-                .read(&id)
-                .map_or(0, |v| Meta::parse(&v.meta).written_at),
+                .meta_of(&id)
+                .map_or(0, |meta| Meta::parse(&meta).written_at),
             id,
         })
         .collect()

@@ -1329,6 +1329,85 @@ fn prune_clears_orphaned_history_and_old_writer_runs() {
     );
 }
 
+/// `prune --apply` deletes orphan chains that are only lines of `packed-refs` in one rewrite of
+/// that file (no loose lock per ref): every other line stays byte for byte (an annotated tag's
+/// peel line too); a loose orphan and one with a reflog go through git's usual transaction;
+/// nothing is left behind and git is content afterwards.
+#[test]
+fn prune_deletes_packed_orphan_chains_keeping_every_other_line() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let id = env.git(&repo, &["rev-parse", "refs/handoffs/main"]);
+    env.git(&repo, &["branch", "keep"]);
+    env.git(&repo, &["tag", "-a", "-m", "t", "v1"]);
+    let mut create = String::new();
+    for name in ["gone-1", "gone-2", "gone-3", "keep"] {
+        create.push_str(&format!("create refs/handoffs/{name} {id}\n"));
+    }
+    let git_stdin = |args: &[&str], input: &str| {
+        let mut child = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+            .expect("feed git");
+        assert!(child.wait().expect("git ran").success());
+    };
+    git_stdin(&["update-ref", "--stdin"], &create);
+    env.git(
+        &repo,
+        &[
+            "update-ref",
+            "--create-reflog",
+            "refs/handoffs/gone-logged",
+            &id,
+        ],
+    );
+    env.git(&repo, &["pack-refs", "--all"]);
+    env.git(&repo, &["update-ref", "refs/handoffs/gone-loose", &id]);
+    let packed = repo.join(".git/packed-refs");
+    let before = std::fs::read_to_string(&packed).expect("packed-refs");
+    assert!(before.contains("refs/tags/v1\n^"), "{before}");
+    assert!(repo.join(".git/logs/refs/handoffs/gone-logged").is_file());
+
+    let o = run(env
+        .store()
+        .args(["prune", "--apply", "--older-than", "0"])
+        .current_dir(&repo));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(
+        env.git(
+            &repo,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        ),
+        "refs/handoffs/keep\nrefs/handoffs/main"
+    );
+    let expected: String = before
+        .split_inclusive('\n')
+        .filter(|l| !l.contains("refs/handoffs/gone-"))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(&packed).expect("packed-refs"),
+        expected
+    );
+    assert!(!repo.join(".git/logs/refs/handoffs/gone-logged").exists());
+    let left: Vec<String> = crate::util::files_under(&repo.join(".git"))
+        .into_iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".lock") || p.contains("handoff-store-txn"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    env.git(&repo, &["pack-refs", "--all"]);
+    env.git(&repo, &["fsck", "--no-progress"]);
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "v1^{commit}"]),
+        env.git(&repo, &["rev-parse", "HEAD"])
+    );
+}
+
 #[test]
 fn history_json_numbers_versions_newest_first() {
     let env = TestEnv::new();

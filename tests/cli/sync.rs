@@ -858,16 +858,10 @@ fn until_completed(
 
 /// Every `*.lock` file under `dir`.
 fn locks_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(locks_under(&p));
-        } else if p.to_string_lossy().ends_with(".lock") {
-            out.push(p);
-        }
-    }
-    out
+    crate::util::files_under(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".lock"))
+        .collect()
 }
 
 /// `write` killed (SIGKILL, and SIGTERM / SIGINT / SIGHUP) before each of its

@@ -533,3 +533,17 @@ pub fn stub_gate(env: &TestEnv, says: &str) -> PathBuf {
     chmod_x(&p);
     p
 }
+
+/// Every file under `dir`, folders walked (never through a link).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
