@@ -23,3 +23,19 @@ pub(crate) enum Format {
 pub(crate) fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
+
+/// `command` and every command under it with `table` (the exit codes) after its help's
+/// examples.
+pub(crate) fn with_exit_status(
+    command: clap::Command,
+    table: &[(crate::error::Exit, &str)],
+) -> clap::Command {
+    let status = crate::error::Exit::help_text(table);
+    let after = match command.get_after_help() {
+        Some(examples) => format!("{examples}\n\n{status}"),
+        None => status,
+    };
+    command
+        .after_help(after)
+        .mut_subcommands(|sub| with_exit_status(sub, table))
+}

@@ -24,9 +24,7 @@ pub(crate) use super::Format;
     override_usage = "verify-handoff <FILE> [CHECKOUT] [--format text|json]\n       \
                       verify-handoff --fix [--dry-run] <FILE> [CHECKOUT] [--format text|json]\n       \
                       verify-handoff --citations [FILE|-] [--checkout DIR] [--format text|json]",
-    after_help = "Exit codes: 0 every check passed; 1 a citation is MISSING or CHANGED, or prose cites a \
-                  path:line absent from Pointers; 2 the input or the document violates the contract.\n\n\
-                  Examples:\n  \
+    after_help = "Examples:\n  \
                   verify-handoff handoff.md                 # against its checkout: header\n  \
                   verify-handoff handoff.md ~/src/shop      # against this checkout\n  \
                   verify-handoff handoff.md --json | jq .verdict\n  \
@@ -70,8 +68,13 @@ struct VerifyArgs {
     color: ColorChoice,
 }
 
-/// The whole command line, for completions and the man page.
+/// The whole command line, its help ending with the exit codes.
 pub(crate) fn command() -> clap::Command {
+    super::with_exit_status(bare_command(), &Exit::GATE_MEANINGS)
+}
+
+/// The command line as declared (for the man page, which gives the exit codes a section).
+pub(crate) fn bare_command() -> clap::Command {
     VerifyArgs::command()
 }
 
@@ -89,7 +92,10 @@ pub fn run(
 /// The report the command line asks for, rendered; a failed write of it ends with 2.
 fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     let json = super::paint::json_in(&args);
-    let parsed = match VerifyArgs::try_parse_from(args) {
+    let parsed = match command()
+        .try_get_matches_from(args)
+        .and_then(|m| <VerifyArgs as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(a) => a,
         Err(e) => return Reply::clap(&e, paint, json),
     };
@@ -100,7 +106,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     };
     if parsed.fix {
         let Some(file) = parsed.file.as_deref() else {
-            let e = VerifyArgs::command().error(
+            let e = command().error(
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "--fix needs the handoff <FILE>",
             );
@@ -123,7 +129,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         citations(parsed.file.as_deref(), parsed.checkout_dir.as_deref())
     } else {
         let Some(file) = parsed.file.as_deref() else {
-            let e = VerifyArgs::command().error(
+            let e = command().error(
                 clap::error::ErrorKind::MissingRequiredArgument,
                 "the handoff <FILE> is required (or use --citations)",
             );

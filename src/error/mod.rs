@@ -277,7 +277,10 @@ pub(crate) enum NothingToDo {
     },
 }
 
+mod exit;
 mod words;
+
+pub use exit::Exit;
 
 /// Why `write` stored nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,60 +289,6 @@ pub(crate) enum Refusal {
     Credential,
     /// The gate found it malformed (exit 2).
     Malformed,
-}
-
-/// How a command ended: the only place an exit code is chosen (docs/store.md §0; the gate's
-/// 0 / 1 / 2 in docs/gate.md). Commands return one; `main` turns it into the process's code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Exit {
-    /// 0: done.
-    Ok,
-    /// 1: a negative answer — a citation failed, this target has no slot, nothing to change,
-    /// something installed would not run.
-    Negative,
-    /// 2: a usage error, or a document that violates the contract.
-    Malformed,
-    /// 3: cannot proceed (store, target, lock, I/O, a remote that did not take the push).
-    Failure,
-    /// 4: nothing to act on (no handoff, only a placeholder, no such version).
-    NothingToDo,
-    /// The exit of a program run on the caller's behalf, passed on as it was (the writer under
-    /// `hook __exec-writer`, whose supervisor reads it).
-    Relayed(u8),
-}
-
-impl Exit {
-    /// The process exit code.
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            Exit::Ok => 0,
-            Exit::Negative => 1,
-            Exit::Malformed => 2,
-            Exit::Failure => 3,
-            Exit::NothingToDo => 4,
-            Exit::Relayed(code) => code,
-        }
-    }
-
-    /// The gate's verdict (0 clean, 1 a citation failed, 2 malformed) as an exit.
-    pub(crate) fn of_gate(verdict: i32) -> Exit {
-        match verdict {
-            0 => Exit::Ok,
-            1 => Exit::Negative,
-            _ => Exit::Malformed,
-        }
-    }
-
-    /// A code clap chose for its own exit (help, version: 0; a usage error: 2).
-    pub(crate) fn of_clap(code: i32) -> Exit {
-        if code == 0 { Exit::Ok } else { Exit::Malformed }
-    }
-}
-
-impl From<Exit> for std::process::ExitCode {
-    fn from(exit: Exit) -> std::process::ExitCode {
-        std::process::ExitCode::from(exit.code())
-    }
 }
 
 impl Error {

@@ -903,7 +903,12 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
         run(&mut hs(&env, &repo, &all))
     };
     let o = status(&["--check"]);
-    assert_eq!(o.code, 0, "nothing installed, nothing wrong: {}", o.stdout);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "OK\n"),
+        "nothing installed, nothing wrong, and --check says only that"
+    );
+    let o = status(&[]);
     assert!(
         o.stdout.contains("hooks    none installed — ") && !o.stdout.contains("claude-code"),
         "only what is installed, by default: {}",
@@ -980,6 +985,11 @@ fn status_answers_is_it_working_and_check_fails_on_a_hook_that_would_not_run() {
     std::fs::remove_file(&copy).expect("the binary moves away");
     let o = status(&["--check"]);
     assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout.lines().all(|l| l.starts_with("problem  ")),
+        "--check prints only its problems: {}",
+        o.stdout
+    );
     assert!(
         o.stdout.contains(&format!(
             "problem  claude-code (user): the program it runs, {}, does not exist",

@@ -4,6 +4,7 @@ mod citations;
 mod compaction;
 mod credentials;
 mod durability;
+mod examples;
 mod fix;
 mod gate;
 mod harness;

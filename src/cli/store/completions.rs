@@ -50,10 +50,10 @@ pub(crate) struct ManArgs {
 }
 
 pub(crate) fn man(args: &ManArgs) -> Result<Reply, Error> {
-    let store = super::command();
-    let command = match args.page.as_deref() {
-        None | Some("handoff-store") => store,
-        Some("verify-handoff") => Binary::VerifyHandoff.command(),
+    let store = super::bare_command();
+    let (command, exits) = match args.page.as_deref() {
+        None | Some("handoff-store") => (store, &Exit::STORE_MEANINGS[..]),
+        Some("verify-handoff") => (crate::cli::verify::bare_command(), &Exit::GATE_MEANINGS[..]),
         Some(name) => {
             let mut store = store;
             store.build();
@@ -62,12 +62,44 @@ pub(crate) fn man(args: &ManArgs) -> Result<Reply, Error> {
                 .cloned()
                 .ok_or_else(|| Error::Usage(Usage::NoManPage(name.to_string())))?;
             let full = format!("handoff-store-{}", page.get_name());
-            page.display_name(&full).bin_name(full)
+            (
+                page.display_name(&full).bin_name(full),
+                &Exit::STORE_MEANINGS[..],
+            )
         }
     };
     let mut page = Vec::new();
-    clap_mangen::Man::new(command)
-        .render(&mut page)
-        .map_err(Error::Output)?;
+    render_man(command, exits, &mut page).map_err(Error::Output)?;
     Ok(Reply::new(Exit::Ok).text(String::from_utf8_lossy(&page).into_owned()))
+}
+
+/// clap_mangen's sections, with an EXIT STATUS section from `exits` before the version.
+fn render_man(
+    command: clap::Command,
+    exits: &[(Exit, &str)],
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    let shown_args = command.get_arguments().any(|a| !a.is_hide_set());
+    let shown_subs = command.get_subcommands().any(|s| !s.is_hide_set());
+    let has_extra = command.get_after_help().is_some() || command.get_after_long_help().is_some();
+    let has_version = command.get_version().is_some() || command.get_long_version().is_some();
+    let man = clap_mangen::Man::new(command);
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    if shown_args {
+        man.render_options_section(out)?;
+    }
+    if shown_subs {
+        man.render_subcommands_section(out)?;
+    }
+    if has_extra {
+        man.render_extra_section(out)?;
+    }
+    out.extend_from_slice(Exit::man_section(exits).as_bytes());
+    if has_version {
+        man.render_version_section(out)?;
+    }
+    Ok(())
 }

@@ -75,7 +75,7 @@ enum Command {
     Path(path::Args),
     /// Store a handoff (from stdin or --from) in the target's slot, gated first.
     #[command(
-        after_help = "Examples:\n  handoff-store new > handoff.md               # a handoff to fill in\n  handoff-store write --dry-run --from handoff.md   # gate it, store nothing\n  handoff-store write --from handoff.md\n  some-agent --print-handoff | handoff-store write"
+        after_help = "Examples:\n  handoff-store new > handoff.md               # a handoff to fill in\n  handoff-store write --dry-run --from handoff.md   # gate it, store nothing\n  handoff-store write --from handoff.md\n  handoff-store write < handoff.md           # the same, from stdin"
     )]
     Write(write::Args),
     /// List every handoff in the store, newest first.
@@ -139,7 +139,7 @@ enum Command {
     Trust(trust::Args),
     /// Per agent harness and scope: is our hook installed, and would it run?
     #[command(
-        after_help = "Examples:\n  handoff-store status\n  handoff-store status --check         # exit 1, a line per problem"
+        after_help = "Examples:\n  handoff-store status\n  handoff-store status --check         # OK, or a line per problem and exit 1"
     )]
     Status(status::Args),
     /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
@@ -150,12 +150,12 @@ enum Command {
     Hook(hook::Args),
     /// Print a shell completion script, for handoff-store or verify-handoff.
     #[command(
-        after_help = "Examples:\n  handoff-store completions bash > ~/.local/share/bash-completion/completions/handoff-store\n  handoff-store completions bash verify-handoff > ~/.local/share/bash-completion/completions/verify-handoff\n  handoff-store completions zsh > ~/.zfunc/_handoff-store"
+        after_help = "Examples:\n  d=~/.local/share/bash-completion/completions; mkdir -p \"$d\"\n  handoff-store completions bash > \"$d/handoff-store\"\n  handoff-store completions bash verify-handoff > \"$d/verify-handoff\"\n  mkdir -p ~/.zfunc && handoff-store completions zsh > ~/.zfunc/_handoff-store"
     )]
     Completions(completions::Args),
     /// Print a man page (roff): handoff-store's, verify-handoff's, or a command's.
     #[command(
-        after_help = "Examples:\n  handoff-store man | man -l -\n  handoff-store man verify-handoff | man -l -\n  handoff-store man read > ~/.local/share/man/man1/handoff-store-read.1"
+        after_help = "Examples:\n  handoff-store man | man -l -\n  handoff-store man verify-handoff | man -l -\n  mkdir -p ~/.local/share/man/man1\n  handoff-store man read > ~/.local/share/man/man1/handoff-store-read.1"
     )]
     Man(completions::ManArgs),
     /// Rewrite the line numbers of the stored handoff's citations whose text moved to one other
@@ -187,7 +187,7 @@ enum Command {
     Config(config::Args),
     /// Serve the handoff tools over MCP on stdin and stdout (a build with the `mcp` feature).
     #[command(
-        after_help = "Examples:\n  claude mcp add handoff -- handoff-store mcp\n  codex mcp add handoff -- handoff-store mcp"
+        after_help = "Examples:\n  claude mcp add handoff -- handoff-store mcp   # Claude Code starts it when it needs it"
     )]
     Mcp(McpArgs),
     /// Print a handoff to fill in for this checkout: every section, one citation from the tree.
@@ -219,7 +219,10 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         return Reply::new(exit).lines(said.into_iter().map(|l| (Stream::Err, l)));
     }
     let args_seen = args.clone();
-    let parsed = match StoreArgs::try_parse_from(args) {
+    let parsed = match command()
+        .try_get_matches_from(args)
+        .and_then(|m| <StoreArgs as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(a) => a,
         Err(e) => return Reply::clap(&e, paint, super::paint::json_in(&args_seen)),
     };
@@ -287,8 +290,13 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     }
 }
 
-/// The whole command line, for completions.
+/// The whole command line, each command's help ending with the exit codes.
 fn command() -> clap::Command {
+    super::with_exit_status(bare_command(), &Exit::STORE_MEANINGS)
+}
+
+/// The command line as declared (for the man pages, which give the exit codes a section).
+fn bare_command() -> clap::Command {
     <StoreArgs as clap::CommandFactory>::command()
 }
 

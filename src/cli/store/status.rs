@@ -290,9 +290,11 @@ fn compute(dir: &std::path::Path) -> Status {
 
 /// `status` as text: a row per installed integration (with `all`, every harness and scope,
 /// the installed first), aligned; then the git hook, sync, this branch's handoff, the
-/// deliveries, the last background write and push, and with `check` a `problem` line per
-/// problem.
+/// deliveries, the last background write and push; with `check` only the problems.
 fn status_text(s: &Status, check: bool, all: bool) -> String {
+    if check {
+        return check_text(s);
+    }
     let mut text = harness_rows(s, all);
     if let Some(hook) = &s.git_hook {
         text.push_str(&format!(
@@ -334,11 +336,6 @@ fn status_text(s: &Status, check: bool, all: bool) -> String {
             f.at, f.checkout, f.message
         ));
     }
-    if check {
-        for p in &s.problems {
-            text.push_str(&format!("problem  {p}\n"));
-        }
-    }
     if let Some(p) = &s.background_push {
         text.push_str(&format!(
             "autoPush last background push {} for {}: {}\n",
@@ -352,6 +349,17 @@ fn status_text(s: &Status, check: bool, all: bool) -> String {
         ));
     }
     text
+}
+
+/// `status --check` as text: a `problem` line per problem, or `OK` when there is none.
+fn check_text(s: &Status) -> String {
+    if s.problems.is_empty() {
+        return "OK\n".to_string();
+    }
+    s.problems
+        .iter()
+        .map(|p| format!("problem  {p}\n"))
+        .collect()
 }
 
 /// A row per installed integration (with `all`, every client and scope, the installed
