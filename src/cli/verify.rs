@@ -49,12 +49,13 @@ struct VerifyArgs {
     /// With --fix: say what would move, and write nothing.
     #[arg(long, requires = "fix")]
     dry_run: bool,
-    /// With --citations: the work tree to resolve against (default: the working directory).
+    /// The work tree to resolve against: the same as CHECKOUT, and with --citations the one
+    /// way to name it (default there: the working directory).
     #[arg(
         long = "checkout",
         id = "checkout_dir",
         value_name = "DIR",
-        requires = "citations"
+        conflicts_with = "checkout"
     )]
     checkout_dir: Option<String>,
     /// Output form.
@@ -104,6 +105,10 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
     } else {
         parsed.format
     };
+    let checkout = parsed
+        .checkout
+        .as_deref()
+        .or(parsed.checkout_dir.as_deref());
     if parsed.fix {
         let Some(file) = parsed.file.as_deref() else {
             let e = command().error(
@@ -112,7 +117,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
             );
             return Reply::clap(&e, paint, json);
         };
-        let fixed = crate::report::fix::fix_file(file, parsed.checkout.as_deref(), parsed.dry_run);
+        let fixed = crate::report::fix::fix_file(file, checkout, parsed.dry_run);
         let exit = Exit::of_gate(fixed.report.exit_code);
         let reply = match format {
             Format::Text => Reply::new(exit)
@@ -135,7 +140,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
             );
             return Reply::clap(&e, paint, json);
         };
-        gate_file(file, parsed.checkout.as_deref())
+        gate_file(file, checkout)
     };
     let exit = Exit::of_gate(report.exit_code);
     let reply = match format {

@@ -120,6 +120,24 @@ impl Report {
         self.lines_where(|_| true)
     }
 
+    /// The report as `write` shows it: without the size line, and the checkout without the
+    /// `[from argument]` no person gave (the store names the checkout to the gate itself); the
+    /// gate's own report keeps both (its compatible lines).
+    pub(crate) fn store_lines(&self) -> Vec<(Stream, String)> {
+        let size = self.size.as_ref().map(Size::line);
+        let checkout = self.checkout.as_ref();
+        self.text_lines()
+            .into_iter()
+            .filter(|(_, l)| Some(l) != size.as_ref())
+            .map(|(stream, l)| match checkout {
+                Some(c) if c.origin == Origin::Argument && l == c.line() => {
+                    (stream, format!("checkout {} (HEAD {})", c.root, c.head))
+                }
+                _ => (stream, l),
+            })
+            .collect()
+    }
+
     /// The report as its reader sees it (docs/store.md §7 step 6): every line except the WARN
     /// findings, which address the handoff's author; and how many lines were left out.
     pub(crate) fn reader_lines(&self) -> (Vec<String>, usize) {

@@ -154,7 +154,7 @@ fn usage_errors_exit_2_and_help_exits_0() {
         &[""],
         &["--bogus", "h.md"],
         &["h.md", "a", "b"],
-        &["h.md", "--checkout", "x"],
+        &["h.md", "y", "--checkout", "x"],
         &["h.md", "--format", "yaml"],
     ];
     for args in bad {

@@ -45,9 +45,15 @@ fn exact_pick_is_shown_verified_and_consumed_with_its_mtime_kept() {
             repo.display()
         )
     );
-    assert!(o.stdout.contains(
-        "\nAll 2 citations resolve.\n\n----- begin handoff -----\n# Handoff — type the mailables\n"
-    ));
+    assert!(
+        !o.stdout.contains("size ") && !o.stdout.contains("OK       "),
+        "an OK read is its verdict line, no size, no table: {}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("\n\n----- begin handoff -----\n# Handoff — type the mailables\n")
+    );
     assert!(o.stdout.ends_with("----- end handoff -----\n"));
     assert_eq!(progress(&slot), "consumed");
     assert_eq!(mtime(&slot), before, "consuming keeps the mtime");
@@ -328,9 +334,25 @@ fn the_gate_seam_gives_the_four_status_lines_and_hides_warn_lines() {
         ),
     ];
     for (exit, code, line) in cases {
-        let o = run(env
+        let lean = run(env
             .store()
             .args(["read", "--no-consume"])
+            .arg(&repo)
+            .env("VERIFY_HANDOFF_GATE", &stub)
+            .env("STUB_GATE_EXIT", exit));
+        assert!(
+            lean.stdout.contains(&format!("\n{line}\n")),
+            "{}",
+            lean.stdout
+        );
+        assert!(
+            !lean.stdout.contains("\nstub "),
+            "the whole report only with -v: {}",
+            lean.stdout
+        );
+        let o = run(env
+            .store()
+            .args(["read", "--no-consume", "-v"])
             .arg(&repo)
             .env("VERIFY_HANDOFF_GATE", &stub)
             .env("STUB_GATE_EXIT", exit));
@@ -569,4 +591,75 @@ fn a_relative_or_dot_remote_url_never_joins_unrelated_repositories() {
         .arg(&second));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("pick     GUESS"), "{}", o.stdout);
+}
+
+/// `read` is as lean as the injection: the verdict, then only what failed — a moved citation
+/// as its `moved` line, a changed or missing one with its fragment — no size line, no table;
+/// `-v` shows the whole report. `write` says no size and no `[from argument]` either.
+#[test]
+fn read_shows_only_what_failed_and_the_whole_report_under_v() {
+    let env = TestEnv::new();
+    let repo = env.repo(
+        "lean",
+        "main",
+        &[
+            ("f.txt", "one\ntwo\nthree\n"),
+            ("g.txt", "alpha\n"),
+            ("h.txt", "first\n"),
+        ],
+    );
+    let doc = format!(
+        "# Handoff — lean\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- keep f `f.txt:2`, g `g.txt:1`, h `h.txt:1`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nf.txt:2 | two\ng.txt:1 | alpha\nh.txt:1 | first\n```\n",
+        repo.display()
+    );
+    let written = run(env
+        .store()
+        .args(["write", "--checkout"])
+        .arg(&repo)
+        .write_stdin(doc));
+    assert_eq!(written.code, 0, "{}{}", written.stdout, written.stderr);
+    assert!(
+        !written.stdout.contains("size ") && !written.stdout.contains("[from argument]"),
+        "{}",
+        written.stdout
+    );
+    std::fs::write(repo.join("f.txt"), "zero\none\ntwo\nthree\n").expect("move");
+    std::fs::remove_file(repo.join("g.txt")).expect("rm");
+    std::fs::write(repo.join("h.txt"), "second\n").expect("change");
+    let o = run(env.store().args(["read", "--no-consume"]).arg(&repo));
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    let head = o.stdout.split("----- begin handoff").next().unwrap_or("");
+    assert!(
+        head.contains("\nmoved    f.txt:2 → 3 ")
+            && head.contains("\nMISSING g.txt:1 | alpha: no such file or directory\n")
+            && head.contains("\nCHANGED h.txt:1 no longer contains: first"),
+        "{head}"
+    );
+    assert!(
+        !head.contains("CHANGED f.txt:2") && !head.contains("size ") && !head.contains(" → h.txt"),
+        "{head}"
+    );
+    let v = run(env.store().args(["read", "--no-consume", "-v"]).arg(&repo));
+    assert!(
+        v.stdout.contains("\nMISSING  g.txt:1 ")
+            && v.stdout.contains("\nsize ")
+            && v.stdout.contains("1 of 3 citations do not resolve."),
+        "{}",
+        v.stdout
+    );
+}
+
+/// `verify-handoff FILE --checkout DIR` is `verify-handoff FILE DIR`.
+#[test]
+fn verify_takes_the_checkout_as_an_option_too() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let file = env.write("h.md", canonical(&repo.to_string_lossy(), "main"));
+    let positional = run(env.verify().arg(&file).arg(&repo));
+    let named = run(env.verify().arg(&file).arg("--checkout").arg(&repo));
+    assert_eq!(positional.code, 0, "{}", positional.stdout);
+    assert_eq!(
+        (named.code, named.stdout),
+        (positional.code, positional.stdout)
+    );
 }

@@ -368,7 +368,7 @@ fn call(name: &str, args: &Arguments) -> Result<Reply, Error> {
 fn read(place: Place, consume: bool) -> Result<Reply, Error> {
     let (store, answer) =
         crate::ops::read::read(&place, 0, consume, crate::harness::writer_trail())?;
-    let text = super::read::read_text(&answer);
+    let text = super::read::read_text(&answer, false);
     let crate::ops::read::Answer::Handoff(shown) = &answer else {
         return Ok(Reply::new(Exit::NothingToDo).text(text));
     };

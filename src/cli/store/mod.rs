@@ -73,7 +73,7 @@ enum Command {
     /// Print the target's slot path.
     #[command(after_help = "Examples:\n  handoff-store path\n  $EDITOR \"$(handoff-store path)\"")]
     Path(path::Args),
-    /// Store a handoff (from stdin or --from) in the target's slot, gated first.
+    /// Store a handoff (FILE, --from FILE or stdin) in the target's slot, gated first.
     #[command(
         after_help = "Examples:\n  handoff-store new > handoff.md               # a handoff to fill in\n  handoff-store write --dry-run --from handoff.md   # gate it, store nothing\n  handoff-store write --from handoff.md\n  handoff-store write < handoff.md           # the same, from stdin"
     )]
@@ -87,7 +87,11 @@ enum Command {
     )]
     Read(read::Args),
     /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.
+    ///
+    /// FILE is a handoff in the store (default: this checkout's slot); VALUE is writing,
+    /// complete or consumed.
     #[command(
+        override_usage = "handoff-store set-progress [OPTIONS] [FILE] <VALUE>",
         after_help = "Examples:\n  handoff-store set-progress \"$(handoff-store path)\" complete"
     )]
     SetProgress(progress::Args),

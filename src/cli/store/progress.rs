@@ -12,9 +12,9 @@ use crate::ops::progress::{Progress, set_progress};
 #[derive(Debug, clap::Args)]
 #[command(override_usage = "handoff-store set-progress [OPTIONS] [FILE] <VALUE>")]
 pub(crate) struct Args {
-    /// [FILE] VALUE: a handoff in the store (default: this checkout's slot), then writing,
-    /// complete or consumed.
-    #[arg(num_args = 1..=2, required = true, value_names = ["FILE", "VALUE"])]
+    /// [FILE] VALUE (the usage line says it; clap cannot spell an optional positional before
+    /// a required one).
+    #[arg(num_args = 0.., value_names = ["FILE", "VALUE"], hide = true)]
     words: Vec<String>,
     #[command(flatten)]
     dir: super::checkout::Checkout,

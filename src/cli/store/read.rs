@@ -28,6 +28,10 @@ pub(crate) struct Args {
     /// characters): to reground mid-session. Nothing is consumed, no drift is checked.
     #[arg(long, conflicts_with_all = ["wait", "no_consume"])]
     reground: bool,
+    /// Show the gate's whole report (every citation, the size, the checkout), not only what
+    /// failed.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
@@ -44,7 +48,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
     )?;
     let reply = match format {
         Format::Json => Reply::show(format, &read_json(&answer), |_| String::new())?,
-        Format::Text => Reply::new(Exit::Ok).text(read_text(&answer)),
+        Format::Text => Reply::new(Exit::Ok).text(read_text(&answer, args.verbose)),
     };
     let Answer::Handoff(shown) = answer else {
         return Ok(reply.exit(Exit::NothingToDo));
@@ -143,7 +147,8 @@ pub(crate) fn read_json(answer: &Answer) -> ReadJson<'_> {
     }
 }
 
-pub(crate) fn read_text(answer: &Answer) -> String {
+/// `read`'s text; `verbose` shows the gate's whole report instead of only what failed.
+pub(crate) fn read_text(answer: &Answer, verbose: bool) -> String {
     match answer {
         Answer::Background {
             path,
@@ -184,11 +189,11 @@ pub(crate) fn read_text(answer: &Answer) -> String {
                 ))
                 .unwrap_or_default()
         ),
-        Answer::Handoff(shown) => handoff_text(shown),
+        Answer::Handoff(shown) => handoff_text(shown, verbose),
     }
 }
 
-fn handoff_text(shown: &Shown) -> String {
+fn handoff_text(shown: &Shown, verbose: bool) -> String {
     let d = &shown.delivery;
     let (info, now) = (&d.info, shown.now);
     let mut t = format!("handoff  {}\n", info.path);
@@ -242,8 +247,26 @@ fn handoff_text(shown: &Shown) -> String {
     if info.is_consumed() {
         t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
     }
+    if !verbose {
+        // Only what failed, as the injection says it; a moved citation is its `moved` line.
+        let moved = |line: &str| {
+            d.verdict.brief.moves.iter().any(|m| {
+                line.strip_prefix("CHANGED ")
+                    .is_some_and(|rest| rest.starts_with(&format!("{}:{} ", m.path, m.from)))
+            })
+        };
+        for line in d.verdict.brief.failing.iter().filter(|l| !moved(l)) {
+            t.push_str(&format!("{line}\n"));
+        }
+        if d.verdict.brief.uncovered > 0 {
+            t.push_str(&format!(
+                "UNCOVERED {} citation(s) in the prose are not in Pointers, so they were never checked\n",
+                d.verdict.brief.uncovered
+            ));
+        }
+    }
     t.push('\n');
-    if !d.verdict.reader_report.is_empty() {
+    if verbose && !d.verdict.reader_report.is_empty() {
         for line in &d.verdict.reader_report {
             t.push_str(line);
             t.push('\n');

@@ -94,7 +94,7 @@ pub(super) fn reply(w: Outcome, format: Format) -> Result<Reply, Error> {
     if format == Format::Text
         && let Some(report) = &w.report
     {
-        reply = reply.lines(report.text_lines());
+        reply = reply.lines(report.store_lines());
     }
     if let Some(written) = &w.written {
         reply = reply.exit(Exit::of_gate(written.exit));
