@@ -93,14 +93,35 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
             ));
         }
         let referred = referred_entries(doc, &listed);
-        for ((d, line), _) in listed.iter().zip(referred).filter(|(_, r)| !r) {
-            out.push(Finding::new(
+        let dead: Vec<&(String, usize)> = listed
+            .iter()
+            .zip(referred)
+            .filter(|(_, r)| !r)
+            .map(|(entry, _)| entry)
+            .collect();
+        // Past three, one line with the count: the same WARN 27 times reads as a reprimand.
+        match dead.as_slice() {
+            [(first, line), _, _, _, ..] => out.push(Finding::new(
                 Severity::Warn,
                 Code::DeadPointer,
-                format!("in Pointers but nothing in the prose refers to it: {d}"),
+                format!(
+                    "{} entries in Pointers are not referred to in the prose (the first: {first})",
+                    dead.len()
+                ),
                 Some(*line),
-                Some(d.clone()),
-            ));
+                None,
+            )),
+            few => {
+                for (d, line) in few {
+                    out.push(Finding::new(
+                        Severity::Warn,
+                        Code::DeadPointer,
+                        format!("in Pointers but nothing in the prose refers to it: {d}"),
+                        Some(*line),
+                        Some(d.clone()),
+                    ));
+                }
+            }
         }
     }
 

@@ -845,3 +845,35 @@ fn the_shipped_example_passes_against_this_repository() {
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.ends_with("citations resolve.\n"));
 }
+
+/// Up to three Pointers entries that no prose refers to get a WARN each; from four on, one
+/// WARN line gives their count (docs/compatibility.md).
+#[test]
+fn unreferenced_pointers_past_three_are_one_summary_line() {
+    let env = TestEnv::new();
+    let repo = env.repo("dead", "main", &[("f.txt", "a\nb\nc\nd\ne\n")]);
+    let handoff = |n: usize| {
+        let pointers: String = (1..=n)
+            .map(|i| format!("f.txt:{i} | {}\n", ["a", "b", "c", "d", "e"][i - 1]))
+            .collect();
+        format!(
+            "# Handoff — dead\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- none cited\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\n{pointers}```\n",
+            repo.display()
+        )
+    };
+    let warns = |n: usize| {
+        let file = env.write(&format!("dead-{n}.md"), handoff(n));
+        let o = run(env.verify().arg(&file));
+        assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+        o.stdout
+            .lines()
+            .filter(|l| l.starts_with("WARN") && l.contains("Pointers"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(warns(3).len(), 3, "{:?}", warns(3));
+    assert_eq!(
+        warns(5),
+        ["WARN     5 entries in Pointers are not referred to in the prose (the first: f.txt:1)"]
+    );
+}
