@@ -200,6 +200,13 @@ pub(crate) fn brief(
         lines.push("## Pointers".into());
         lines.extend(pointers);
     }
+    // Nothing under the paths: one line that says so, not an empty brief.
+    if lines.len() == 2 && !globs.is_empty() {
+        lines = vec![format!(
+            "Nothing in the handoff for `{reference}` touches {}: no decision, trap or pointer.",
+            globs.join(", ")
+        )];
+    }
     let (text, cut) = capped(lines, BRIEF_MAX, &stored.path);
     View {
         path: stored.path.clone(),

@@ -296,3 +296,22 @@ fn brief_is_short_and_keeps_what_touches_its_paths() {
     let other = env.shop("other", "main");
     assert_eq!(run(env.store().args(["brief", "-C"]).arg(&other)).code, 4);
 }
+
+/// A brief whose paths match nothing says so in one line (exit 0), not an empty brief.
+#[test]
+fn a_brief_with_no_match_says_so_in_one_line() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env
+        .store()
+        .args(["brief", "--paths", "nowhere/**", "-C"])
+        .arg(&repo));
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (
+            0,
+            "Nothing in the handoff for `main` touches nowhere/**: no decision, trap or pointer.\n"
+        )
+    );
+}
