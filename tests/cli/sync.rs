@@ -428,7 +428,7 @@ fn worktrees_of_one_repository_share_the_chains() {
     assert_eq!(from_main, from_wt);
     let all = run(&mut a.hs(&env, &["push", "--all"]));
     assert_eq!(all.code, 0, "{}{}", all.stdout, all.stderr);
-    assert!(all.stdout.contains("up to date"), "{}", all.stdout);
+    assert!(all.stdout.starts_with("nothing to push: "), "{}", all.stdout);
     assert_eq!(
         env.git(&bare, &["rev-parse", "refs/handoffs/topic"]),
         from_main
@@ -2281,8 +2281,21 @@ fn push_all_is_one_summary_line_and_verbose_lists_every_ref() {
             o.stdout
         );
     }
-    // One ref: its own line, no summary.
+    // Nothing moved: said as such, for all of them and for one.
+    let o = run(&mut a.hs(&env, &["push", "--all"]));
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (
+            0,
+            "nothing to push: origin already has all 3 handoff refs as they are here\n"
+        )
+    );
     let o = run(&mut a.hs(&env, &["push"]));
+    assert_eq!(
+        o.stdout,
+        "nothing to push: origin already has refs/handoffs/two\n"
+    );
+    let o = run(&mut a.hs(&env, &["push", "-v"]));
     assert!(
         o.stdout
             .starts_with("pushed   (up to date) refs/handoffs/two → origin")

@@ -341,6 +341,23 @@ fn push_word(s: &PushStatus) -> &'static str {
 
 fn push_text(p: &Pushed, verbose: bool) -> String {
     let mut text = String::new();
+    if !verbose
+        && !p.updates.is_empty()
+        && p.updates.iter().all(|u| u.status == PushStatus::UpToDate)
+    {
+        text.push_str(&format!(
+            "nothing to push: {} already has {}\n",
+            p.remote,
+            match p.updates.as_slice() {
+                [one] => one.reference.clone(),
+                all => format!("all {} handoff refs as they are here", all.len()),
+            }
+        ));
+    }
+    let summed = p.updates.len() > 1;
+    if !text.is_empty() {
+        return text + &kept_text(p);
+    }
     let summed = p.updates.len() > 1;
     if summed {
         text.push_str(&format!(
@@ -377,6 +394,12 @@ fn push_text(p: &Pushed, verbose: bool) -> String {
             u.summary
         ));
     }
+    text + &kept_text(p)
+}
+
+/// A line per chain `push --prune` kept on the remote.
+fn kept_text(p: &Pushed) -> String {
+    let mut text = String::new();
     for k in &p.kept {
         text.push_str(&format!(
             "kept     {} on {}: written on {} at {}, within {} days — its branch may not be pushed yet (--force deletes it)\n",
