@@ -1373,11 +1373,29 @@ fn prune_deletes_packed_orphan_chains_keeping_every_other_line() {
     assert!(before.contains("refs/tags/v1\n^"), "{before}");
     assert!(repo.join(".git/logs/refs/handoffs/gone-logged").is_file());
 
+    let dry = run(env
+        .store()
+        .args(["prune", "--older-than", "0"])
+        .current_dir(&repo));
+    assert!(
+        dry.stdout.ends_with(
+            "5 of them hold earlier versions (history, chains): once deleted, restore and log cannot bring them back.\n"
+        ),
+        "{}",
+        dry.stdout
+    );
     let o = run(env
         .store()
         .args(["prune", "--apply", "--older-than", "0"])
         .current_dir(&repo));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.ends_with(
+            "5 of them held earlier versions (history, chains): they can no longer be restored.\n"
+        ),
+        "{}",
+        o.stdout
+    );
     assert_eq!(
         env.git(
             &repo,

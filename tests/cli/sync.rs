@@ -428,7 +428,11 @@ fn worktrees_of_one_repository_share_the_chains() {
     assert_eq!(from_main, from_wt);
     let all = run(&mut a.hs(&env, &["push", "--all"]));
     assert_eq!(all.code, 0, "{}{}", all.stdout, all.stderr);
-    assert!(all.stdout.starts_with("nothing to push: "), "{}", all.stdout);
+    assert!(
+        all.stdout.starts_with("nothing to push: "),
+        "{}",
+        all.stdout
+    );
     assert_eq!(
         env.git(&bare, &["rev-parse", "refs/handoffs/topic"]),
         from_main

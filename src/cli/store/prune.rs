@@ -381,6 +381,14 @@ fn pruned_text(p: &Pruned) -> String {
         };
         text.push_str(&line);
     }
+    // History folders and chains hold the versions `restore` and `log` bring back.
+    let versions = |it: &&Item| matches!(it.kind, "history" | "ref");
+    let kept = p
+        .items
+        .iter()
+        .filter(versions)
+        .filter(|it| !p.apply || it.deleted)
+        .count();
     let deleted = p.items.iter().filter(|i| i.deleted).count();
     text.push_str(&if p.items.is_empty() {
         "nothing to prune.\n".to_string()
@@ -392,5 +400,12 @@ fn pruned_text(p: &Pruned) -> String {
             p.items.len()
         )
     });
+    if kept > 0 {
+        text.push_str(&if p.apply {
+            format!("{kept} of them held earlier versions (history, chains): they can no longer be restored.\n")
+        } else {
+            format!("{kept} of them hold earlier versions (history, chains): once deleted, restore and log cannot bring them back.\n")
+        });
+    }
     text
 }
