@@ -109,10 +109,11 @@ impl Document {
 
     /// Whether the (joined) sections under these headings hold a non-ws character.
     pub(crate) fn section_has_content(&self, level: usize, name: &str) -> bool {
+        // A credential's line was blanked, but it was content (its own ERROR says so).
+        let credential = |i: usize| self.secrets.iter().any(|s| s.line == i + 1);
         self.headings_named(level, name).any(|h| {
-            self.lines[h.index + 1..self.section_end(h)]
-                .iter()
-                .any(|l| !crate::text::trim(l).is_empty())
+            (h.index + 1..self.section_end(h))
+                .any(|i| !crate::text::trim(&self.lines[i]).is_empty() || credential(i))
         })
     }
 

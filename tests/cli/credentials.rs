@@ -104,6 +104,12 @@ fn assert_refused(corpus: &[&str]) {
         if o.code != 2 || !o.stderr.contains("looks like a credential") {
             missed.push(format!("{line} (exit {})", o.code));
         }
+        // The credential is its section's only item: the section is not empty.
+        assert!(
+            !o.stderr.contains("section is empty"),
+            "{line}: a false empty section: {}",
+            o.stderr
+        );
         assert!(
             !o.stdout.contains(line) && !o.stderr.contains(line),
             "echoed: {line}"
