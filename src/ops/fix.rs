@@ -68,8 +68,13 @@ pub(crate) fn fix(place: &Place, dry_run: bool) -> Result<Fixed, Error> {
         fixed.exit = healed.exit;
     }
     if let Some(text) = &healed.text {
+        // Healed line numbers are not new content: the handoff keeps the time it was written
+        // (what `read` shows, and what STALE measures), as a consume keeps it.
+        let written = crate::fs::symlink_metadata(&path)
+            .and_then(|m| m.modified())
+            .map_err(|e| Error::io(&path, e))?;
         fixed.history = change
-            .replace(text.as_bytes())?
+            .replace_at(text.as_bytes(), written)?
             .map(|p| p.to_string_lossy().into_owned());
         fixed.written = true;
         let (recorded, followed) = after::finish(change, Why::Fixed);

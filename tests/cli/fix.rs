@@ -251,8 +251,21 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
     let o = run(env.store().args(["fix", "--dry-run", "-C"]).arg(&repo));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("would fix "), "{}", o.stdout);
+    env.age(&slot, 3 * 86_400);
+    let written = crate::util::mtime(&slot);
     let o = run(env.store().args(["fix", "-C"]).arg(&repo));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert_eq!(
+        crate::util::mtime(&slot),
+        written,
+        "healed line numbers keep the time the handoff was written"
+    );
+    let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    assert!(
+        shown.stdout.contains("\nwritten  3 days ago ("),
+        "{}",
+        shown.stdout
+    );
     assert!(
         o.stdout.contains("fixed    ") && o.stdout.contains("history  "),
         "{}",
