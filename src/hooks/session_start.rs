@@ -98,7 +98,7 @@ impl Injection {
             session: then.session,
             source: then.title_source.to_string(),
             event: self.event,
-            chars: self.text.chars().count(),
+            chars: self.text.encode_utf16().count(),
             cut: self.text.contains(super::texts::truncate::TRUNCATED),
             consumed,
             handoff: shown.map(|d| d.info.path.clone()),
@@ -252,9 +252,10 @@ fn verdict_word(v: &crate::store::verdict::GateVerdict) -> String {
     }
 }
 
-/// How long a text is, for the person: `812 chars`, `2.6k chars`.
+/// How long a text is, for the person: `812 chars`, `2.6k chars` — counted as the cap counts
+/// them, in UTF-16 units (docs/hooks.md §1).
 fn size_word(text: &str) -> String {
-    let n = text.chars().count();
+    let n = text.encode_utf16().count();
     if n < 1000 {
         format!("{n} chars")
     } else {

@@ -1,8 +1,8 @@
 //! The injection, pinned. For a handoff of 2, 28 and 200 citations, all resolving,
 //! and one of 28 with three that do not, the text before the handoff is exactly what a model
 //! needs — the title, which handoff, one verdict line (and one line per failing citation), the
-//! reading rules — and nothing else; its size stays within the budget (700 characters, plus
-//! 160 per failing citation) whatever the number of citations.
+//! reading rules — and nothing else; its size stays within the budget (650 characters besides
+//! the handoff and its paths, plus 160 per failing citation) whatever the number of citations.
 
 use std::path::Path;
 
@@ -129,4 +129,54 @@ fn failing_citations_cost_one_unpadded_line_each() {
         "{}",
         head.chars().count()
     );
+}
+
+/// The budget of docs/hooks.md §2.6 holds in every delivery state of a handoff whose citations
+/// all hold — a first delivery after `/clear`, a re-delivery of one already read, after a
+/// compaction — besides the handoff and the paths it names; the startup offer, paths and all.
+#[test]
+fn every_delivery_state_keeps_the_budget() {
+    let env = TestEnv::new();
+    let shop = env.shop("shop", "main");
+    let slot = env.stored(&shop, &canonical(&shop.to_string_lossy(), "main"));
+    env.age(&slot, 3 * 3600 + 60);
+    let stored = std::fs::read_to_string(&slot).expect("slot");
+    let besides = |source: &str, session: &str| {
+        let input = serde_json::json!({"session_id": session, "cwd": shop, "source": source});
+        let text = context(&run(&mut env.hook("session-start", &input.to_string())));
+        let document = std::fs::read_to_string(&slot).expect("slot");
+        let handoff = [stored.trim_end(), document.trim_end()]
+            .into_iter()
+            .find(|d| text.contains(d));
+        let rest = match handoff {
+            Some(d) => text.replacen(d, "", 1),
+            None => text.clone(),
+        };
+        // The paths are the user's file system's, not ours to budget.
+        let rest = rest
+            .replace(&slot.display().to_string(), "")
+            .replace(&shop.display().to_string(), "");
+        (rest.encode_utf16().count(), handoff.is_some(), text)
+    };
+    let mut states = Vec::new();
+    for (state, source, session) in [
+        ("clear, first delivery", "clear", "a"),
+        ("clear, already read", "clear", "b"),
+        ("compact, no automatic write", "compact", "c"),
+    ] {
+        let (n, whole, text) = besides(source, session);
+        assert!(whole, "{state}: the handoff is delivered: {text}");
+        states.push((state, n, 650, text));
+    }
+    std::fs::write(&slot, &stored).expect("unread again");
+    env.age(&slot, 3 * 3600 + 60);
+    let (n, whole, text) = besides("startup", "d");
+    assert!(!whole, "the offer does not carry the handoff: {text}");
+    states.push(("startup offer", n, 400, text));
+    let over: Vec<String> = states
+        .iter()
+        .filter(|(_, n, max, _)| n > max)
+        .map(|(state, n, max, text)| format!("{state}: {n} > {max}\n{text}"))
+        .collect();
+    assert!(over.is_empty(), "{}", over.join("\n---\n"));
 }
