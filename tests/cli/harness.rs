@@ -1174,3 +1174,35 @@ fn folders_we_make_are_never_world_writable_whatever_the_umask() {
     loose.extend(writable_by_others(&env.store_dir()));
     assert!(loose.is_empty(), "{loose:?}");
 }
+
+/// `uninstall claude --project` in a repository that had no `.claude/` leaves none: the skill's
+/// folders and the one the install created go, empty; one holding anything else stays.
+#[test]
+fn uninstall_project_removes_the_folders_its_install_created() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let install = run(&mut hs(&env, &repo, &["install", "claude", "--project"]));
+    assert_eq!(install.code, 0, "{}{}", install.stdout, install.stderr);
+    assert!(repo.join(".claude/skills/handoff/SKILL.md").is_file());
+    let o = run(&mut hs(&env, &repo, &["uninstall", "claude", "--project"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        !repo.join(".claude").exists(),
+        "an empty .claude/ left behind"
+    );
+
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["install", "claude", "--project"])).code,
+        0
+    );
+    std::fs::write(repo.join(".claude/notes.md"), "mine\n").expect("notes");
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["uninstall", "claude", "--project"])).code,
+        0
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/notes.md")).expect("kept"),
+        "mine\n"
+    );
+    assert!(!repo.join(".claude/skills").exists() && !repo.join(".claude/settings.json").exists());
+}

@@ -180,3 +180,16 @@ fn every_delivery_state_keeps_the_budget() {
         .collect();
     assert!(over.is_empty(), "{}", over.join("\n---\n"));
 }
+
+/// The `/handoff` skill words the reading rules as the injection does, whole.
+#[test]
+fn the_skill_gives_the_injections_reading_rules() {
+    for file in [
+        "contrib/skill/SKILL.md",
+        "contrib/claude-code/skills/handoff/SKILL.md",
+    ] {
+        let skill = std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR")))
+            .expect("skill");
+        assert!(skill.contains(RULES), "{file} words the rules otherwise");
+    }
+}

@@ -40,8 +40,10 @@ fn uninstall(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<U
             return Ok(Uninstalled::GitHook { path, done });
         }
     };
-    let done = harness_install::uninstall(&store, &plan)?;
+    // The skill first: its folders sit in the one the hooks' install may have created, which
+    // goes only when empty.
     let skill = harness_install::uninstall_skill(&plan)?;
+    let done = harness_install::uninstall(&store, &plan)?;
     for key in &done.trust_keys {
         h.client().forget(key);
     }
