@@ -154,3 +154,47 @@ fn man_pages_and_completions_for_both_binaries() {
     let o = run(env.store().args(["completions", "zsh"]));
     assert!(o.stdout.contains("#compdef handoff-store") && o.stdout.contains("set-progress"));
 }
+
+/// A failure in JSON carries the hint its text form gives (and none when the text has none).
+#[test]
+fn json_errors_carry_the_texts_hint() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let outside = env.path("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let cases: [(&Path, &[&str]); 6] = [
+        (&repo, &["push"]),
+        (&repo, &["write"]),
+        (&repo, &["read"]),
+        (&outside, &["read"]),
+        (&repo, &["set-progress", "/etc/hostname", "complete"]),
+        (&repo, &["restore", "-n", "9"]),
+    ];
+    let mut hinted = 0;
+    for (dir, args) in cases {
+        let text = run(env.store().args(args).current_dir(dir).write_stdin(""));
+        let json = run(env
+            .store()
+            .args(args)
+            .arg("--json")
+            .current_dir(dir)
+            .write_stdin(""));
+        assert_ne!(text.code, 0, "{args:?} fails");
+        assert_eq!(json.code, text.code, "{args:?}");
+        let v: serde_json::Value = serde_json::from_str(&json.stdout)
+            .unwrap_or_else(|_| panic!("{args:?}: one JSON object: {}", json.stdout));
+        let said = text
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("hint: "))
+            .map(str::to_string);
+        hinted += usize::from(said.is_some());
+        assert_eq!(
+            v["error"]["hint"].as_str().map(str::to_string),
+            said,
+            "{args:?}: {}",
+            json.stdout
+        );
+    }
+    assert!(hinted >= 2, "the table holds errors with hints");
+}
