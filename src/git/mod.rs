@@ -7,6 +7,9 @@ pub(crate) mod chain;
 pub(crate) mod config;
 mod journal;
 mod packed;
+mod renames;
+
+pub(crate) use renames::renamed;
 
 use std::path::{Path, PathBuf};
 
@@ -151,6 +154,11 @@ pub(crate) enum HeadRelation {
 /// Discover the repository at or above `real`. Without `honour_env`, the GIT_* variables are
 /// denied: a git hook sets GIT_DIR/GIT_WORK_TREE for its own repository, and a path given
 /// to the gate must be judged by itself.
+/// The repository of checkout `real`, its path alone deciding (for reading objects).
+fn discover_for_read(real: &Path) -> Option<gix::Repository> {
+    discover(real, false)
+}
+
 fn discover(real: &Path, honour_env: bool) -> Option<gix::Repository> {
     if honour_env {
         gix::discover_with_environment_overrides(real).ok()

@@ -12,12 +12,25 @@ use super::Report;
 use super::run_gate::{after_renumbering, gate_bytes};
 use crate::resolve::{Entry, Verdict};
 
-/// One citation moved: `path:from` now reads `path:to`.
+/// One citation moved: `path:from` now reads `path:to` — or `renamed_to:to`, when git shows its
+/// file renamed since the handoff's `head:`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Move {
     pub(crate) path: String,
     pub(crate) from: u64,
     pub(crate) to: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) renamed_to: Option<String>,
+}
+
+impl Move {
+    /// Where it goes, as the `moved` lines say it: `25`, or `src/new.rs:25` after a rename.
+    pub(crate) fn target(&self) -> String {
+        match &self.renamed_to {
+            Some(path) => format!("{path}:{}", self.to),
+            None => self.to.to_string(),
+        }
+    }
 }
 
 /// A failing citation left as it is, and why.
@@ -159,7 +172,7 @@ impl Fixed {
         for m in &self.healing.moves {
             out.push((
                 Stream::Out,
-                format!("moved    {}:{} → {}", m.path, m.from, m.to),
+                format!("moved    {}:{} → {}", m.path, m.from, m.target()),
             ));
         }
         for l in &self.healing.left {
@@ -205,7 +218,7 @@ impl Healing {
         let moved = self
             .moves
             .iter()
-            .map(|m| format!("moved    {}:{} → {}", m.path, m.from, m.to));
+            .map(|m| format!("moved    {}:{} → {}", m.path, m.from, m.target()));
         let left = self
             .left
             .iter()
@@ -258,6 +271,9 @@ pub(crate) fn regate(
     quick.unwrap_or_else(|| gate_bytes(file, healed.as_bytes().to_vec(), checkout))
 }
 
+/// Where one citation of a `path:line` goes: its new line, and its new file after a rename.
+type Target = Option<(u64, Option<String>)>;
+
 /// The moves a gate run allows, and the failing citations it leaves alone.
 pub(crate) fn moves(report: &Report) -> Healing {
     let Some(resolution) = &report.citations else {
@@ -265,13 +281,14 @@ pub(crate) fn moves(report: &Report) -> Healing {
     };
     // Every (path, line) cited, with where each citation of it goes: a move is made only when
     // all of them agree (one line cited twice for two fragments that went apart stays).
-    let mut wanted: BTreeMap<(String, u64), Vec<Option<u64>>> = BTreeMap::new();
+    let mut wanted: BTreeMap<(String, u64), Vec<Target>> = BTreeMap::new();
     let mut left = Vec::new();
     for e in &resolution.entries {
         let line = single_line(e);
         let target = match (e.verdict, line) {
             (Verdict::Ok, _) => None,
-            (_, Some(_)) if moved_to(e).is_some() => moved_to(e),
+            (_, Some(_)) if moved_to(e).is_some() => moved_to(e).map(|to| (to, None)),
+            (_, Some(_)) if renamed(e).is_some() => renamed(e).map(|(path, to)| (to, Some(path))),
             _ => {
                 left.push(Left {
                     citation: shown(e),
@@ -289,10 +306,17 @@ pub(crate) fn moves(report: &Report) -> Healing {
     }
     let mut moves = Vec::new();
     for ((path, from), targets) in wanted {
-        let first = targets.first().copied().flatten();
+        let first = targets.first().cloned().flatten();
         match first {
-            Some(to) if targets.iter().all(|t| *t == Some(to)) => {
-                moves.push(Move { path, from, to })
+            Some((to, renamed_to))
+                if targets.iter().all(|t| *t == Some((to, renamed_to.clone()))) =>
+            {
+                moves.push(Move {
+                    path,
+                    from,
+                    to,
+                    renamed_to,
+                })
             }
             _ if targets.iter().any(Option::is_some) => left.push(Left {
                 citation: format!("{path}:{from}"),
@@ -302,6 +326,16 @@ pub(crate) fn moves(report: &Report) -> Healing {
         }
     }
     Healing { moves, left }
+}
+
+/// Where a MISSING citation's file was renamed to and the line its fragment is on there, when
+/// exactly one line of that file holds it (or the cited one still does).
+fn renamed(e: &Entry) -> Option<(String, u64)> {
+    let path = e.renamed_to.clone()?;
+    (e.verdict == Verdict::Missing && e.fragment_lines == Some(1))
+        .then_some(e.found_at_line)
+        .flatten()
+        .map(|to| (path, to))
 }
 
 /// The line a CHANGED citation's fragment moved to, when exactly one line of the file holds it.
@@ -368,7 +402,10 @@ pub(crate) fn rewrite(text: &str, moves: &[Move]) -> String {
             let rest = &text[start..];
             let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
             if !more_than_one_line(&rest[digits..]) && rest[..digits] == m.from.to_string() {
-                edits.push((start, start + digits, m.to.to_string()));
+                match &m.renamed_to {
+                    Some(path) => edits.push((at, start + digits, format!("{path}:{}", m.to))),
+                    None => edits.push((start, start + digits, m.to.to_string())),
+                }
             }
         }
     }
@@ -436,6 +473,7 @@ mod tests {
 
     fn mv(path: &str, from: u64, to: u64) -> Move {
         Move {
+            renamed_to: None,
             path: path.into(),
             from,
             to,

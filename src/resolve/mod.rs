@@ -61,6 +61,8 @@ pub(crate) struct Entry {
     /// For a CHANGED citation with a fragment: how many lines of the file hold it (counted up
     /// to 2, which means more than one). One line is an unambiguous move (`--fix`).
     pub(crate) fragment_lines: Option<u32>,
+    /// For a MISSING file: where git shows it renamed since the handoff's `head:`.
+    pub(crate) renamed_to: Option<String>,
     pub(crate) message: String,
 }
 
@@ -200,6 +202,7 @@ impl<'w> Resolver<'w> {
             line_count: None,
             found_at_line: None,
             fragment_lines: None,
+            renamed_to: None,
             message: String::new(),
         };
         let (candidate, real, meta, also) = match target {

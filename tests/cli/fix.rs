@@ -562,3 +562,77 @@ fn fix_leaves_every_spelling_that_is_not_one_cited_line() {
         })
         .expect("property");
 }
+
+/// A cited file git shows renamed since the handoff's `head:` is MISSING with where it went —
+/// an exact rename, or one edited on the way (the one file added since with its name) — and
+/// `fix` follows it when the fragment is on one line there; two candidates are no rename.
+#[test]
+fn a_renamed_file_is_named_and_fix_follows_it() {
+    let env = TestEnv::new();
+    let repo = env.repo(
+        "ren",
+        "main",
+        &[
+            ("src/a.rs", "fn a() {}\nfn keep() {}\n"),
+            ("src/b.rs", "fn b() {}\n"),
+            ("src/c.rs", "fn c() {}\n"),
+        ],
+    );
+    let doc = format!(
+        "# Handoff — renames\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- a `src/a.rs:2`, b `src/b.rs:1`, c `src/c.rs:1`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/a.rs:2 | fn keep()\nsrc/b.rs:1 | fn b()\nsrc/c.rs:1 | fn c()\n```\n",
+        repo.display()
+    );
+    let slot = env.stored(&repo, &doc);
+    std::fs::create_dir_all(repo.join("lib")).expect("lib");
+    env.git(&repo, &["mv", "src/a.rs", "lib/a.rs"]);
+    std::fs::create_dir_all(repo.join("core")).expect("core");
+    env.git(&repo, &["mv", "src/b.rs", "core/b.rs"]);
+    std::fs::write(repo.join("core/b.rs"), "// moved\nfn b() {}\n").expect("edit b");
+    env.git(&repo, &["rm", "-q", "src/c.rs"]);
+    std::fs::create_dir_all(repo.join("x")).expect("x");
+    std::fs::create_dir_all(repo.join("y")).expect("y");
+    std::fs::write(repo.join("x/c.rs"), "fn c() {}\n// x\n").expect("x/c");
+    std::fs::write(repo.join("y/c.rs"), "fn c() {}\n// y\n").expect("y/c");
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "move things"]);
+
+    let gate = run(env.verify().arg(&slot).arg(&repo));
+    assert_eq!(gate.code, 1, "{}", gate.stdout);
+    for (path, to) in [("src/a.rs:2", "lib/a.rs"), ("src/b.rs:1", "core/b.rs")] {
+        assert!(
+            gate.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("MISSING  {path} "))
+                    && l.ends_with(&format!("no such file or directory — renamed to {to}"))),
+            "{path}: {}",
+            gate.stdout
+        );
+    }
+    assert!(
+        gate.stdout.contains("src/c.rs:1")
+            && !gate.stdout.contains("renamed to x/")
+            && !gate.stdout.contains("renamed to y/"),
+        "two candidates are no rename: {}",
+        gate.stdout
+    );
+
+    let fixed = run(env.store().args(["fix", "-C"]).arg(&repo));
+    assert_eq!(
+        fixed.code, 1,
+        "c.rs stays MISSING: {}{}",
+        fixed.stdout, fixed.stderr
+    );
+    assert!(
+        fixed.stdout.contains("moved    src/a.rs:2 → lib/a.rs:2")
+            && fixed.stdout.contains("moved    src/b.rs:1 → core/b.rs:2"),
+        "{}",
+        fixed.stdout
+    );
+    let text = std::fs::read_to_string(&slot).expect("slot");
+    assert!(
+        text.contains("lib/a.rs:2 | fn keep()")
+            && text.contains("core/b.rs:2 | fn b()")
+            && text.contains("a `lib/a.rs:2`, b `core/b.rs:2`, c `src/c.rs:1`"),
+        "{text}"
+    );
+}

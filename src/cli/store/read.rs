@@ -229,12 +229,7 @@ fn handoff_text(shown: &Shown, verbose: bool) -> String {
     }
     t.push_str(&d.verdict.line);
     t.push('\n');
-    for m in &d.verdict.brief.moves {
-        t.push_str(&format!(
-            "moved    {}:{} → {} (the text is on that one line now; handoff-store fix rewrites it)\n",
-            m.path, m.from, m.to
-        ));
-    }
+    t.push_str(&failed_lines(d, verbose));
     for drift in &d.drift {
         t.push_str(&format!("DRIFT    {}\n", drift.text));
     }
@@ -246,24 +241,6 @@ fn handoff_text(shown: &Shown, verbose: bool) -> String {
     }
     if info.is_consumed() {
         t.push_str("note     already delivered at an earlier read (progress: consumed)\n");
-    }
-    if !verbose {
-        // Only what failed, as the injection says it; a moved citation is its `moved` line.
-        let moved = |line: &str| {
-            d.verdict.brief.moves.iter().any(|m| {
-                line.strip_prefix("CHANGED ")
-                    .is_some_and(|rest| rest.starts_with(&format!("{}:{} ", m.path, m.from)))
-            })
-        };
-        for line in d.verdict.brief.failing.iter().filter(|l| !moved(l)) {
-            t.push_str(&format!("{line}\n"));
-        }
-        if d.verdict.brief.uncovered > 0 {
-            t.push_str(&format!(
-                "UNCOVERED {} citation(s) in the prose are not in Pointers, so they were never checked\n",
-                d.verdict.brief.uncovered
-            ));
-        }
     }
     t.push('\n');
     if verbose && !d.verdict.reader_report.is_empty() {
@@ -279,6 +256,40 @@ fn handoff_text(shown: &Shown, verbose: bool) -> String {
         t.push('\n');
     }
     t.push_str("----- end handoff -----\n");
+    t
+}
+
+/// The moves and what failed, as the injection says them (a moved citation is its `moved`
+/// line); `-v` leaves what failed to the whole report.
+fn failed_lines(d: &crate::store::deliver::Delivery, verbose: bool) -> String {
+    let mut t = String::new();
+    for m in &d.verdict.brief.moves {
+        t.push_str(&format!(
+            "moved    {}:{} → {} (the text is on that one line now; handoff-store fix rewrites it)\n",
+            m.path,
+            m.from,
+            m.target()
+        ));
+    }
+    if !verbose {
+        // Only what failed, as the injection says it; a moved citation is its `moved` line.
+        let moved = |line: &str| {
+            d.verdict.brief.moves.iter().any(|m| {
+                line.strip_prefix("CHANGED ")
+                    .or_else(|| line.strip_prefix("MISSING "))
+                    .is_some_and(|rest| rest.starts_with(&format!("{}:{} ", m.path, m.from)))
+            })
+        };
+        for line in d.verdict.brief.failing.iter().filter(|l| !moved(l)) {
+            t.push_str(&format!("{line}\n"));
+        }
+        if d.verdict.brief.uncovered > 0 {
+            t.push_str(&format!(
+                "UNCOVERED {} citation(s) in the prose are not in Pointers, so they were never checked\n",
+                d.verdict.brief.uncovered
+            ));
+        }
+    }
     t
 }
 

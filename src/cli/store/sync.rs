@@ -345,18 +345,11 @@ fn push_text(p: &Pushed, verbose: bool) -> String {
         && !p.updates.is_empty()
         && p.updates.iter().all(|u| u.status == PushStatus::UpToDate)
     {
-        text.push_str(&format!(
-            "nothing to push: {} already has {}\n",
-            p.remote,
-            match p.updates.as_slice() {
-                [one] => one.reference.clone(),
-                all => format!("all {} handoff refs as they are here", all.len()),
-            }
-        ));
-    }
-    let summed = p.updates.len() > 1;
-    if !text.is_empty() {
-        return text + &kept_text(p);
+        let what = match p.updates.as_slice() {
+            [one] => one.reference.clone(),
+            all => format!("all {} handoff refs as they are here", all.len()),
+        };
+        return format!("nothing to push: {} already has {what}\n", p.remote) + &kept_text(p);
     }
     let summed = p.updates.len() > 1;
     if summed {

@@ -364,7 +364,7 @@ pub(crate) fn moves_line(moves: &[crate::report::fix::Move]) -> String {
     let mut shown: Vec<String> = moves
         .iter()
         .take(MAX_MOVES)
-        .map(|m| format!("`{}:{}` → {}", m.path, m.from, m.to))
+        .map(|m| format!("`{}:{}` → {}", m.path, m.from, m.target()))
         .collect();
     if moves.len() > MAX_MOVES {
         shown.push(format!("… and {} more", moves.len() - MAX_MOVES));
