@@ -64,6 +64,22 @@ pub(crate) struct Shown {
     pub(crate) background: Option<(RunState, Option<String>)>,
     pub(crate) consumable: bool,
     pub(crate) now: i64,
+    /// When `fix` last healed its line numbers (epoch seconds), for an exact pick.
+    pub(crate) fixed_at: Option<i64>,
+}
+
+/// When the handoff at `slot` was last fixed: a fix keeps the written time (the mtime) and puts
+/// the version it replaced into history with that same mtime, at the moment of the fix (the
+/// history file's ctime). No other change leaves a kept version as old as the slot.
+fn fixed_at(store: &Store, slot: &str, written: Option<i64>) -> Option<i64> {
+    use std::os::unix::fs::MetadataExt;
+    let written = written?;
+    let name = std::path::Path::new(slot).file_name()?.to_str()?;
+    crate::store::slot::versions(store, name)
+        .iter()
+        .filter(|v| v.mtime.map(crate::store::epoch) == Some(written))
+        .filter_map(|v| crate::fs::symlink_metadata(&v.path).ok().map(|m| m.ctime()))
+        .max()
 }
 
 /// What to show a reader of `place`'s handoff, waiting up to `wait` seconds for one still being
@@ -144,6 +160,7 @@ pub(crate) fn read(
         background: background.map(|state| (state, note)),
         consumable,
         now: now(),
+        fixed_at: fixed_at(&store, &delivery.info.path, delivery.info.mtime),
         delivery,
     };
     Ok((store, Answer::Handoff(Box::new(shown))))

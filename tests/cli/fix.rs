@@ -262,8 +262,11 @@ fn the_store_fixes_its_slot_keeps_the_old_version_and_delivery_names_the_moves()
     );
     let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
     assert!(
-        shown.stdout.contains("\nwritten  3 days ago ("),
-        "{}",
+        shown.stdout.contains("\nwritten  3 days ago (")
+            && shown
+                .stdout
+                .contains("), its line numbers fixed 0 seconds ago — progress: "),
+        "written and fixed, each when it happened: {}",
         shown.stdout
     );
     assert!(
@@ -616,6 +619,18 @@ fn a_renamed_file_is_named_and_fix_follows_it() {
         gate.stdout
     );
 
+    let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    assert!(
+        shown
+            .stdout
+            .contains("\nmoved    src/a.rs:2 → lib/a.rs:2 (the text is on that one line now")
+            && shown
+                .stdout
+                .contains("\nMISSING src/c.rs:1 | fn c(): no such file or directory\n")
+            && !shown.stdout.contains("MISSING src/a.rs"),
+        "{}",
+        shown.stdout
+    );
     let fixed = run(env.store().args(["fix", "-C"]).arg(&repo));
     assert_eq!(
         fixed.code, 1,

@@ -1291,3 +1291,94 @@ fn a_start_after_the_handoff_was_read_says_so_in_one_line() {
         status(&env)
     );
 }
+
+/// The phrases docs/hooks.md §2.9 and §9 promise are the binary's own: every literal piece of
+/// them (between `<placeholders>`, at least 12 characters) is in the `handoff-store` executable,
+/// so a text reworded in the code without the docs (or the reverse) fails here. Each case's
+/// output is checked by the tests the §9 items name.
+#[test]
+fn every_phrase_the_hooks_doc_promises_is_in_the_binary() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/hooks.md"))
+        .expect("hooks.md");
+    let bytes = std::fs::read(env!("CARGO_BIN_EXE_handoff-store")).expect("binary");
+    let binary = String::from_utf8_lossy(&bytes);
+    let table = doc
+        .split("### 2.9 Key phrases")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("§2.9");
+    let conformance = doc
+        .split("## 9. Minimum conformance tests")
+        .nth(1)
+        .expect("§9");
+    // The phrases column of §2.9, and the prose-like spans of §9 (code, paths and names aside).
+    let mut spans: Vec<String> = table
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("| ")?
+                .split(" | ")
+                .nth(1)
+                .map(str::to_string)
+        })
+        .flat_map(|cell| backticked(&cell))
+        .filter(|s| !s.starts_with('.'))
+        .collect();
+    spans.extend(
+        backticked(conformance)
+            .into_iter()
+            .filter(|s| s.matches(' ').count() >= 2 && !s.contains(['=', '/', '$', '`'])),
+    );
+    // The literal pieces: between `<placeholders>`, `…` and numbers (a case's own values).
+    let mut pieces: Vec<String> = Vec::new();
+    for span in &spans {
+        let mut literal = String::new();
+        let mut in_placeholder = false;
+        for c in span.chars().chain(std::iter::once('<')) {
+            match c {
+                '<' => in_placeholder = true,
+                '>' if in_placeholder => in_placeholder = false,
+                _ if in_placeholder => {}
+                '…' | '0'..='9' => literal.push('\u{0}'),
+                c => literal.push(c),
+            }
+            if c == '<' {
+                literal.push('\u{0}');
+            }
+        }
+        for piece in literal.split('\u{0}') {
+            let piece = piece.trim_matches(|c: char| c == '*' || c == ' ' || c == '`');
+            if piece.chars().count() >= 12 {
+                pieces.push(piece.to_string());
+            }
+        }
+    }
+    assert!(pieces.len() >= 15, "too few phrases found: {pieces:?}");
+    let missing: Vec<&String> = pieces
+        .iter()
+        .filter(|p| !binary.contains(p.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/hooks.md promises what the binary never says: {missing:#?}"
+    );
+}
+
+/// The spans of `text` between backticks (a double-backtick span whole).
+fn backticked(text: &str) -> Vec<String> {
+    let mut spans = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('`') {
+        let ticks = if rest[at..].starts_with("``") {
+            "``"
+        } else {
+            "`"
+        };
+        let open = at + ticks.len();
+        let Some(len) = rest[open..].find(ticks) else {
+            break;
+        };
+        spans.push(rest[open..open + len].trim().to_string());
+        rest = &rest[open + len + ticks.len()..];
+    }
+    spans
+}

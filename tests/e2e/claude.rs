@@ -600,7 +600,9 @@ impl Suite {
         })?;
         self.writer_had_no_shell(&scene, mark, "Claude Code")?;
 
-        let said = store(&["status", "--check"])?;
+        let check = store(&["status", "--check"])?;
+        ensure(check.trim() == "OK", || format!("status --check: {check}"))?;
+        let said = store(&["status"])?;
         ensure(
             said.split('\n').any(|l| {
                 l.split_whitespace().take(4).collect::<Vec<_>>()

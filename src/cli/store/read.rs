@@ -217,8 +217,12 @@ fn handoff_text(shown: &Shown, verbose: bool) -> String {
             ));
         }
     }
+    let fixed = shown
+        .fixed_at
+        .map(|at| format!(", its line numbers fixed {}", ago(Some(at), now)))
+        .unwrap_or_default();
     t.push_str(&format!(
-        "written  {} ({}) — progress: {}\n",
+        "written  {} ({}){fixed} — progress: {}\n",
         ago(info.mtime, now),
         info.mtime.map(iso).unwrap_or_default(),
         info.progress_shown()
