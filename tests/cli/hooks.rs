@@ -219,7 +219,17 @@ fn the_gate_seam_gets_the_handoffs_checkout_and_its_verdict_is_shown() {
             assert!(text.contains("no citation was checked") && !text.contains("GATE: OK"));
         }
     }
+    // An outside gate that fails without naming a failing citation gives no count.
+    let quiet = crate::util::stub_gate(&env, "echo checked");
     let input = serde_json::json!({"session_id": "s", "cwd": wt, "source": "compact"}).to_string();
+    let text = context(&run(env
+        .hook("session-start", &input)
+        .env("VERIFY_HANDOFF_GATE", &quiet)
+        .env("STUB_GATE_EXIT", "1")));
+    assert!(
+        text.contains(&format!("GATE: FAILED against `{}`.", wt.display())),
+        "{text}"
+    );
     let text = context(&run(env
         .hook("session-start", &input)
         .env("VERIFY_HANDOFF_GATE", env.path("missing-gate"))));
@@ -279,7 +289,11 @@ fn compact_says_whether_a_write_was_attempted() {
     );
     env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
     let text = context(&start(&env, "compact", &repo));
-    assert!(text.contains("This session was just compacted. The handoff below was written"));
+    assert!(
+        text.contains("This session was just compacted. The handoff below was written")
+            && text.contains(" by its automatic write: check that its Next matches"),
+        "{text}"
+    );
     std::fs::remove_file(&lock).expect("rm lock");
     let text = context(&start(&env, "compact", &repo));
     assert!(text.contains("no handoff was written for it: the one below, written"));
@@ -1293,9 +1307,9 @@ fn a_start_after_the_handoff_was_read_says_so_in_one_line() {
 }
 
 /// The phrases docs/hooks.md §2.9 and §9 promise are the binary's own: every literal piece of
-/// them (between `<placeholders>`, at least 12 characters) is in the `handoff-store` executable,
-/// so a text reworded in the code without the docs (or the reverse) fails here. Each case's
-/// output is checked by the tests the §9 items name.
+/// them (between `<placeholders>`, numbers and `…`, at least 12 characters) is in the
+/// `handoff-store` executable, so a text reworded in the code without the docs (or the reverse)
+/// fails here; and each is asserted by a test of this suite, on the output for its case.
 #[test]
 fn every_phrase_the_hooks_doc_promises_is_in_the_binary() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/hooks.md"))
@@ -1353,6 +1367,22 @@ fn every_phrase_the_hooks_doc_promises_is_in_the_binary() {
         }
     }
     assert!(pieces.len() >= 15, "too few phrases found: {pieces:?}");
+    // Each is asserted, for its case, on the hook's output by a test of this suite.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli");
+    let tests: String = std::fs::read_dir(dir)
+        .expect("tests/cli")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    let untested: Vec<&String> = pieces
+        .iter()
+        .filter(|p| !tests.contains(p.as_str()))
+        .collect();
+    assert!(
+        untested.is_empty(),
+        "no test asserts these for their case: {untested:#?}"
+    );
     let missing: Vec<&String> = pieces
         .iter()
         .filter(|p| !binary.contains(p.as_str()))
