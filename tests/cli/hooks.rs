@@ -152,7 +152,7 @@ fn an_exact_pick_is_injected_with_its_verdict_and_consumed_with_mtime_kept() {
     assert_eq!(mtime(&slot), before, "the flip keeps the mtime");
     let text = context(&start(&env, "clear", &repo));
     assert!(
-        text.contains("It was delivered before (`progress: consumed`)"),
+        text.contains("It was delivered before: you may have acted on it since."),
         "a consumed handoff is still injected"
     );
 }

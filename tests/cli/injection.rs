@@ -133,7 +133,8 @@ fn failing_citations_cost_one_unpadded_line_each() {
 
 /// The budget of docs/hooks.md §2.6 holds in every delivery state of a handoff whose citations
 /// all hold — a first delivery after `/clear`, a re-delivery of one already read, after a
-/// compaction — besides the handoff and the paths it names; the startup offer, paths and all.
+/// compaction with and without its automatic write, after a `/clear` whose session went on past
+/// the handoff — besides the handoff and the paths it names; the startup offer, paths and all.
 #[test]
 fn every_delivery_state_keeps_the_budget() {
     let env = TestEnv::new();
@@ -141,6 +142,10 @@ fn every_delivery_state_keeps_the_budget() {
     let slot = env.stored(&shop, &canonical(&shop.to_string_lossy(), "main"));
     env.age(&slot, 3 * 3600 + 60);
     let stored = std::fs::read_to_string(&slot).expect("slot");
+    let transcript = env.write("cleared.jsonl", "{}\n");
+    let lock = env.home().join(".claude/state/handoff-fork/e.lock");
+    std::fs::create_dir_all(lock.parent().expect("state")).expect("state dir");
+    std::fs::write(&lock, "").expect("the automatic write's lock");
     let besides = |source: &str, session: &str| {
         let input = serde_json::json!({"session_id": session, "cwd": shop, "source": source});
         let text = context(&run(&mut env.hook("session-start", &input.to_string())));
@@ -155,7 +160,8 @@ fn every_delivery_state_keeps_the_budget() {
         // The paths are the user's file system's, not ours to budget.
         let rest = rest
             .replace(&slot.display().to_string(), "")
-            .replace(&shop.display().to_string(), "");
+            .replace(&shop.display().to_string(), "")
+            .replace(&transcript.display().to_string(), "");
         (rest.encode_utf16().count(), handoff.is_some(), text)
     };
     let mut states = Vec::new();
@@ -163,6 +169,7 @@ fn every_delivery_state_keeps_the_budget() {
         ("clear, first delivery", "clear", "a"),
         ("clear, already read", "clear", "b"),
         ("compact, no automatic write", "compact", "c"),
+        ("compact, after its automatic write", "compact", "e"),
     ] {
         let (n, whole, text) = besides(source, session);
         assert!(whole, "{state}: the handoff is delivered: {text}");
@@ -173,6 +180,28 @@ fn every_delivery_state_keeps_the_budget() {
     let (n, whole, text) = besides("startup", "d");
     assert!(!whole, "the offer does not carry the handoff: {text}");
     states.push(("startup offer", n, 400, text));
+    // A clear whose marker says the cleared session went on after the handoff (not covered).
+    let written = crate::util::mtime(&slot)
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs() as i64;
+    std::fs::create_dir_all(env.marker_dir()).expect("marker dir");
+    std::fs::write(
+        env.marker_file(&shop, "main"),
+        serde_json::json!({
+            "ended_at": "2026-12-02T10:00:00Z", "ended_at_epoch": written + 7200,
+            "resident_tokens": 250_400, "transcript_path": transcript, "write_attempted": false,
+            "handoff": {"present": true}
+        })
+        .to_string(),
+    )
+    .expect("marker");
+    let (n, whole, text) = besides("clear", "f");
+    assert!(
+        whole && text.contains("The session before this one was cleared"),
+        "{text}"
+    );
+    states.push(("clear after a marker, not covered", n, 700, text));
     let over: Vec<String> = states
         .iter()
         .filter(|(_, n, max, _)| n > max)

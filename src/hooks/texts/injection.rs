@@ -241,7 +241,7 @@ pub(crate) fn intro(
             };
             let mut s = format!("Handoff for `{reference}`{when}: `{}`.", info.path);
             if info.is_consumed() {
-                s.push_str(" It was delivered before (`progress: consumed`): you may have acted on it since.");
+                s.push_str(" It was delivered before: you may have acted on it since.");
             }
             s
         }
