@@ -92,13 +92,22 @@ pub(crate) fn end_descendants(grace: std::time::Duration) {
     } else {
         Signal::SIGTERM
     };
+    // One empty scan is not proof: a child forked mid-scan at a pid below the scan's place
+    // (pids wrap), whose parent then exits before the scan reaches it, is in neither. Every
+    // process alive when a scan starts is in it, so a second empty scan is.
+    let mut empty_once = false;
     // Bounded: a descendant that survives SIGKILL for seconds is the kernel's (D state).
     for _ in 0..200 {
         reap();
         let left = descendants();
         if left.is_empty() {
-            return;
+            if empty_once {
+                return;
+            }
+            empty_once = true;
+            continue;
         }
+        empty_once = false;
         if signal == Signal::SIGTERM && started.elapsed() >= grace {
             signal = Signal::SIGKILL;
         }
