@@ -108,6 +108,7 @@ codes! {
     FieldEmpty => "field_empty",
     FieldLate => "field_late",
     FieldMissing => "field_missing",
+    InvisibleCharacter => "invisible_character",
     NotACitationList => "not_a_citation_list",
     PathSymbol => "path_symbol",
     PointersNoFence => "pointers_no_fence",

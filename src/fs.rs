@@ -31,6 +31,36 @@ pub(crate) fn make_dirs(dir: &std::path::Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The last `cap` bytes of `path`, from the first whole line among them, when it is a regular
+/// file (opened as [`read_regular`] opens one): a log whose newest lines are what matter and
+/// whose size nobody bounded. Anything else is `None`.
+pub(crate) fn read_regular_tail(path: &std::path::Path, cap: u64) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    // One byte before the cut, to tell whether the cut fell on a line's start.
+    let from = meta.len().saturating_sub(cap).saturating_sub(1);
+    file.seek(std::io::SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::with_capacity(meta.len().min(cap + 1) as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    if meta.len() > cap {
+        // The line cut by the seek is no line: drop it (the byte before the cut with it).
+        let start = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
+        bytes.drain(..start);
+    }
+    Some(bytes)
+}
+
 /// The bytes of `path` when it is a regular file of at most `cap` bytes: opened without
 /// following a link or blocking (a FIFO or device planted there answers nothing, never hangs),
 /// checked on the open descriptor, read capped. Anything else is `None`.

@@ -98,6 +98,12 @@ impl Key {
         }
     }
 
+    /// Whether the environment may only narrow this key's git value: `handoff.enabled` and
+    /// `handoff.writer`, the two that act (and bill) on their own.
+    fn narrows_only(&self) -> bool {
+        matches!(self.kind, Kind::AutoBool | Kind::Mode)
+    }
+
     /// What the key takes, for a message (`auto, true or false`).
     pub(crate) fn takes(&self) -> String {
         match self.kind {
@@ -193,7 +199,7 @@ impl Settings {
                 .ok()
                 .filter(|v| !v.is_empty())
                 .map(|v| (v, Origin::Env { variable: key.env }));
-            let git = config.get(key.git.trim_start_matches("handoff.")).map(|f| {
+            let git = config.all(key.git.trim_start_matches("handoff.")).map(|f| {
                 (
                     f.value.clone(),
                     Origin::Git {
@@ -202,11 +208,34 @@ impl Settings {
                     },
                 )
             });
+            let git: Vec<(String, Origin)> = git.collect();
+            // The environment may come from a client's project file (a committed `.env`, a
+            // project `env` block): for the keys that start model runs and act on their own,
+            // it narrows what the user's git config says, never widens it.
+            let git_off = key.narrows_only()
+                && git
+                    .iter()
+                    .find_map(|(raw, _)| key.understood(raw))
+                    .is_some_and(|v| v == "false" || v == "off");
             let mut chosen = None;
             for (raw, origin) in env.into_iter().chain(git) {
+                let widening = git_off
+                    && matches!(origin, Origin::Env { .. })
+                    && key
+                        .understood(&raw)
+                        .is_some_and(|v| v != "false" && v != "off");
                 match key.understood(&raw) {
+                    Some(_) if widening => settings.ignored.push(Ignored {
+                        key: key.git,
+                        value: raw,
+                        origin,
+                        takes:
+                            "only what narrows git config's off (the environment never widens it)"
+                                .into(),
+                    }),
                     Some(value) if chosen.is_none() => chosen = Some((value, origin)),
                     Some(_) => {}
+                    None if chosen.is_some() => {}
                     None => settings.ignored.push(Ignored {
                         key: key.git,
                         value: raw,
@@ -225,9 +254,10 @@ impl Settings {
         settings
     }
 
-    /// Outside any repository: the environment and the defaults.
+    /// Outside any repository: the environment, the system and global git config, and the
+    /// defaults.
     pub(crate) fn outside() -> Settings {
-        Settings::of(&HandoffConfig::default())
+        Settings::of(&HandoffConfig::globals().unwrap_or_default())
     }
 
     fn value(&self, git: &str) -> &str {

@@ -58,34 +58,69 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The first control character of `text` other than newline and tab: C0, DEL or C1 — what a
-/// terminal takes as a command (ESC, CSI, OSC). One byte scan when there is none.
-pub(crate) fn first_control(text: &str) -> Option<char> {
-    // The C1 range is U+0080–U+009F, whose UTF-8 starts with 0xC2.
-    let maybe = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2;
+/// The first character of `text` a reader does not see: a control character other than newline
+/// and tab (C0, DEL or C1: a terminal takes it as a command — ESC, CSI, OSC), or one that is invisible where it is shown yet read by a model — a
+/// bidirectional override or isolate, a zero-width character, a byte order mark, a line or
+/// paragraph separator, a tag character (U+E0000–E007F, which spell hidden ASCII) or a
+/// variation selector of the supplement (U+E0100–E01EF, which smuggle bytes after a letter).
+/// One byte scan when there is none of their lead bytes.
+pub(crate) fn first_unseen(text: &str) -> Option<char> {
+    // Lead bytes: C0, DEL, C1 (0xC2), U+061C (0xD8), U+180E (0xE1), U+200B–206F (0xE2),
+    // U+FEFF (0xEF), planes 14 (0xF3).
+    let maybe = |b: u8| {
+        (b < 0x20 && b != b'\n' && b != b'\t')
+            || matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf3)
+    };
     if !text.bytes().any(maybe) {
         return None;
     }
-    text.chars()
-        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+    text.chars().find(|&c| is_control(c) || is_invisible(c))
 }
 
-/// `text` with every control character but newline and tab shown as an escape (`\x1B`,
-/// `\u{9B}`): what reaches a person's terminal never acts on it, whatever a handoff, a remote's
-/// `meta` or a path held. Borrowed when there is none.
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Format characters that change or hide what a person sees (Unicode's `Cf`, `Zl`, `Zp` that
+/// carry no visible mark), and the tag and variation-selector-supplement blocks.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x061C                  // Arabic letter mark
+        | 0x180E                // Mongolian vowel separator
+        | 0x200B..=0x200F       // zero-width space, non-joiner, joiner; LRM, RLM
+        | 0x2028..=0x202E       // line and paragraph separators; bidi embeddings, overrides
+        | 0x2060..=0x2064       // word joiner, invisible operators
+        | 0x2066..=0x2069       // bidi isolates
+        | 0xFEFF                // byte order mark, zero-width no-break space
+        | 0xE0000..=0xE007F     // tags
+        | 0xE0100..=0xE01EF) // variation selectors supplement
+}
+
+/// `text` with every character a reader does not see ([`first_unseen`]) shown as an escape
+/// (`\x1B`, `\u{9B}`, `\u{202E}`): what reaches a person's terminal never acts on it and
+/// hides nothing, whatever a handoff, a remote's `meta` or a path held. Borrowed when there
+/// is none.
 pub(crate) fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if first_control(text).is_none() {
+    escaped(text, |c| is_control(c) || is_invisible(c))
+}
+
+/// `text` with only its invisible characters escaped, control characters kept: for a model,
+/// whose JSON carries a tab or a CR as the bytes they are, but must not carry what a person
+/// reviewing the same text would not see.
+pub(crate) fn unhidden(text: &str) -> std::borrow::Cow<'_, str> {
+    escaped(text, is_invisible)
+}
+
+fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if first_unseen(text).is_none_or(|_| !text.chars().any(&escape)) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() && (c as u32) < 0x80 => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
-            c => out.push(c),
+            c if !escape(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
         }
     }
     std::borrow::Cow::Owned(out)

@@ -44,6 +44,9 @@ pub struct Document {
     pub(crate) prose: Vec<bool>,
     /// Lines in the referring zone (docs/gate.md §2.7).
     pub(crate) referring: Vec<bool>,
+    /// The number a person reads for each line, where it is not its own: a draft's line
+    /// before `write` forced its envelope fields (`normalise::draft_numbers`).
+    numbers: Vec<usize>,
 }
 
 impl Document {
@@ -81,10 +84,26 @@ impl Document {
             fences,
             envelope_end,
             pointers: None,
+            numbers: Vec::new(),
         };
         doc.pointers = doc.find_pointers();
         doc.mark_zones();
         doc
+    }
+
+    /// This document with its lines numbered as in the draft it was made from, for every line
+    /// number a finding shows.
+    pub(crate) fn numbered(mut self, numbers: Vec<usize>) -> Document {
+        self.numbers = numbers;
+        self
+    }
+
+    /// The number a finding shows for 1-based line `line`.
+    pub(crate) fn number(&self, line: usize) -> usize {
+        line.checked_sub(1)
+            .and_then(|i| self.numbers.get(i))
+            .copied()
+            .unwrap_or(line)
     }
 
     /// Index one past the last line of the section under heading `h` (next heading of the

@@ -111,6 +111,38 @@ pub(crate) fn without(text: &str, name: &str) -> String {
         .collect()
 }
 
+/// For each line of `normalised` (made from `draft` by [`normalise`] and [`without`], which
+/// change only envelope lines), the 1-based number of the draft line it came from: a person
+/// fixing their draft reads the gate's line numbers in their own file. Lines past the envelope
+/// are the draft's own, in order (the common tail); an envelope line is matched to the next
+/// draft line of the same text; an inserted field takes the number of the line before it.
+pub(crate) fn draft_numbers(draft: &str, normalised: &str) -> Vec<usize> {
+    let draft = draft.strip_prefix('\u{feff}').unwrap_or(draft);
+    let ours: Vec<&str> = normalised.split_inclusive('\n').map(content).collect();
+    let theirs: Vec<&str> = draft.split_inclusive('\n').map(content).collect();
+    let tail = ours
+        .iter()
+        .rev()
+        .zip(theirs.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (head_ours, head_theirs) = (ours.len() - tail, theirs.len() - tail);
+    let mut numbers = Vec::with_capacity(ours.len());
+    let mut next = 0;
+    for (j, line) in ours.iter().enumerate() {
+        let n = if j >= head_ours {
+            j - head_ours + head_theirs + 1
+        } else if let Some(k) = theirs[next..head_theirs].iter().position(|t| t == line) {
+            next += k + 1;
+            next
+        } else {
+            numbers.last().copied().unwrap_or(1)
+        };
+        numbers.push(n);
+    }
+    numbers
+}
+
 fn title_too_low() -> Error {
     Error::Input(crate::error::Input::Draft(crate::error::Draft::TitleTooLow))
 }
@@ -133,6 +165,15 @@ mod tests {
             out,
             "# Handoff — x\nbranch: main\ncheckout: /r\nstatus: s\nprogress: complete\nhead: abc\n\n## Next\n"
         );
+    }
+
+    #[test]
+    fn draft_numbers_name_the_line_of_the_draft() {
+        let draft = "\u{feff}# Handoff — x\nstatus: s\nwrite_session: w\n\n## Next\n- a\n";
+        let out = normalise(draft, &FIELDS).expect("ok");
+        let out = without(&out, "from");
+        // # Handoff, branch, checkout, status, progress, head, blank, ## Next, - a
+        assert_eq!(draft_numbers(draft, &out), vec![1, 1, 1, 2, 2, 2, 4, 5, 6]);
     }
 
     #[test]

@@ -80,6 +80,9 @@ impl fmt::Display for NoTarget {
                     f,
                     "{shown} is a bare repository; a handoff needs a work tree (name one with -C DIR)"
                 ),
+                TargetError::BadConfig(why) => {
+                    write!(f, "git's configuration cannot be read: {why}")
+                }
             },
             NoTarget::NoRepository(dir) => {
                 write!(f, "{} is not inside a git repository", dir.display())

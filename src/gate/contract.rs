@@ -21,18 +21,27 @@ fn error(code: Code, text: String, line: Option<usize>, subject: Option<&str>) -
     )
 }
 
-/// Step 1b: a handoff carries no control character but tab and line endings — one line each.
+/// Step 1b: a handoff carries no control character but tab and line endings, and no character
+/// a reader does not see (a model reads it all the same) — one line each.
 fn control_characters(doc: &Document) -> impl Iterator<Item = Finding> + '_ {
     doc.lines.iter().enumerate().filter_map(|(i, line)| {
-        let c = crate::text::first_control(line)?;
+        let c = crate::text::first_unseen(line)?;
+        let u = c as u32;
+        let (code, why) = if c.is_control() {
+            (
+                Code::ControlCharacter,
+                format!("a control character (U+{u:04X}) — a handoff carries none but tab and line endings (one would reach a terminal as a command)"),
+            )
+        } else {
+            (
+                Code::InvisibleCharacter,
+                format!("an invisible character (U+{u:04X}) — a handoff carries no text a person cannot see and a model reads (bidi controls, zero-width and tag characters)"),
+            )
+        };
         Some(error(
-            Code::ControlCharacter,
-            format!(
-                "line {}: a control character (U+{:04X}) — a handoff carries none but tab and line endings (one would reach a terminal as a command); remove it",
-                i + 1,
-                c as u32
-            ),
-            Some(i + 1),
+            code,
+            format!("line {}: {why}; remove it", doc.number(i + 1)),
+            Some(doc.number(i + 1)),
             None,
         ))
     })
@@ -71,9 +80,10 @@ fn secrets(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
             Code::Secret,
             format!(
                 "line {}: looks like a credential ({}) — a handoff must never carry one; remove it (the value is not shown)",
-                s.line, s.kind
+                doc.number(s.line),
+                s.kind
             ),
-            Some(s.line),
+            Some(doc.number(s.line)),
             Some(s.kind),
         )
     }));
@@ -86,7 +96,7 @@ fn title(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
         out.push(error(
             Code::TitleMissing,
             "first heading is not \"# Handoff — <task>\"".into(),
-            first.map(|h| h.index + 1),
+            first.map(|h| doc.number(h.index + 1)),
             None,
         ));
     }
@@ -108,6 +118,7 @@ fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
             };
             let mut text = format!("header field missing: {shown}");
             if let Some(n) = doc.field_below_envelope(name) {
+                let n = doc.number(n);
                 text.push_str(&format!(
                     " — line {n} has one, but below the first ## heading it does not count"
                 ));
@@ -118,7 +129,7 @@ fn fields(doc: &Document, checkout: &HeaderCheckout, out: &mut Vec<Finding>) {
         if name != "checkout" {
             continue;
         }
-        let line = Some(field.line);
+        let line = Some(doc.number(field.line));
         match checkout {
             HeaderCheckout::Empty => out.push(error(
                 Code::FieldEmpty,
@@ -157,7 +168,7 @@ fn progress(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
                 "progress: must be writing, complete or consumed, not \"{}\" (leave the field out to mean complete)",
                 p.value
             ),
-            Some(p.line),
+            Some(doc.number(p.line)),
             Some("progress"),
         ));
     }
@@ -181,7 +192,7 @@ fn sections(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
                 format!(
                     "section is empty: {label} — write \"None.\" if that is the answer, so a reader can tell it was considered"
                 ),
-                Some(h.index + 1),
+                Some(doc.number(h.index + 1)),
                 Some(label),
             )),
             Some(_) => {}
@@ -197,7 +208,7 @@ fn pointers_and_fences(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding
         .iter()
         .filter(|f| f.close.is_none() && Some(f.open) != pointers_fence)
     {
-        let n = fence.open + 1;
+        let n = doc.number(fence.open + 1);
         out.push(Finding::new(
             Severity::Warn,
             Code::FenceUnclosed,
@@ -220,7 +231,7 @@ fn pointers(doc: &Document, out: &mut Vec<Finding>) -> Option<usize> {
                 out.push(error(
                     Code::PointersNoFence,
                     "Pointers section has no ``` fence — an unfenced list is prose to every tool that reads it".into(),
-                    Some(p.heading + 1),
+                    Some(doc.number(p.heading + 1)),
                     Some("Pointers"),
                 ));
                 None
@@ -230,7 +241,7 @@ fn pointers(doc: &Document, out: &mut Vec<Finding>) -> Option<usize> {
                     out.push(error(
                         Code::PointersUnclosed,
                         "Pointers fence is never closed".into(),
-                        Some(f.open + 1),
+                        Some(doc.number(f.open + 1)),
                         Some("Pointers"),
                     ));
                 }
@@ -252,6 +263,7 @@ fn late_fields(doc: &Document, _: &HeaderCheckout, out: &mut Vec<Finding>) {
         .collect();
     late.sort();
     for (n, name) in late {
+        let n = doc.number(n);
         out.push(Finding::new(
             Severity::Warn,
             Code::FieldLate,

@@ -59,7 +59,7 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
                 } else {
                     &mut mentions
                 };
-                list.push((display, i + 1));
+                list.push((display, doc.number(i + 1)));
             }
         }
     }
@@ -71,7 +71,7 @@ pub(crate) fn check(doc: &Document, block: Option<&[CitationLine]>) -> Vec<Findi
         for l in block {
             let d = l.citation.display();
             if listed_set.insert(d.clone()) {
-                listed.push((d, l.line));
+                listed.push((d, doc.number(l.line)));
             }
         }
         for (d, line) in evidence.iter().filter(|(d, _)| !listed_set.contains(d)) {
@@ -152,7 +152,7 @@ fn unbackticked(doc: &Document, evidence: &[(String, usize)]) -> Vec<Finding> {
                     format!(
                         "looks like a citation but is not backticked, so it is not checked: {token}"
                     ),
-                    Some(i + 1),
+                    Some(doc.number(i + 1)),
                     Some(token.to_string()),
                 ));
             }

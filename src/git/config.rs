@@ -1,8 +1,12 @@
 //! The `handoff.*` keys of git's configuration, as git resolves them — system, global,
 //! repository, worktree, then `git -c` and `GIT_CONFIG_*`; the last one set wins — each with
 //! where it came from (`git config --show-origin`). Read from the snapshot the target's
-//! discovery already loaded, so a hook pays nothing for a second open. Also the repository's
-//! configuration as sync reads and edits it (remotes, their fetch refspecs).
+//! discovery already loaded, so a hook pays nothing for a second open; `git -c` reaches a hook
+//! git runs as `GIT_CONFIG_PARAMETERS`, read here as git reads it. A repository git would not
+//! trust (another user's, not in `safe.directory`) has its own sections passed over: git
+//! refuses to open it at all. Every value set is kept, the last first, so a value a key does
+//! not take gives way to the next source. Also the repository's configuration as sync reads and
+//! edits it (remotes, their fetch refspecs).
 
 use std::path::PathBuf;
 
@@ -17,24 +21,35 @@ pub(crate) struct Found {
     pub(crate) file: Option<PathBuf>,
 }
 
-/// Every `handoff.<name>` key set in some scope: the winning value of each.
+/// Every `handoff.<name>` value set in some scope, in git's order (the last one wins).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct HandoffConfig {
-    /// Lower-cased key name (git's keys are case-insensitive) and its winning value.
+    /// Lower-cased key name (git's keys are case-insensitive) and one value set for it.
     found: Vec<(String, Found)>,
 }
 
 impl HandoffConfig {
     /// The `handoff` section (no subsection) of `repo`'s configuration, in git's order.
     pub(crate) fn of(repo: &gix::Repository) -> HandoffConfig {
-        let snapshot = repo.config_snapshot();
-        let file = snapshot.plumbing();
+        HandoffConfig::from_file(repo.config_snapshot().plumbing())
+    }
+
+    /// Outside any repository: the system and global files, then `git -c`. `Err` says what git
+    /// could not read (git stops there too, for every command).
+    pub(crate) fn globals() -> Result<HandoffConfig, String> {
+        gix::config::File::from_globals()
+            .map(|file| HandoffConfig::from_file(&file))
+            .map_err(|e| e.to_string())
+    }
+
+    fn from_file(file: &gix::config::File) -> HandoffConfig {
         let mut config = HandoffConfig::default();
-        let Some(sections) = file.sections_by_name("handoff") else {
-            return config;
-        };
+        let sections = file.sections_by_name("handoff").into_iter().flatten();
         for section in sections.filter(|s| s.header().subsection_name().is_none()) {
             let meta = section.meta();
+            if meta.trust != gix::sec::Trust::Full {
+                continue;
+            }
             let scope = scope_of(meta.source);
             for name in section.value_names() {
                 let value = match section.value_implicit(&name) {
@@ -44,29 +59,119 @@ impl HandoffConfig {
                     None => continue,
                 };
                 let key = name.to_ascii_lowercase();
-                config.set(
+                config.found.push((
                     key,
                     Found {
                         value,
                         scope,
                         file: meta.path.clone(),
                     },
-                );
+                ));
+            }
+        }
+        for (key, value) in command_line() {
+            let found = Found {
+                value,
+                scope: "command",
+                file: None,
+            };
+            // The snapshot may hold it already (`GIT_CONFIG_COUNT` where the environment is
+            // honoured): once is enough.
+            if !config.found.iter().any(|(k, f)| *k == key && *f == found) {
+                config.found.push((key, found));
             }
         }
         config
     }
 
-    fn set(&mut self, key: String, found: Found) {
-        self.found.retain(|(k, _)| *k != key);
-        self.found.push((key, found));
-    }
-
-    /// The winning value of `handoff.<name>` (any case), if set.
-    pub(crate) fn get(&self, name: &str) -> Option<&Found> {
+    /// Every value of `handoff.<name>` (any case), the winning one first.
+    pub(crate) fn all<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Found> + 'a {
         let name = name.to_ascii_lowercase();
-        self.found.iter().find(|(k, _)| *k == name).map(|(_, f)| f)
+        self.found
+            .iter()
+            .rev()
+            .filter(move |(k, _)| *k == name)
+            .map(|(_, f)| f)
     }
+}
+
+/// The `handoff.<name>` values `git -c` passed down (`GIT_CONFIG_COUNT` with its
+/// `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`, then `GIT_CONFIG_PARAMETERS`, as git applies
+/// them), each as (lower-cased name, value).
+fn command_line() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let count: usize = std::env::var("GIT_CONFIG_COUNT")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    for i in 0..count.min(1000) {
+        if let (Ok(k), Ok(v)) = (
+            std::env::var(format!("GIT_CONFIG_KEY_{i}")),
+            std::env::var(format!("GIT_CONFIG_VALUE_{i}")),
+        ) {
+            out.push((k, v));
+        }
+    }
+    if let Ok(params) = std::env::var("GIT_CONFIG_PARAMETERS") {
+        out.extend(parameters(&params));
+    }
+    out.into_iter()
+        .filter_map(|(key, value)| {
+            let (section, name) = key.split_once('.')?;
+            (section.eq_ignore_ascii_case("handoff") && !name.contains('.'))
+                .then(|| (name.to_ascii_lowercase(), value))
+        })
+        .collect()
+}
+
+/// git's `GIT_CONFIG_PARAMETERS`: entries `'key'='value'`, `'key'` (an implicit true) or the
+/// older `'key=value'`, single-quoted as git's `sq_quote` writes them (`'\''` for a quote),
+/// separated by spaces. An entry that does not parse ends the reading, as git stops with an
+/// error there.
+fn parameters(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let Some((key, after)) = quoted(rest) else {
+            break;
+        };
+        let (key, value, after) = match after.strip_prefix('=') {
+            Some(v) => match quoted(v) {
+                Some((value, after)) => (key, value, after),
+                None => break,
+            },
+            None => match key.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string(), after),
+                None => (key, "true".to_string(), after),
+            },
+        };
+        out.push((key, value));
+        rest = after.trim_start();
+    }
+    out
+}
+
+/// One shell-quoted word at the start of `text` (quoted runs and `\x` escapes joined), and
+/// what follows it.
+fn quoted(text: &str) -> Option<(String, &str)> {
+    let mut word = String::new();
+    let mut rest = text;
+    let mut any = false;
+    loop {
+        if let Some(inner) = rest.strip_prefix('\'') {
+            let end = inner.find('\'')?;
+            word.push_str(&inner[..end]);
+            rest = &inner[end + 1..];
+        } else if let Some(esc) = rest.strip_prefix('\\') {
+            let c = esc.chars().next()?;
+            word.push(c);
+            rest = &esc[c.len_utf8()..];
+        } else {
+            break;
+        }
+        any = true;
+    }
+    any.then_some((word, rest))
 }
 
 /// A git boolean (`true`/`yes`/`on`, `false`/`no`/`off`/empty, any number), as git — through
@@ -158,7 +263,22 @@ impl super::chain::Chains {
 
 #[cfg(test)]
 mod tests {
-    use super::boolean;
+    use super::{boolean, parameters};
+
+    #[test]
+    fn git_config_parameters_read_as_git_writes_them() {
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            parameters("'handoff.writer'='off' 'core.x'='it'\\''s' 'handoff.enabled' 'a.b=c'"),
+            [
+                s("handoff.writer", "off"),
+                s("core.x", "it's"),
+                s("handoff.enabled", "true"),
+                s("a.b", "c"),
+            ]
+        );
+        assert_eq!(parameters("'unclosed"), []);
+    }
 
     #[test]
     fn booleans_read_as_git_reads_them() {

@@ -138,6 +138,8 @@ pub(crate) enum TargetError {
     NotDirectory,
     NotGit,
     Bare,
+    /// git's own configuration (system or global) does not parse: git refuses every command.
+    BadConfig(String),
 }
 
 /// How a recorded `head:` relates to a checkout's HEAD (docs/store.md §8 signals 4–6).
@@ -231,7 +233,13 @@ pub(crate) fn repo_facts(dir: &Path, honour_env: bool) -> Result<RepoFacts, Targ
         return Err(TargetError::NotDirectory);
     }
     let real = crate::fs::canonicalize(dir).map_err(|_| TargetError::NotDirectory)?;
-    let repo = discover(&real, honour_env).ok_or(TargetError::NotGit)?;
+    let Some(repo) = discover(&real, honour_env) else {
+        // A broken ~/.gitconfig fails every open: say so, not "not a checkout".
+        return Err(match config::HandoffConfig::globals() {
+            Err(why) => TargetError::BadConfig(why),
+            Ok(_) => TargetError::NotGit,
+        });
+    };
     facts_of(&repo)
 }
 

@@ -2,6 +2,7 @@
 //! line when the new branch has a handoff — in the store, or else in the synced refs
 //! (`refs/handoffs/<branch>`, `refs/handoff-remotes/*/<branch>`; local refs only). It reads no
 //! stdin, writes no file, takes no lock and runs no gate, so it stays far under its 10 ms budget.
+//! Silent where `handoff.enabled` is `false`.
 
 use crate::store::{HandoffInfo, Target, gap, now};
 
@@ -15,6 +16,10 @@ pub(crate) fn run(args: &[String]) -> Option<String> {
     }
     // git sets GIT_DIR/GIT_WORK_TREE for hooks; CONTEXT_ECONOMY_CHECKOUT is ignored here.
     let target = std::env::current_dir().ok().and_then(|d| Target::at(&d))?;
+    // `handoff.enabled false` silences every automatic path, this one too.
+    if target.settings().enabled() == crate::settings::Enabled::Off {
+        return None;
+    }
     let store = super::input::store()?;
     let Some(info) = HandoffInfo::read(&store, &target.name) else {
         // Not in the store, but perhaps in the synced refs (local refs only, no network).

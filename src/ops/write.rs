@@ -241,7 +241,9 @@ impl Job<'_> {
             Body::Document { text, from } => (text, from),
         };
         let text = self.target.normalise(draft)?;
-        let doc = Document::parse(&text.replace('\r', ""));
+        // What the gate says of lines is said in the draft's numbers, the file the user fixes.
+        let numbers = crate::document::normalise::draft_numbers(draft, &text);
+        let doc = Document::parse(&text.replace('\r', "")).numbered(numbers);
         if self.req.no_gate && !self.req.dry_run {
             return self.no_gate(&doc, &text);
         }

@@ -28,7 +28,10 @@ fn before_checkout(doc: &Document, header_state: &HeaderCheckout) -> BeforeCheck
     let block = doc.citation_block();
     let citations =
         citation::parse_lines(block.iter().flatten().map(|b| (b.line, b.text.as_str())));
-    findings.extend(contract::path_symbols(&citations));
+    findings.extend(contract::path_symbols(&citations).into_iter().map(|mut f| {
+        f.line = f.line.map(|n| doc.number(n));
+        f
+    }));
     if let Some(refusal) = resolve::input_guard(&citations) {
         findings.push(refusal.finding());
     }
@@ -147,7 +150,7 @@ pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -
     // Checkout (step 12).
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let arg = checkout_arg.filter(|a| !a.is_empty());
-    let header_line = header.as_ref().map(|f| f.line);
+    let header_line = header.as_ref().map(|f| doc.number(f.line));
     let (path, path_text, origin, err_line) = match (&arg, &header_state) {
         (Some(a), _) => (PathBuf::from(a), a.to_string(), Origin::Argument, None),
         (None, HeaderCheckout::Usable(p)) => {
@@ -287,7 +290,7 @@ fn note_checkout(report: &mut Report, doc: &Document, wt: &git::WorkTree, info: 
         ..info
     });
     if let (Some(d), Some(false)) = (&declared, matches) {
-        let branch_line = doc.field("branch").map(|f| f.line);
+        let branch_line = doc.field("branch").map(|f| doc.number(f.line));
         report.findings.push(
             Finding::new(
                 Severity::Warn,

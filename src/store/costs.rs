@@ -11,7 +11,8 @@ use super::slot;
 const FILE: &str = ".writer-costs";
 /// How long a line is kept.
 const KEEP_SECONDS: i64 = 30 * 86_400;
-/// The ledger read at most (a line is ~250 bytes; 30 days of runs fit many times over).
+/// The ledger read at most, its newest lines (a line is ~250 bytes; 30 days of runs fit many
+/// times over).
 const CAP: u64 = 4 * 1024 * 1024;
 
 /// Tokens and money one writer run's client reported; `None` where it reported nothing.
@@ -34,7 +35,7 @@ impl Usage {
             output_tokens: sum(self.output_tokens, other.output_tokens),
             cost_usd: match (self.cost_usd, other.cost_usd) {
                 (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)).filter(|d| d.is_finite()),
             },
         }
     }
@@ -79,16 +80,20 @@ pub(crate) fn record(store: &Store, cost: &Cost) {
     let _ = slot::replace(&store.dir.join(FILE), text.as_bytes(), None, None);
 }
 
-/// Every run in the ledger, oldest first (lines that do not parse are skipped).
+/// Every run in the ledger's newest [`CAP`] bytes, oldest first: lines that do not parse are
+/// skipped, a cost no client reports (negative, not finite) is read as none. A FIFO or a link
+/// planted at its place reads as empty, never blocks.
 pub(crate) fn read(store: &Store) -> Vec<Cost> {
-    let Ok(file) = crate::fs::File::open(store.dir.join(FILE)) else {
+    let Some(bytes) = crate::fs::read_regular_tail(&store.dir.join(FILE), CAP) else {
         return Vec::new();
     };
-    let mut bytes = Vec::new();
-    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, CAP), &mut bytes);
     String::from_utf8_lossy(&bytes)
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter_map(|l| serde_json::from_str::<Cost>(l).ok())
+        .map(|mut c| {
+            c.usage.cost_usd = c.usage.cost_usd.filter(|d| d.is_finite() && *d >= 0.0);
+            c
+        })
         .collect()
 }
 
@@ -98,6 +103,6 @@ pub(crate) fn total(costs: &[Cost], since: i64) -> (usize, u64, Usage) {
         .iter()
         .filter(|c| c.at >= since)
         .fold((0, 0, Usage::default()), |(n, secs, usage), c| {
-            (n + 1, secs + c.seconds, usage.add(c.usage))
+            (n + 1, secs.saturating_add(c.seconds), usage.add(c.usage))
         })
 }

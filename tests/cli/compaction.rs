@@ -1532,3 +1532,68 @@ fn a_compaction_with_a_slow_writer_never_blocks_and_the_next_prompt_carries_the_
     );
     assert_eq!(prompt().stdout, "", "exactly once");
 }
+
+/// The cost ledger is the store's file, and anyone's to break: a negative cost is no cost, sums
+/// of huge counts never wrap, a ledger over its read cap is read from its newest lines (and the
+/// next record keeps them), and a FIFO in its place never hangs `status`.
+#[test]
+fn the_cost_ledger_survives_what_is_written_into_it() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "v"));
+    let ledger = env.store_dir().join(".writer-costs");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("epoch")
+        .as_secs();
+    let line = |at: u64, secs: u64, writer: &str, tokens: u64, cost: f64| {
+        format!(
+            "{{\"at\":{at},\"seconds\":{secs},\"writer\":\"{writer}\",\"checkout\":\"{}\",\"outcome\":\"promoted\",\"input_tokens\":{tokens},\"output_tokens\":1,\"cost_usd\":{cost}}}\n",
+            repo.display()
+        )
+    };
+    let status = |env: &TestEnv| {
+        let o = run(env
+            .store()
+            .args(["status", "-C"])
+            .arg(&repo)
+            .timeout(std::time::Duration::from_secs(60)));
+        assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+        o.stdout
+    };
+    let huge = u64::MAX;
+    std::fs::write(
+        &ledger,
+        line(now - 60, huge, "w", huge, -5.5) + &line(now - 30, huge, "w", huge, 0.25),
+    )
+    .expect("ledger");
+    let shown = status(&env);
+    let week = shown
+        .lines()
+        .find(|l| l.starts_with("writer   last 7 days: "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(!week.contains("$-") && week.contains("$0.25"), "{week}");
+    assert!(
+        !week.contains(" 0 tokens in") && !week.contains(", 3 s,"),
+        "a sum wrapped: {week}"
+    );
+    // Over 4 MiB of old lines, then the newest: status shows the newest as the last run.
+    let mut big = String::new();
+    while big.len() < 5 << 20 {
+        big.push_str(&line(now - 3600, 1, "old-writer", 1, 0.01));
+    }
+    big.push_str(&line(now - 10, 7, "newest-writer", 5, 0.5));
+    std::fs::write(&ledger, &big).expect("ledger");
+    let shown = status(&env);
+    assert!(
+        shown.contains("writer   last run ") && shown.contains("(newest-writer)"),
+        "the newest line was not read: {shown}"
+    );
+    std::fs::remove_file(&ledger).expect("rm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&ledger)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    status(&env);
+}

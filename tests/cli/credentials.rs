@@ -317,3 +317,34 @@ fn code_that_names_a_secret_is_accepted() {
     assert!(NAMES_A_SECRET.len() >= 50);
     assert_accepted(NAMES_A_SECRET);
 }
+
+/// A draft without the envelope fields `write` adds: `write --dry-run` names a credential's line
+/// as `verify-handoff` does on the same file, the line the user fixes — not its line after the
+/// fields were inserted.
+#[test]
+fn write_names_a_credentials_line_in_the_users_file() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let draft = canonical(&repo.to_string_lossy(), "main")
+        .replace("branch: main\n", "")
+        .replace(&format!("checkout: {}\n", repo.display()), "")
+        .replace("progress: complete\n", "")
+        .replace(
+            "### Traps\n- None.",
+            "### Traps\n- token ghp_0123456789abcdefghijABCDEFGHIJ012345 leaked.",
+        );
+    let line = 1 + draft[..draft.find("- token").expect("trap")]
+        .matches('\n')
+        .count();
+    let file = env.write("draft.md", &draft);
+    let gate = run(env.verify().arg(&file).arg(&repo));
+    let said = format!("ERROR    line {line}: looks like a credential");
+    assert!(gate.stderr.contains(&said), "{}", gate.stderr);
+    let o = run(env
+        .store()
+        .args(["write", "--dry-run", "-C"])
+        .arg(&repo)
+        .arg(&file));
+    let all = format!("{}{}", o.stdout, o.stderr);
+    assert!(all.contains(&said), "write named another line: {all}");
+}

@@ -1149,7 +1149,11 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
     assert!(
         skill.contains("name: handoff")
             && skill.contains("handoff-store orient")
-            && skill.contains("--wait 570")
+            && skill.contains("--wait 60`")
+    );
+    assert!(
+        !skill.contains("600000") && !skill.contains("--wait 570"),
+        "the skill's Read mode never blocks the model for minutes"
     );
     for file in walk(&plugin) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();

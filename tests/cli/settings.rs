@@ -268,14 +268,193 @@ ignored  handoff.offerMaxDays=soon (env HANDOFF_OFFER_MAX_DAYS): it takes a whol
     assert!(f.clear.stdout.contains("No handoff exists"));
 }
 
+/// Outside a checkout, `config` shows the settings every repository starts from (exit 0); a
+/// global git config that does not parse is said as that, not as "not a checkout".
 #[test]
-fn config_outside_a_checkout_is_the_usual_error() {
+fn config_outside_a_checkout_shows_the_global_settings() {
     let env = TestEnv::new();
-    let o = run(env.store().args(["config", "-C"]).arg(env.home()));
+    let plain = env.path("plain");
+    std::fs::create_dir_all(&plain).expect("plain");
+    let gitconfig = env.home().join(".gitconfig");
+    std::fs::write(&gitconfig, "[handoff]\n\twriter = off\n").expect("gitconfig");
+    let o = run(env.store().args(["config", "-C"]).arg(&plain));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("handoff.writer         off      global   ")
+            && o.stdout.contains("in use   — not inside a git checkout"),
+        "{}",
+        o.stdout
+    );
+    let (code, v) = crate::util::json(env.store().args(["config", "--json", "-C"]).arg(&plain));
+    assert_eq!(code, 0);
+    assert!(v["checkout"].is_null() && v["in_use"].is_null(), "{v}");
+    let repo = env.shop("shop", "main");
+    std::fs::write(&gitconfig, "[handoff\n\twriter = off\n").expect("gitconfig");
+    let o = run(env.store().args(["config", "-C"]).arg(&repo));
     assert_eq!(o.code, 3, "{}{}", o.stdout, o.stderr);
     assert!(
-        o.stderr.contains("is not inside a git checkout"),
+        o.stderr.contains("git's configuration cannot be read")
+            && !o.stderr.contains("not inside a git checkout"),
         "{}",
+        o.stderr
+    );
+}
+
+/// A typo where it would win gives way to the next source (the global `off` beneath a local
+/// `of`), not to the default; `git -c` reaches a hook git runs (`GIT_CONFIG_PARAMETERS`), and
+/// the post-checkout hook obeys `handoff.enabled false` too.
+#[test]
+fn a_value_a_key_does_not_take_gives_way_to_the_next_source_and_git_c_is_heard() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
+    env.git(&repo, &["config", "--global", "handoff.writer", "off"]);
+    env.git(&repo, &["config", "handoff.writer", "of"]);
+    let o = run(env.store().args(["config", "-C"]).arg(&repo));
+    assert!(
+        o.stdout
+            .contains("handoff.writer         off      global   "),
+        "the typo fell to the default: {}",
+        o.stdout
+    );
+    let f = fire_all(&env, &repo, "typo");
+    assert!(
+        !f.writer_started,
+        "the global off did not hold under a typo"
+    );
+    let o = run(env.store().args(["config", "-C"]).arg(&repo).env(
+        "GIT_CONFIG_PARAMETERS",
+        "'handoff.onClear'='off' 'core.x'='y'",
+    ));
+    assert!(
+        o.stdout
+            .contains("handoff.onClear        off      command  (git -c, GIT_CONFIG_*)"),
+        "{}",
+        o.stdout
+    );
+    // The git hook: a switch to a branch with a handoff says so, unless git -c turns it off.
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let hook = env.write(
+        "hooks/post-checkout",
+        format!(
+            "#!/bin/sh\nexec '{}' hook post-checkout \"$1\" \"$2\" \"$3\"\n",
+            assert_cmd::cargo::cargo_bin("handoff-store").display()
+        ),
+    );
+    chmod_x(&hook);
+    env.git(
+        &repo,
+        &[
+            "config",
+            "core.hooksPath",
+            &env.path("hooks").to_string_lossy(),
+        ],
+    );
+    env.git(&repo, &["checkout", "-q", "-b", "side"]);
+    let switch = |extra: &[&str]| {
+        let o = std::process::Command::new("git")
+            .args(extra)
+            .args(["checkout", "-q", "main"])
+            .current_dir(&repo)
+            .env("HOME", env.home())
+            .env("HANDOFF_STORE_DIR", env.store_dir())
+            .output()
+            .expect("git checkout");
+        assert!(o.status.success());
+        let said = String::from_utf8_lossy(&o.stderr).into_owned();
+        let back = std::process::Command::new("git")
+            .args(["checkout", "-q", "side"])
+            .current_dir(&repo)
+            .env("HOME", env.home())
+            .env("HANDOFF_STORE_DIR", env.store_dir())
+            .output()
+            .expect("git checkout");
+        assert!(back.status.success());
+        said
+    };
+    assert!(
+        switch(&[]).contains("main has a handoff"),
+        "the hook is not wired"
+    );
+    let said = switch(&["-c", "handoff.enabled=false"]);
+    assert!(
+        !said.contains("has a handoff"),
+        "enabled=false spoke: {said}"
+    );
+}
+
+/// A committed project file may put environment into a client's hooks: for the writer and
+/// `enabled`, it narrows the user's git config, never widens it.
+#[test]
+fn the_environment_never_switches_on_what_git_config_switched_off() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.use_handoffs(&repo);
+    env.git(&repo, &["config", "--global", "handoff.writer", "off"]);
+    let o = run(env
+        .store()
+        .args(["config", "-C"])
+        .arg(&repo)
+        .env("HANDOFF_BACKGROUND_WRITER", "on")
+        .env("HANDOFF_ON_CLEAR", "off"));
+    assert!(
+        o.stdout
+            .contains("handoff.writer         off      global   ")
+            && o.stdout
+                .contains("ignored  handoff.writer=on (env HANDOFF_BACKGROUND_WRITER)")
+            && o.stdout.contains("handoff.onClear        off      env"),
+        "{}",
+        o.stdout
+    );
+    let o = run(env
+        .store()
+        .args(["config", "-C"])
+        .arg(&repo)
+        .env("HANDOFF_BACKGROUND_WRITER", "off"));
+    assert!(
+        o.stdout.contains("handoff.writer         off      env"),
+        "{}",
+        o.stdout
+    );
+}
+
+/// A repository owned by another user, which git refuses to open (not in `safe.directory`):
+/// its own `.git/config` is not heard — the user's global `enabled false` holds.
+#[test]
+#[ignore = "needs root"]
+fn another_users_repository_has_its_own_settings_passed_over() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.git(&repo, &["config", "--global", "handoff.enabled", "false"]);
+    env.git(&repo, &["config", "handoff.enabled", "true"]);
+    let o = run(env.store().args(["config", "-C"]).arg(&repo));
+    assert!(
+        o.stdout.contains("handoff.enabled        true     local"),
+        "{}",
+        o.stdout
+    );
+    let chown = std::process::Command::new("chown")
+        .args(["-R", "1234:1234"])
+        .arg(&repo)
+        .status()
+        .expect("chown");
+    assert!(chown.success());
+    let git = std::process::Command::new("git")
+        .args(["status"])
+        .current_dir(&repo)
+        .env("HOME", env.home())
+        .output()
+        .expect("git status");
+    assert!(
+        !git.status.success(),
+        "git trusts it: the case is not set up"
+    );
+    let o = run(env.store().args(["config", "-C"]).arg(&repo));
+    assert!(
+        o.stdout.contains("handoff.enabled        false    global"),
+        "another user's .git/config was heard: {}{}",
+        o.stdout,
         o.stderr
     );
 }

@@ -547,3 +547,28 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The whole seconds `text` says right after `before` (`… fixed 3 seconds ago`), checked to be
+/// no more than the seconds `since` has run (plus the second a truncated clock may add): an
+/// assertion on a relative time that holds wherever the wall clock's second falls.
+pub fn seconds_after(text: &str, before: &str, since: std::time::Instant) -> u64 {
+    let rest = text
+        .split_once(before)
+        .unwrap_or_else(|| panic!("{before:?} not in: {text}"))
+        .1;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let n: u64 = digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {before:?}: {text}"));
+    let unit = &rest[digits.len()..];
+    assert!(
+        unit.starts_with(" second"),
+        "{before:?} is not followed by seconds: {text}"
+    );
+    let bound = since.elapsed().as_secs() + 1;
+    assert!(
+        n <= bound,
+        "{n} seconds after {before:?}, but only {bound} passed: {text}"
+    );
+    n
+}

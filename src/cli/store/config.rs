@@ -1,7 +1,8 @@
 //! `config`: the effective value of every setting (docs/configuration.md) for the target
 //! repository, and where each came from — the environment, a git config scope and file, or the
 //! default — like `git config --show-origin`; a value set but not understood is listed as
-//! ignored, with what the key takes.
+//! ignored, with what the key takes. Outside a checkout, the settings every repository starts
+//! from (the environment, system and global git config).
 
 use serde::Serialize;
 
@@ -22,20 +23,34 @@ pub(crate) struct Args {
 /// What `config` found.
 #[derive(Debug, Serialize)]
 pub(crate) struct Config {
-    pub(crate) checkout: String,
+    /// The checkout, or `None` outside any: then the settings are the global ones.
+    pub(crate) checkout: Option<String>,
     #[serde(flatten)]
     pub(crate) settings: Settings,
-    /// Whether the automatic paths act in this repository, and why.
-    pub(crate) in_use: Use,
+    /// Whether the automatic paths act in this repository, and why (none outside one).
+    pub(crate) in_use: Option<Use>,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
-    let target = Target::required(args.dir.dir())?;
-    let store = crate::store::Store::locate().ok();
-    let config = Config {
-        checkout: target.checkout(),
-        settings: target.settings(),
-        in_use: Use::of(store.as_ref(), &target),
+    let config = match Target::required(args.dir.dir()) {
+        Ok(target) => {
+            let store = crate::store::Store::locate().ok();
+            Config {
+                checkout: Some(target.checkout()),
+                settings: target.settings(),
+                in_use: Some(Use::of(store.as_ref(), &target)),
+            }
+        }
+        // Outside a checkout, what holds everywhere: the environment, system and global.
+        Err(Error::Target(crate::error::NoTarget::Resolve {
+            why: crate::git::TargetError::NotGit,
+            ..
+        })) => Config {
+            checkout: None,
+            settings: Settings::outside(),
+            in_use: None,
+        },
+        Err(e) => return Err(e),
     };
     Reply::show(format, &config, config_text)
 }
@@ -92,6 +107,11 @@ fn config_text(c: &Config) -> String {
             i.takes
         ));
     }
-    text.push_str(&format!("in use   {}\n", in_use(&c.in_use)));
+    match &c.in_use {
+        Some(u) => text.push_str(&format!("in use   {}\n", in_use(u))),
+        None => text.push_str(
+            "in use   — not inside a git checkout: these are the settings every repository starts from\n",
+        ),
+    }
     text
 }

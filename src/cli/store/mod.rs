@@ -83,7 +83,7 @@ enum Command {
     List(list::Args),
     /// Show the target's handoff (or the most recent one, as a guess) with its verdict.
     #[command(
-        after_help = "Examples:\n  handoff-store read                   # show it, with its verdict, and mark it read\n  handoff-store read --no-consume      # only look\n  handoff-store read --wait 570        # while a background write is at work\n  handoff-store read --reground        # mid-session: decisions, traps, next (2,000 characters)"
+        after_help = "Examples:\n  handoff-store read                   # show it, with its verdict, and mark it read\n  handoff-store read --no-consume      # only look\n  handoff-store read --wait 60         # a write at work: wait up to 60 s for it\n  handoff-store read --reground        # mid-session: decisions, traps, next (2,000 characters)"
     )]
     Read(read::Args),
     /// Rewrite the progress: line of FILE, keeping every other byte and the mtime.

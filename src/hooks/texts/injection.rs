@@ -499,6 +499,10 @@ pub(crate) fn compose_document(
     reference: &str,
     now: i64,
 ) -> String {
+    // A handoff placed in the store by hand skipped the gate: what a person would not see is
+    // shown escaped to the model too (docs/gate.md §2.3).
+    let shown = crate::text::unhidden(document);
+    let document: &str = &shown;
     let intro = intro(info, kind, reference, now, dated);
     let status = verdict_block(verdict);
     let drift_text = drift_block(drift);
