@@ -2,6 +2,7 @@
 //! in-process, and store it atomically under the slot lock with the previous version kept.
 //! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
 
+use crate::fs::OpenOptionsExt as _;
 use std::io::Read;
 
 use serde::Serialize;
@@ -132,6 +133,28 @@ pub(crate) fn read_draft_file(path: &str) -> Result<String, Error> {
             source: e,
         })
     })?;
+    check_draft(capped(file)?)
+}
+
+/// Read a draft from the file `path` only when it is a regular file: opened without blocking
+/// (a FIFO planted there answers nothing, never hangs a server that serves others), checked on
+/// the open descriptor, read capped and checked ([`check_draft`]). For the MCP server, where the
+/// path comes from a client; the command line takes a pipe (`write <(…)`).
+pub(crate) fn read_regular_draft(path: &str) -> Result<String, Error> {
+    let file = crate::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            Error::Input(Input::ReadFile {
+                path: path.to_string(),
+                source: e,
+            })
+        })?;
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
+    if !regular {
+        return Err(Error::NotRegular(path.into()));
+    }
     check_draft(capped(file)?)
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::util::{TestEnv, canonical};
+use crate::util::{TestEnv, canonical, eventually};
 
 /// A running server and the lines it printed.
 struct Client {
@@ -210,7 +210,13 @@ fn a_handoff_written_through_mcp_is_gated_stored_and_read_back() {
     assert_eq!(progress(&slot).as_deref(), Some("progress: complete"));
     let (read, error) = c.call(6, "handoff_read", json!({}));
     assert!(!error && read.contains("type the mailables"), "{read}");
-    assert_eq!(progress(&slot).as_deref(), Some("progress: consumed"));
+    // Consumed once the answer was written out: just after it, not before.
+    assert!(
+        eventually(10, || progress(&slot).as_deref()
+            == Some("progress: consumed")),
+        "{:?}",
+        progress(&slot)
+    );
 
     let (history, _) = c.call(7, "handoff_history", json!({}));
     assert!(
@@ -271,4 +277,178 @@ fn a_checkout_outside_the_clients_roots_is_refused() {
         json!({"document": canonical(&inside.to_string_lossy(), "main")}),
     );
     assert!(!is_error && text.contains("citations resolve"), "{text}");
+}
+
+fn root_of(dir: &Path) -> String {
+    format!("file://{}", dir.display())
+}
+
+fn progress(slot: &Path) -> Option<String> {
+    std::fs::read_to_string(slot)
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("progress:"))
+        .map(str::to_string)
+}
+
+/// The roots bound every tool to repositories whose work tree and git dir both lie inside them:
+/// a folder inside the roots whose `.git` file names another repository's git dir, a root
+/// inside a repository, a `path` outside them; and `handoff_list` lists only their handoffs.
+#[test]
+fn the_roots_bound_the_repository_the_path_and_the_list() {
+    let env = TestEnv::new();
+    let inside = env.shop("inside", "main");
+    let other = env.shop("other", "main");
+    env.stored(&inside, &canonical(&inside.to_string_lossy(), "main"));
+    let theirs = env.stored(&other, &canonical(&other.to_string_lossy(), "main"));
+    let before = std::fs::read(&theirs).expect("their slot");
+    // A folder inside the roots whose `.git` names the other repository's git dir.
+    let door = inside.join("door");
+    std::fs::create_dir_all(&door).expect("door");
+    std::fs::write(
+        door.join(".git"),
+        format!("gitdir: {}\n", other.join(".git").display()),
+    )
+    .expect(".git file");
+    let mut c = Client::start(&env, &inside, Some(vec![root_of(&inside)]));
+    let door_arg = json!({"checkout": door.to_string_lossy()});
+    for (id, tool, extra) in [
+        (2, "handoff_read", json!({})),
+        (
+            3,
+            "handoff_write",
+            json!({"document": canonical(&door.to_string_lossy(), "main")}),
+        ),
+        (4, "handoff_fix", json!({"dry_run": false})),
+    ] {
+        let mut args = door_arg.clone();
+        args.as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
+        let (text, is_error) = c.call(id, tool, args);
+        assert!(
+            is_error && text.contains("outside the roots"),
+            "{tool}: {text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&theirs).expect("slot"),
+        before,
+        "their slot changed"
+    );
+    // A `path` outside the roots: another project's slot is not read through it.
+    let (text, is_error) = c.call(
+        5,
+        "handoff_verify",
+        json!({"path": theirs.to_string_lossy()}),
+    );
+    assert!(is_error && text.contains("outside the roots"), "{text}");
+    let (text, is_error) = c.call(6, "handoff_list", json!({}));
+    assert!(
+        !is_error && text.contains(&*inside.to_string_lossy()),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&*other.to_string_lossy()),
+        "listed another project: {text}"
+    );
+    drop(c);
+    // A root inside a repository does not reach the repository's root.
+    let sub = inside.join("app");
+    let mut c = Client::start(&env, &sub, Some(vec![root_of(&sub)]));
+    let (text, is_error) = c.call(2, "handoff_read", json!({"consume": false}));
+    assert!(is_error && text.contains("outside the roots"), "{text}");
+}
+
+/// A FIFO as `path` is refused without blocking the server (a ping is answered after it); a
+/// line that is not UTF-8 and a line over the cap each get a JSON-RPC error, the latter without
+/// buffering it whole, and the server goes on.
+#[test]
+fn nothing_a_client_sends_hangs_or_stops_the_server() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let fifo = repo.join("draft.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let mut c = Client::start(&env, &repo, Some(vec![root_of(&repo)]));
+    let (text, is_error) = c.call(2, "handoff_verify", json!({"path": fifo.to_string_lossy()}));
+    assert!(is_error && text.contains("is not a regular file"), "{text}");
+    let pong = c.request(3, "ping", json!({}));
+    assert!(pong.get("result").is_some(), "{pong}");
+    c.stdin
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 4, \xff}\n")
+        .expect("write");
+    c.stdin.flush().expect("flush");
+    let error = c.next();
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let long = vec![b'x'; 100 << 20];
+    c.stdin.write_all(&long).expect("write");
+    c.stdin.write_all(b"\n").expect("write");
+    c.stdin.flush().expect("flush");
+    let error = c.next();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    let pong = c.request(5, "ping", json!({}));
+    assert!(pong.get("result").is_some(), "{pong}");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id())).expect("status");
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmHWM");
+    assert!(
+        peak_kb < 80 << 10,
+        "a 100 MiB line was buffered: peak {peak_kb} kB"
+    );
+}
+
+/// `handoff_read` consumes once its answer is written: a client gone before the answer (its end
+/// of stdout closed) leaves the handoff unread.
+#[test]
+fn a_read_whose_answer_never_got_out_consumes_nothing() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let mut cmd = env.std_cmd(
+        &assert_cmd::cargo::cargo_bin("handoff-store"),
+        &["mcp".as_ref()],
+    );
+    cmd.env("HANDOFF_STORE_DIR", env.store_dir())
+        .current_dir(&repo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn handoff-store mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut say = |v: Value| writeln!(stdin, "{v}").and_then(|()| stdin.flush());
+    say(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params":
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+    .expect("initialize");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("initialize answered");
+    drop(stdout);
+    say(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).expect("initialized");
+    say(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "handoff_read", "arguments": {}}}))
+    .expect("read");
+    // A marker after it: once its slot exists, the read ran (requests run in their order).
+    say(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "handoff_write", "arguments": {"slot": "marker",
+        "document": canonical(&repo.to_string_lossy(), "main")}}}))
+    .expect("marker");
+    let marker = env.store_dir().join(format!(
+        "{}@marker.md",
+        env.slot_name(&repo, "main").trim_end_matches(".md")
+    ));
+    assert!(eventually(30, || marker.is_file()), "the calls never ran");
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(
+        progress(&slot).as_deref(),
+        Some("progress: complete"),
+        "a handoff no client received was marked read"
+    );
 }

@@ -3,8 +3,11 @@
 //! Each tool maps its arguments to an `ops` request and renders the outcome with the command's
 //! own text renderer, so a model reads what `handoff-store <command>` prints; no operation is
 //! copied here. Nothing but the protocol reaches stdout: the operations print nothing, and their
-//! text goes into the tool's result. A checkout outside the client's roots (when it has roots)
-//! is refused.
+//! text goes into the tool's result. When the client has roots, a tool acts only on a
+//! repository whose work tree and main repository (the one its git dir belongs to) both lie
+//! inside them, reads or writes a `path` only inside them, and lists only their handoffs.
+//! `handoff_read` marks its handoff consumed only once its answer is written out. A line is
+//! bounded and need not be UTF-8 to be answered: nothing a client sends stops the server.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,9 +44,90 @@ fn failed(e: &dyn std::fmt::Display) -> Error {
     Error::Output(std::io::Error::other(e.to_string()))
 }
 
+/// The longest line read: a handoff is at most 4 MiB, and JSON may escape it to several times
+/// that. A longer line is answered with an error and skipped, never buffered whole.
+const LINE_CAP: usize = 24 << 20;
+
+/// What a line read from the client was.
+enum Line {
+    Text(String),
+    NotUtf8,
+    TooLong,
+}
+
+/// The next line of `input`, at most [`LINE_CAP`] bytes kept; `None` at its end.
+async fn next_line(
+    input: &mut (impl tokio::io::AsyncBufRead + Unpin),
+) -> std::io::Result<Option<Line>> {
+    use tokio::io::AsyncBufReadExt;
+    let mut line = Vec::new();
+    let mut over = false;
+    let mut any = false;
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let newline = buf.iter().position(|&b| b == b'\n');
+        let chunk = &buf[..newline.unwrap_or(buf.len())];
+        if !over && line.len() + chunk.len() > LINE_CAP {
+            over = true;
+            line = Vec::new();
+        }
+        if !over {
+            line.extend_from_slice(chunk);
+        }
+        let used = newline.map_or(buf.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    Ok(any.then(|| match (over, String::from_utf8(line)) {
+        (true, _) => Line::TooLong,
+        (false, Ok(text)) => Line::Text(text),
+        (false, Err(_)) => Line::NotUtf8,
+    }))
+}
+
+/// A consume waiting for its answer to be written (it returns a note when it failed).
+type Consume = Box<dyn FnOnce() -> Option<String>>;
+
+thread_local! {
+    /// The consumes waiting, each with the JSON of its request's id. The server's runtime runs
+    /// on one thread: the tool calls and the task that writes stdout alike.
+    static AFTER_ANSWER: std::cell::RefCell<Vec<(String, Consume)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run what waited for the answer `line` carries, now that it is written and flushed.
+fn answered(line: &str) {
+    let Some(id) = serde_json::from_str::<Value>(line)
+        .ok()
+        .filter(|v| v.get("result").is_some() || v.get("error").is_some())
+        .and_then(|v| v.get("id").map(Value::to_string))
+    else {
+        return;
+    };
+    let due: Vec<(String, Consume)> = AFTER_ANSWER.with_borrow_mut(|waiting| {
+        let (due, rest) = std::mem::take(waiting)
+            .into_iter()
+            .partition(|(k, _)| *k == id);
+        *waiting = rest;
+        due
+    });
+    for (_, consume) in due {
+        if let Some(note) = consume() {
+            eprintln!("{note}");
+        }
+    }
+}
+
 /// Serve until stdin ends. The protocol passes through a door of ours on each side: a line that
 /// is not JSON-RPC gets its JSON-RPC error (the SDK would drop it unanswered), and one task
-/// alone writes stdout, so an error never lands inside another message.
+/// alone writes stdout, so an error never lands inside another message; once an answer is out,
+/// what waited for it runs.
 async fn serve() -> Result<(), Error> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (server_side, our_side) = tokio::io::duplex(1 << 16);
@@ -55,6 +139,7 @@ async fn serve() -> Result<(), Error> {
             if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
                 break;
             }
+            answered(&line);
         }
     });
     let answers = say.clone();
@@ -67,8 +152,23 @@ async fn serve() -> Result<(), Error> {
         }
     });
     tokio::spawn(async move {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+        let mut input = BufReader::new(tokio::io::stdin());
+        while let Ok(Some(line)) = next_line(&mut input).await {
+            let line = match line {
+                Line::Text(text) => text,
+                Line::NotUtf8 => {
+                    let _ = say.send(format!(
+                        "{}\n",
+                        error(Value::Null, -32700, "Parse error: the line is not UTF-8")
+                    ));
+                    continue;
+                }
+                Line::TooLong => {
+                    let why = format!("Invalid Request: the line is over {} MiB", LINE_CAP >> 20);
+                    let _ = say.send(format!("{}\n", error(Value::Null, -32600, &why)));
+                    continue;
+                }
+            };
             match malformed(&line) {
                 Some(error) => {
                     let _ = say.send(format!("{error}\n"));
@@ -92,15 +192,18 @@ async fn serve() -> Result<(), Error> {
     Ok(())
 }
 
+/// A JSON-RPC error answer.
+fn error(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
 /// The JSON-RPC error a line deserves when it is not a JSON-RPC message: a parse error (-32700)
 /// for what is not JSON, an invalid request (-32600) for JSON that is no JSON-RPC 2.0 object.
 fn malformed(line: &str) -> Option<Value> {
     if line.trim().is_empty() {
         return None;
     }
-    let error = |id: Value, code: i32, message: &str| {
-        Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
-    };
+    let error = |id: Value, code: i32, message: &str| Some(error(id, code, message));
     match serde_json::from_str::<Value>(line) {
         Err(_) => error(Value::Null, -32700, "Parse error: the line is not JSON"),
         Ok(Value::Object(m)) if m.get("jsonrpc") == Some(&json!("2.0")) => None,
@@ -271,7 +374,7 @@ impl Arguments {
                 crate::ops::write::check_draft(text.into_bytes())?,
                 "document".into(),
             )),
-            (None, Some(path)) => Ok((crate::ops::write::read_draft_file(&path)?, path)),
+            (None, Some(path)) => Ok((crate::ops::write::read_regular_draft(&path)?, path)),
             _ => Err(bad(
                 "give the handoff as document or as path (one of them)".into()
             )),
@@ -300,12 +403,13 @@ fn result(reply: Result<Reply, Error>) -> CallToolResult {
     }
 }
 
-/// Run tool `name` with `args`.
-fn call(name: &str, args: &Arguments) -> Result<Reply, Error> {
+/// Run tool `name` with `args`, for the request whose id (as JSON) is `id`, within `roots`
+/// when the client has them.
+fn call(name: &str, args: &Arguments, id: &str, roots: Option<&[String]>) -> Result<Reply, Error> {
     let bad = |m: String| Error::Usage(crate::error::Usage::McpArgument(m));
     let place = args.place().map_err(bad)?;
     match name {
-        "handoff_read" => read(place, args.boolean("consume", true).map_err(bad)?),
+        "handoff_read" => read(place, args.boolean("consume", true).map_err(bad)?, id),
         "handoff_write" => write(place, args),
         "handoff_verify" => {
             let (text, from) = args.document()?;
@@ -318,7 +422,15 @@ fn call(name: &str, args: &Arguments) -> Result<Reply, Error> {
             Ok(Reply::new(Exit::of_gate(report.exit_code)).lines(report.text_lines()))
         }
         "handoff_list" => {
-            let listing = crate::ops::list::list()?;
+            let mut listing = crate::ops::list::list()?;
+            if let Some(roots) = roots {
+                // Only the handoffs of checkouts the client may reach.
+                listing.handoffs.retain(|h| {
+                    h.checkout
+                        .as_deref()
+                        .is_some_and(|c| within(Path::new(c), roots))
+                });
+            }
             let mut text = super::list::list_text(&listing);
             if listing.handoffs.is_empty() {
                 text = format!("no handoffs in the store ({})\n", listing.store);
@@ -364,19 +476,25 @@ fn call(name: &str, args: &Arguments) -> Result<Reply, Error> {
     }
 }
 
-/// `handoff_read`: the answer `read` prints, consumed (when it may be) once it is made.
-fn read(place: Place, consume: bool) -> Result<Reply, Error> {
+/// `handoff_read`: the answer `read` prints, consumed (when it may be) once the answer to
+/// request `id` is written out — as the command line consumes once its output got out: a
+/// client that disconnects, or a server killed mid-call, loses no delivery.
+fn read(place: Place, consume: bool, id: &str) -> Result<Reply, Error> {
     let (store, answer) =
         crate::ops::read::read(&place, 0, consume, crate::harness::writer_trail())?;
     let text = super::read::read_text(&answer, false);
-    let crate::ops::read::Answer::Handoff(shown) = &answer else {
+    let crate::ops::read::Answer::Handoff(shown) = answer else {
         return Ok(Reply::new(Exit::NothingToDo).text(text));
     };
-    let mut reply = Reply::new(shown.delivery.verdict.reader_exit()).text(text);
-    if shown.consumable
-        && let Some(note) = crate::ops::read::consume(&store, &shown.delivery)
-    {
-        reply = reply.note(note);
+    let reply = Reply::new(shown.delivery.verdict.reader_exit()).text(text);
+    if shown.consumable {
+        let delivery = shown.delivery;
+        AFTER_ANSWER.with_borrow_mut(|waiting| {
+            waiting.push((
+                id.to_string(),
+                Box::new(move || crate::ops::read::consume(&store, &delivery)),
+            ));
+        });
     }
     Ok(reply)
 }
@@ -396,10 +514,25 @@ fn write(place: Place, args: &Arguments) -> Result<Reply, Error> {
     super::write::reply(crate::ops::write::write(&request)?, Format::Text)
 }
 
-/// The checkout a call works on, as a path: the one default every command uses.
-fn checkout_of(args: &Arguments) -> PathBuf {
+/// Why a call may not act within `roots`, if it may not: its checkout's work tree and main
+/// repository (a `.git` file may name another repository's git dir; a root inside a repository
+/// does not reach the repository's root), and a `path` it names, must lie inside them.
+fn outside(args: &Arguments, roots: &[String]) -> Option<String> {
     let given = args.string("checkout").ok().flatten();
-    crate::store::Target::dir_of(given.as_deref()).0
+    let dir = crate::store::Target::dir_of(given.as_deref()).0;
+    let mut places = vec![dir.clone()];
+    if let Ok(target) = crate::store::Target::required(Some(&dir.to_string_lossy())) {
+        places = vec![target.facts.checkout.clone(), target.facts.main.clone()];
+    }
+    if let Ok(Some(path)) = args.string("path") {
+        places.push(PathBuf::from(path));
+    }
+    places.into_iter().find(|p| !within(p, roots)).map(|p| {
+        format!(
+            "handoff-store: {} is outside the roots this client allows",
+            p.display()
+        )
+    })
 }
 
 /// Whether `path` lies within one of `roots` (`file://` URIs); both resolved on disk.
@@ -492,17 +625,12 @@ impl ServerHandler for Server {
             ));
         }
         let args = Arguments(request.arguments.unwrap_or_default());
-        if let Some(roots) = client_roots(&context).await {
-            let checkout = checkout_of(&args);
-            if !within(&checkout, &roots) {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "handoff-store: {} is outside the roots this client allows",
-                    checkout.display()
-                ))])
-                .into());
-            }
+        let roots = client_roots(&context).await;
+        if let Some(why) = roots.as_deref().and_then(|r| outside(&args, r)) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
         }
-        Ok(result(call(&request.name, &args)).into())
+        let id = serde_json::to_string(&context.id).unwrap_or_default();
+        Ok(result(call(&request.name, &args, &id, roots.as_deref())).into())
     }
 
     async fn list_prompts(
