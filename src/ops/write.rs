@@ -140,6 +140,7 @@ pub(crate) fn read_draft_file(path: &str) -> Result<String, Error> {
 /// (a FIFO planted there answers nothing, never hangs a server that serves others), checked on
 /// the open descriptor, read capped and checked ([`check_draft`]). For the MCP server, where the
 /// path comes from a client; the command line takes a pipe (`write <(…)`).
+#[cfg(feature = "mcp")]
 pub(crate) fn read_regular_draft(path: &str) -> Result<String, Error> {
     let file = crate::fs::OpenOptions::new()
         .read(true)

@@ -47,6 +47,13 @@ pub(crate) struct Meta {
     /// The version's number on its chain's first-parent line (1 for the first), so the
     /// lineage is known without walking the chain. What a remote says here is data only.
     pub(crate) seq: Option<u64>,
+    /// The commit that first recorded this text, when it is not this one (a consume after it
+    /// records the same text again): the lineage reaches where a text was written in one read,
+    /// however often it was read since. Checked against the text before it is followed.
+    pub(crate) since: Option<String>,
+    /// The number of the earlier version whose text this one brought back (a `restore`), which
+    /// is its number: bringing a text back is no new text.
+    pub(crate) restored: Option<u64>,
     /// The named slot it was recorded for (none: the branch's default slot). The mark covers
     /// it, so a named slot's version never passes as the default slot's own.
     pub(crate) slot: Option<String>,
@@ -76,6 +83,12 @@ impl Meta {
         if let Some(n) = self.seq {
             out.push_str(&format!("seq: {n}\n"));
         }
+        if let Some(id) = &self.since {
+            out.push_str(&format!("since: {id}\n"));
+        }
+        if let Some(n) = self.restored {
+            out.push_str(&format!("restored: {n}\n"));
+        }
         if let Some(slot) = &self.slot {
             out.push_str(&format!("slot: {slot}\n"));
         }
@@ -100,6 +113,8 @@ impl Meta {
             host: field("host"),
             branch: field("branch").unwrap_or_default(),
             seq: field("seq").and_then(|v| v.parse().ok()),
+            since: field("since").filter(|v| v.len() <= 64 && v.bytes().all(|b| b.is_ascii_hexdigit())),
+            restored: field("restored").and_then(|v| v.parse().ok()),
             slot: field("slot"),
             mark: field("mark"),
         }
@@ -157,6 +172,33 @@ pub(crate) fn without_progress(document: &[u8]) -> String {
     crate::document::normalise::without(&String::from_utf8_lossy(document), "progress")
 }
 
+/// What makes two versions one text (docs/store.md §9.15): the document without `progress:`,
+/// its checkout and `from:` (where it was written), and the line numbers after a `:` — a
+/// consume, a pull into another checkout and a `fix` of line numbers are no new text.
+pub(crate) fn text_key(document: &[u8]) -> String {
+    without_line_numbers(&without_progress(&portable(document)))
+}
+
+/// `text` with each run of digits (and `-`) right after a `:` said as `#`: `app.rs:24-30` and
+/// `app.rs:31` read the same.
+pub(crate) fn without_line_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == ':' && chars.peek().is_some_and(char::is_ascii_digit) {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '-')
+            {
+                chars.next();
+            }
+            out.push('#');
+        }
+    }
+    out
+}
+
 fn chain_error(step: GitStep, e: impl std::error::Error + 'static) -> Error {
     Error::External(External::Git {
         step,
@@ -212,22 +254,69 @@ fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
     }))
 }
 
-/// Write `version` as the next commit after `parent` (not moving any ref); its id.
+/// Where a version sits in its lineage: its number, the commit that first recorded its text
+/// (when an earlier one did), the number it restored.
+struct Place<'a> {
+    seq: u64,
+    since: Option<String>,
+    restored: Option<u64>,
+    slot: Option<&'a str>,
+}
+
+/// The last commit recorded, as the next one needs it.
+struct Prior {
+    id: String,
+    meta: Meta,
+    text: String,
+}
+
+/// How many texts back a version is looked for, to know it as a restore.
+const RESTORE_LOOKBACK: usize = 100;
+
+/// The number of an earlier version whose text is `text`, looking back from `prior` along the
+/// first parents, a text at a time (a text's `since` skips its reads), at most
+/// [`RESTORE_LOOKBACK`] texts.
+fn earlier_number(chains: &Chains, prior: &Prior, text: &str) -> Option<u64> {
+    let mut at = Some(prior.meta.since.clone().unwrap_or_else(|| prior.id.clone()));
+    let mut first = true;
+    for _ in 0..RESTORE_LOOKBACK {
+        let v = chains.read(at.as_deref()?)?;
+        let body = text_key(&v.document);
+        let meta = Meta::parse(&v.meta);
+        if !first && body == text {
+            return meta.restored.or(meta.seq);
+        }
+        first = false;
+        // The oldest commit of this text, when its `since` says so truly.
+        let oldest = meta
+            .since
+            .as_deref()
+            .and_then(|s| chains.read(s))
+            .filter(|o| text_key(&o.document) == body)
+            .unwrap_or(v);
+        at = oldest.parents.first().cloned();
+    }
+    None
+}
+
+/// Write `version` as the next commit after `parent` (not moving any ref); its id and meta.
 fn commit_version(
     chains: &Chains,
     key: Option<&StoreKey>,
     branch: &str,
     version: &Recordable,
     parent: Option<&String>,
-    (seq, slot): (u64, Option<&str>),
-) -> Result<String, Error> {
+    place: Place<'_>,
+) -> Result<(String, Meta), Error> {
     let mut meta = Meta {
         written_at: version.written_at,
         progress: version.progress.clone(),
         host: version.author.clone(),
         branch: branch.to_string(),
-        seq: Some(seq),
-        slot: slot.map(str::to_string),
+        seq: Some(place.seq),
+        since: place.since,
+        restored: place.restored,
+        slot: place.slot.map(str::to_string),
         mark: None,
     };
     meta.mark = key.map(|k| k.mark(&version.bytes, &meta.unmarked()));
@@ -237,7 +326,7 @@ fn commit_version(
         crate::store::iso(version.written_at)
     );
     let parents: Vec<String> = parent.into_iter().cloned().collect();
-    chains
+    let id = chains
         .commit(
             &version.bytes,
             &meta.render(),
@@ -246,7 +335,8 @@ fn commit_version(
             version.written_at,
             crate::store::now(),
         )
-        .map_err(|e| chain_error(GitStep::Record, e))
+        .map_err(|e| chain_error(GitStep::Record, e))?;
+    Ok((id, meta))
 }
 
 /// Make the chain of `branch` hold the slot's current version (the caller holds the slot
@@ -308,23 +398,47 @@ pub(crate) fn record(
         (Some(t), None) => chains.first_parents(t, MAX_DEPTH).len() as u64,
     };
     // A number counts texts (docs/store.md §9.15): a version whose text equals the one before
-    // but for `progress:` (a consume) keeps its number.
-    let text_of = |bytes: &[u8]| without_progress(&portable(bytes));
-    let mut before = tip_version.as_ref().map(|v| text_of(&v.document));
+    // but for `progress:` (a consume) keeps its number and points at where its text was first
+    // recorded; one that brings an earlier text back (a restore) has that text's number.
+    let mut prior = tip.clone().zip(tip_version.as_ref()).map(|(id, v)| Prior {
+        id,
+        meta: Meta::parse(&v.meta),
+        text: text_key(&v.document),
+    });
     for version in missed.iter().chain(std::iter::once(&current)) {
-        let body = text_of(&version.bytes);
-        if before.as_ref() != Some(&body) || seq == 0 {
-            seq += 1;
+        let body = text_key(&version.bytes);
+        let mut place = Place {
+            seq,
+            since: None,
+            restored: None,
+            slot,
+        };
+        match &prior {
+            Some(p) if p.text == body && seq > 0 => {
+                place.since = Some(p.meta.since.clone().unwrap_or_else(|| p.id.clone()));
+                place.restored = p.meta.restored;
+            }
+            Some(p) if seq > 0 => match earlier_number(chains, p, &body) {
+                Some(n) => place.restored = Some(n),
+                None => seq += 1,
+            },
+            _ => seq += 1,
         }
-        before = Some(body);
-        parent = Some(commit_version(
+        place.seq = seq;
+        let (id, meta) = commit_version(
             chains,
             key.as_ref(),
             branch,
             version,
             parent.as_ref(),
-            (seq, slot),
-        )?);
+            place,
+        )?;
+        parent = Some(id.clone());
+        prior = Some(Prior {
+            id,
+            meta,
+            text: body,
+        });
     }
     let Some(id) = parent else {
         return Ok(tip);

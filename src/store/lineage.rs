@@ -2,12 +2,15 @@
 //! version's number (a new number only when its text changed: a consume or another `progress:`
 //! change is the same version, read), when and where it was written, its progress, and what
 //! changed against the version it replaced in Decisions, Dead ends and Traps: items added,
-//! removed, and reworded (the same item said differently, [`same_item`]).
+//! removed, and reworded (the same item said differently, [`same_item`]). Only what a reader
+//! calls a change counts: an item whose line numbers alone moved (a `fix`) is the same item,
+//! and a restore is the version it brought back. A text's commits are skipped in one read
+//! (`since`), so `log -n 1` costs the same on a chain of one version or of 100,000.
 
 use serde::Serialize;
 
 use super::Target;
-use super::chain::{Meta, without_progress};
+use super::chain::{Meta, text_key, without_line_numbers};
 use crate::git::chain::Chains;
 
 use super::chain::MAX_DEPTH;
@@ -53,18 +56,38 @@ pub(crate) fn same_item(a: &str, b: &str) -> bool {
 
 impl Delta {
     fn of(before: &[String], after: &[String]) -> Delta {
+        let key_before: Vec<String> = before.iter().map(|i| without_line_numbers(i)).collect();
+        let key_after: Vec<String> = after.iter().map(|i| without_line_numbers(i)).collect();
         let mut added: Vec<String> = after
             .iter()
-            .filter(|i| !before.contains(i))
-            .cloned()
+            .zip(&key_after)
+            .filter(|(_, k)| !key_before.contains(k))
+            .map(|(i, _)| i.clone())
             .collect();
         let mut removed: Vec<String> = before
             .iter()
-            .filter(|i| !after.contains(i))
-            .cloned()
+            .zip(&key_before)
+            .filter(|(_, k)| !key_after.contains(k))
+            .map(|(i, _)| i.clone())
             .collect();
-        // Pair each removed item with the first added one that is the same item.
+        // An item removed where an item was added at the same place in its list is that item
+        // said anew; then each removed item pairs with the first added one that is the same
+        // item said differently.
         let mut reworded = Vec::new();
+        removed.retain(|old| {
+            let at = before.iter().position(|b| b == old);
+            let new = at.and_then(|i| after.get(i));
+            match new.and_then(|n| added.iter().position(|a| a == n)) {
+                Some(i) => {
+                    reworded.push(Reworded {
+                        before: old.clone(),
+                        after: added.remove(i),
+                    });
+                    false
+                }
+                None => true,
+            }
+        });
         removed.retain(
             |old| match added.iter().position(|new| same_item(old, new)) {
                 Some(i) => {
@@ -149,6 +172,8 @@ impl Changes {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Version {
     pub(crate) seq: usize,
+    /// Whether this version brought an earlier text back (a restore): `seq` is that text's.
+    pub(crate) restored: bool,
     /// The commit that recorded its text.
     pub(crate) id: String,
     pub(crate) parents: Vec<String>,
@@ -213,9 +238,42 @@ fn number_of(chains: &Chains, tip: &str, meta: &Meta) -> usize {
     }
 }
 
+/// The number a version says it has (a restore's is the text it brought back), when this store
+/// recorded it: what a remote says of numbers is data only.
+fn own_number(
+    key: Option<&super::authorship::StoreKey>,
+    v: &crate::git::chain::Version,
+    meta: &Meta,
+) -> Option<usize> {
+    super::chain::recorded_here(key, v)
+        .then(|| meta.restored.or(meta.seq))
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+/// The oldest commit of `newest`'s text, in one read when its `since` says so truly (the
+/// commit it names holds the same text); else `None`.
+fn text_start(chains: &Chains, meta: &Meta, body: &str) -> Option<crate::git::chain::Version> {
+    meta.since
+        .as_deref()
+        .and_then(|s| chains.read(s))
+        .filter(|o| text_key(&o.document) == body)
+}
+
+/// One text met walking back: its body, the commit that first recorded it, its progress and
+/// number now (its newest commit's), and whether it is a restore.
+struct Text {
+    body: String,
+    oldest: crate::git::chain::Version,
+    progress: String,
+    number: Option<usize>,
+    restored: bool,
+}
+
 /// The newest `n` versions of the target branch's chain, newest first; `None` when it has no
 /// chain. Commits whose text equals their first parent's but for `progress:` (a consume) fold
-/// into that version, which shows the newest progress. Each commit is read and parsed once.
+/// into that version, which shows the newest progress. A text's commits are skipped by its
+/// `since`; each commit read is read and parsed once.
 pub(crate) fn log(
     key: Option<&super::authorship::StoreKey>,
     target: &Target,
@@ -223,42 +281,50 @@ pub(crate) fn log(
 ) -> Option<Vec<Version>> {
     let (chains, tip) = tip_of(target)?;
     // Up to n + 1 texts (the oldest shown needs the one before it for its changes), newest
-    // first: each with its body, its oldest commit (where the text was written) and the
-    // progress of its newest commit (the first met).
-    let mut texts: Vec<(String, crate::git::chain::Version, String)> = Vec::new();
+    // first.
+    let mut texts: Vec<Text> = Vec::new();
     let mut at = Some(tip.clone());
     let mut walked = 0;
     while let Some(id) = at.take() {
         walked += 1;
         let Some(v) = chains.read(&id) else { break };
-        let body = without_progress(&v.document);
-        at = v.parents.first().cloned().filter(|_| walked < MAX_DEPTH);
-        let same = texts.last().is_some_and(|(last, _, _)| *last == body);
+        let body = text_key(&v.document);
+        let meta = Meta::parse(&v.meta);
+        let start = text_start(&chains, &meta, &body);
+        let same = texts.last().is_some_and(|t| t.body == body);
         if same {
-            if let Some((_, oldest, _)) = texts.last_mut() {
-                *oldest = v;
+            if let Some(t) = texts.last_mut() {
+                t.oldest = start.unwrap_or(v);
+                at = t.oldest.parents.first().cloned();
             }
         } else if texts.len() > n {
             break;
         } else {
-            let progress = Meta::parse(&v.meta)
-                .progress
-                .unwrap_or_else(|| "complete".into());
-            texts.push((body, v, progress));
+            let text = Text {
+                number: own_number(key, &v, &meta),
+                restored: meta.restored.is_some(),
+                progress: meta.progress.clone().unwrap_or_else(|| "complete".into()),
+                body,
+                oldest: start.unwrap_or(v),
+            };
+            at = text.oldest.parents.first().cloned();
+            texts.push(text);
+        }
+        if walked >= MAX_DEPTH {
+            break;
         }
     }
     let tip_meta = Meta::parse(&chains.read(&tip)?.meta);
     let total = number_of(&chains, &tip, &tip_meta);
-    let parsed: Vec<[Vec<String>; 3]> = texts
-        .iter()
-        .map(|(_, v, _)| sections(&v.document))
-        .collect();
+    let parsed: Vec<[Vec<String>; 3]> = texts.iter().map(|t| sections(&t.oldest.document)).collect();
     let none = Default::default();
     let mut out = Vec::new();
-    for (i, (_, v, progress)) in texts.iter().enumerate().take(n) {
+    for (i, t) in texts.iter().enumerate().take(n) {
+        let v = &t.oldest;
         let meta = Meta::parse(&v.meta);
         out.push(Version {
-            seq: total.saturating_sub(i),
+            seq: t.number.unwrap_or_else(|| total.saturating_sub(i)),
+            restored: t.restored,
             id: v.id.clone(),
             parents: v.parents.clone(),
             written_at: super::iso(meta.written_at),
@@ -269,7 +335,7 @@ pub(crate) fn log(
                 .and_then(super::authorship::label)
                 .map(str::to_string),
             teammate: teammate_of(key, v, &meta),
-            progress: progress.clone(),
+            progress: t.progress.clone(),
             changes: Changes::between(parsed.get(i + 1).unwrap_or(&none), &parsed[i]),
         });
     }
@@ -297,37 +363,49 @@ fn teammate_of(
     super::authorship::teammate_frame(Some(&from.render()))
 }
 
-/// The tip's sequence number, and what changed since the last version whose text (its
-/// `progress:` aside) differs: `#7 (+1 decision, −1 trap since #5)`. `None` without a chain.
-pub(crate) fn since_previous(target: &Target) -> Option<String> {
+/// For a compaction's title: the version delivered and what changed since the last version
+/// whose text (its `progress:` aside) differs — `handoff #7: +1 decision, −1 trap since #5`,
+/// or `restored handoff #5`. `None` where it says nothing a model acts on: no chain, the
+/// branch's first version, no change in Decisions, Dead ends or Traps. Numbers are shown only
+/// where this store recorded them.
+pub(crate) fn since_previous(
+    key: Option<&super::authorship::StoreKey>,
+    target: &Target,
+) -> Option<String> {
     let (chains, tip_id) = tip_of(target)?;
     let tip = chains.read(&tip_id)?;
-    let total = number_of(&chains, &tip_id, &Meta::parse(&tip.meta));
-    let body = without_progress(&tip.document);
-    // Back along the first parents only until the text differs: a version or two, not the
-    // whole chain (bounded all the same).
+    let meta = Meta::parse(&tip.meta);
+    let number = own_number(key, &tip, &meta);
+    if meta.restored.is_some() {
+        return Some(match number {
+            Some(n) => format!("restored handoff #{n}"),
+            None => "a restored earlier handoff".into(),
+        });
+    }
+    let body = text_key(&tip.document);
+    let start = text_start(&chains, &meta, &body);
+    // Back along the first parents until the text differs: one read past the text's start
+    // when `since` gives it, a bounded walk when it does not.
+    let mut at = start.as_ref().unwrap_or(&tip).parents.first().cloned();
     let mut previous = None;
-    let mut at = tip.parents.first().cloned();
     for _ in 1..=PREVIOUS_MAX {
         let Some(v) = at.as_deref().and_then(|id| chains.read(id)) else {
             break;
         };
-        if without_progress(&v.document) != body {
-            // Numbers count texts: the one before is one less (its own, when recorded).
-            let seq = Meta::parse(&v.meta)
-                .seq
-                .map_or(total.saturating_sub(1), |n| usize::try_from(n).unwrap_or(0));
-            previous = Some((seq, v));
+        if text_key(&v.document) != body {
+            previous = Some(v);
             break;
         }
         at = v.parents.first().cloned();
     }
-    Some(match previous {
-        // No earlier text: this is the branch's first version, whatever its progress did.
-        None => format!("handoff #{total}, the branch's first"),
-        Some((seq, v)) => {
-            let changes = Changes::between(&sections(&v.document), &sections(&tip.document));
-            format!("handoff #{total}: {} since #{seq}", changes.summary())
-        }
+    let previous = previous?;
+    let changes = Changes::between(&sections(&previous.document), &sections(&tip.document));
+    if changes.is_empty() {
+        return None;
+    }
+    let before = own_number(key, &previous, &Meta::parse(&previous.meta));
+    Some(match (number, before) {
+        (Some(n), Some(m)) => format!("handoff #{n}: {} since #{m}", changes.summary()),
+        _ => format!("handoff: {} since the version before", changes.summary()),
     })
 }

@@ -1,7 +1,7 @@
 //! Views of a stored handoff that change nothing: its lineage (`log`), the mid-session
 //! reground (`read --reground`) and a subagent's brief (`brief`).
 
-use crate::util::{TestEnv, canonical, json, run};
+use crate::util::{TestEnv, canonical, invoice_php, json, run};
 
 /// Lineage: `log` lists the chain's versions newest first with their sequence numbers and
 /// parents, and what each added and removed; after a compaction the title names it.
@@ -82,8 +82,8 @@ fn log_shows_the_lineage_and_the_delta_of_each_version() {
     assert_eq!(o.code, 4, "{}", o.stderr);
 }
 
-/// Reading is not writing. Ten reads of one handoff leave it #1, "the branch's
-/// first" in the compaction title too; a reworded item is one item reworded, not one removed
+/// Reading is not writing. Ten reads of one handoff leave it #1, and the compaction title
+/// names no lineage for a first version (nothing a model acts on); a reworded item is one item reworded, not one removed
 /// and one added; a long item ends in `…` at a word.
 #[test]
 fn lineage_counts_texts_not_reads_and_knows_a_reworded_item() {
@@ -123,7 +123,7 @@ fn lineage_counts_texts_not_reads_and_knows_a_reworded_item() {
     };
     let o = title(&env);
     assert!(
-        o.contains("source: compact) — handoff #1, the branch's first"),
+        o.contains("source: compact)\\n") && !o.contains("handoff #"),
         "{o}"
     );
 
@@ -314,4 +314,65 @@ fn a_brief_with_no_match_says_so_in_one_line() {
             "Nothing in the handoff for `main` touches nowhere/**: no decision, trap or pointer.\n"
         )
     );
+}
+
+/// Lineage counts what a reader calls a change: a `fix` that moved line numbers only is the same
+/// version (no new number, no title); an item said anew at its place is reworded, not one
+/// removed and one added; a restore is the version it brought back, said as such.
+#[test]
+fn lineage_knows_a_line_number_fix_a_rewording_and_a_restore() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let first = canonical(&repo.to_string_lossy(), "main");
+    env.stored(&repo, &first);
+    let title = |env: &TestEnv| {
+        run(env
+            .store()
+            .args(["hook", "session-start"])
+            .write_stdin(format!(
+                r#"{{"session_id":"s","cwd":"{}","source":"compact"}}"#,
+                repo.display()
+            )))
+        .stdout
+    };
+    // The cited line moves down two lines; `fix` heals the pointer.
+    let php = repo.join("app/Mail/Invoice.php");
+    let moved = format!("<?php\n// new 1\n// new 2\n{}", &invoice_php()["<?php\n".len()..]);
+    std::fs::write(&php, moved).expect("edit");
+    let o = run(env.store().args(["fix", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = run(env.store().args(["log", "-C"]).arg(&repo));
+    assert_eq!(
+        o.stdout.lines().filter(|l| l.starts_with('#')).count(),
+        1,
+        "a line-number fix is no new version: {}",
+        o.stdout
+    );
+    let t = title(&env);
+    assert!(t.contains("source: compact)\\n"), "{t}");
+    // The decision said anew, at its place.
+    let slot = env.store_dir().join(env.slot_name(&repo, "main"));
+    let second = std::fs::read_to_string(&slot).expect("slot");
+    let reworded = second.replace(
+        "- Type the builder's return, not each caller — chosen over annotating every call\n  site, because the type is lost at the boundary.",
+        "- Annotate the return type once in the builder: per-caller hints lose it at the boundary.",
+    );
+    assert_ne!(reworded, second, "the decision was not found");
+    env.stored(&repo, &reworded);
+    let t = title(&env);
+    assert!(
+        t.contains("— handoff #2: ~1 decision reworded since #1"),
+        "{t}"
+    );
+    // Bring the first text back.
+    let o = run(env.store().args(["restore", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let t = title(&env);
+    assert!(t.contains("— restored handoff #1"), "{t}");
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#1 restored "), "{}", o.stdout);
+    // A new text after it is #3, not #2 again.
+    env.stored(&repo, &reworded.replace("### Traps\n- None.", "### Traps\n- A third text."));
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#3 "), "{}", o.stdout);
 }

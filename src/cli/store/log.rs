@@ -29,9 +29,13 @@ pub(super) fn log_text(l: &Log) -> String {
             || "first".to_string(),
             |p| format!("after {}", &p[..p.len().min(12)]),
         );
+        let number = if v.restored {
+            format!("{} restored", v.seq)
+        } else {
+            v.seq.to_string()
+        };
         text.push_str(&format!(
-            "#{:<4} {}  {}  {:<9} {} ({parent})\n",
-            v.seq,
+            "#{number:<4} {}  {}  {:<9} {} ({parent})\n",
             v.written_at,
             v.host.as_deref().unwrap_or("?"),
             v.progress,
