@@ -309,9 +309,10 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     // After a compaction, the handoff's place in its lineage and what it changed.
     let lineage = match &subject {
         InjectionBody::Document(d) if compact && d.kind == crate::store::PickKind::Exact => {
-            let key = store.as_ref().and_then(crate::store::authorship::StoreKey::read);
-            crate::store::lineage::since_previous(key.as_ref(), &target)
-                .map(|l| format!(" — {l}"))
+            let key = store
+                .as_ref()
+                .and_then(crate::store::authorship::StoreKey::read);
+            crate::store::lineage::since_previous(key.as_ref(), &target).map(|l| format!(" — {l}"))
         }
         _ => None,
     };

@@ -16,6 +16,7 @@ pub(crate) mod list;
 pub(crate) mod log;
 pub(crate) mod marker;
 pub(crate) mod progress;
+pub(crate) mod prune;
 pub(crate) mod read;
 pub(crate) mod restore;
 pub(crate) mod split;

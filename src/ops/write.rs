@@ -2,7 +2,6 @@
 //! in-process, and store it atomically under the slot lock with the previous version kept.
 //! A malformed draft (gate exit 2) or a credential never replaces a stored handoff.
 
-use crate::fs::OpenOptionsExt as _;
 use std::io::Read;
 
 use serde::Serialize;
@@ -142,6 +141,7 @@ pub(crate) fn read_draft_file(path: &str) -> Result<String, Error> {
 /// path comes from a client; the command line takes a pipe (`write <(…)`).
 #[cfg(feature = "mcp")]
 pub(crate) fn read_regular_draft(path: &str) -> Result<String, Error> {
+    use crate::fs::OpenOptionsExt as _;
     let file = crate::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK)

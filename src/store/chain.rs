@@ -113,7 +113,8 @@ impl Meta {
             host: field("host"),
             branch: field("branch").unwrap_or_default(),
             seq: field("seq").and_then(|v| v.parse().ok()),
-            since: field("since").filter(|v| v.len() <= 64 && v.bytes().all(|b| b.is_ascii_hexdigit())),
+            since: field("since")
+                .filter(|v| v.len() <= 64 && v.bytes().all(|b| b.is_ascii_hexdigit())),
             restored: field("restored").and_then(|v| v.parse().ok()),
             slot: field("slot"),
             mark: field("mark"),
@@ -270,6 +271,9 @@ struct Prior {
     text: String,
 }
 
+/// How many commits back from the tip a record looks for versions it already holds.
+const MISSED_LOOKBACK: usize = 1_000;
+
 /// How many texts back a version is looked for, to know it as a restore.
 const RESTORE_LOOKBACK: usize = 100;
 
@@ -339,6 +343,89 @@ fn commit_version(
     Ok((id, meta))
 }
 
+/// The versions of slot `name` the chain missed (a record that failed or was cut short): kept in
+/// the slot's history, written after the chain's tip and before `current`, and not on the chain.
+fn missed(
+    store: &Store,
+    chains: &Chains,
+    name: &str,
+    branch: &str,
+    tip_version: Option<&crate::git::chain::Version>,
+    current: &Recordable,
+) -> Result<Vec<Recordable>, Error> {
+    let mut missed = Vec::new();
+    let Some(v) = tip_version else {
+        return Ok(missed);
+    };
+    // The chain's versions from the tip's second on (times are whole seconds: a version
+    // written in the same second as the tip may still be missing).
+    // A text's commits are passed in one step where `since` names its first (a text read
+    // 20,000 times has as many commits, all written at one time).
+    let since = Meta::parse(&v.meta).written_at;
+    let mut recorded = vec![text_key(&v.document)];
+    let mut at = Some(v.clone());
+    for _ in 0..MISSED_LOOKBACK {
+        let Some(newest) = at.take() else { break };
+        let text = text_key(&newest.document);
+        let oldest = Meta::parse(&newest.meta)
+            .since
+            .and_then(|s| chains.read(&s))
+            .filter(|o| text_key(&o.document) == text)
+            .unwrap_or(newest);
+        at = oldest
+            .parents
+            .first()
+            .and_then(|p| chains.read(p))
+            .filter(|o| Meta::parse(&o.meta).written_at >= since);
+        if let Some(older) = &at {
+            recorded.push(text_key(&older.document));
+        }
+    }
+    for kept in slot::versions(store, name) {
+        if let Some(version) = recordable(&kept.path, branch)?
+            && version.written_at >= since
+            && version.written_at <= current.written_at
+            && portable(&version.bytes) != portable(&current.bytes)
+            && !recorded.contains(&text_key(&version.bytes))
+        {
+            missed.push(version);
+        }
+    }
+    Ok(missed)
+}
+
+/// Where the next version sits, after `prior` (docs/store.md §9.15): a number counts texts, so
+/// a version whose text equals the one before but for `progress:` (a consume) keeps its number
+/// and points at where its text was first recorded; one that brings an earlier text back (a
+/// restore) has that text's number; a new text the next number.
+fn place_of<'a>(
+    chains: &Chains,
+    prior: Option<&Prior>,
+    text: &str,
+    seq: &mut u64,
+    slot: Option<&'a str>,
+) -> Place<'a> {
+    let mut place = Place {
+        seq: *seq,
+        since: None,
+        restored: None,
+        slot,
+    };
+    match prior {
+        Some(p) if p.text == text && *seq > 0 => {
+            place.since = Some(p.meta.since.clone().unwrap_or_else(|| p.id.clone()));
+            place.restored = p.meta.restored;
+        }
+        Some(p) if *seq > 0 => match earlier_number(chains, p, text) {
+            Some(n) => place.restored = Some(n),
+            None => *seq += 1,
+        },
+        _ => *seq += 1,
+    }
+    place.seq = *seq;
+    place
+}
+
 /// Make the chain of `branch` hold the slot's current version (the caller holds the slot
 /// lock). Nothing is recorded for an empty slot, a `writing` placeholder, a slot holding
 /// another branch's handoff, or a document carrying a credential. Versions the chain missed
@@ -363,33 +450,17 @@ pub(crate) fn record(
     {
         return Ok(tip);
     }
-    let mut missed = Vec::new();
-    if let Some(v) = &tip_version {
-        // The chain's versions from the tip's second on (times are whole seconds: a version
-        // written in the same second as the tip may still be missing).
-        let since = Meta::parse(&v.meta).written_at;
-        let mut recorded = vec![portable(&v.document)];
-        let mut at = v.parents.first().and_then(|p| chains.read(p));
-        while let Some(older) = at.filter(|o| Meta::parse(&o.meta).written_at >= since) {
-            recorded.push(portable(&older.document));
-            at = older.parents.first().and_then(|p| chains.read(p));
-        }
-        for kept in slot::versions(store, &name) {
-            if let Some(version) = recordable(&kept.path, branch)?
-                && version.written_at >= since
-                && version.written_at <= current.written_at
-                && portable(&version.bytes) != portable(&current.bytes)
-                && !recorded.contains(&portable(&version.bytes))
-            {
-                missed.push(version);
-            }
-        }
-    }
+    let mut missed = missed(store, chains, &name, branch, tip_version.as_ref(), &current)?;
     missed.sort_by_key(|v| v.written_at);
     // A key that is there but cannot be read fails the record (said by the command and by
     // `status`), rather than recording versions unmarked that would read as a teammate's.
     let key = Some(StoreKey::get_or_create(store)?);
     let mut parent = tip.clone();
+    let mut prior = tip.clone().zip(tip_version.as_ref()).map(|(id, v)| Prior {
+        id,
+        meta: Meta::parse(&v.meta),
+        text: text_key(&v.document),
+    });
     let recorded_seq = tip_version.as_ref().and_then(|v| Meta::parse(&v.meta).seq);
     let mut seq = match (&tip, recorded_seq) {
         (None, _) => 0,
@@ -397,34 +468,9 @@ pub(crate) fn record(
         // A chain recorded before versions carried their number: counted once.
         (Some(t), None) => chains.first_parents(t, MAX_DEPTH).len() as u64,
     };
-    // A number counts texts (docs/store.md §9.15): a version whose text equals the one before
-    // but for `progress:` (a consume) keeps its number and points at where its text was first
-    // recorded; one that brings an earlier text back (a restore) has that text's number.
-    let mut prior = tip.clone().zip(tip_version.as_ref()).map(|(id, v)| Prior {
-        id,
-        meta: Meta::parse(&v.meta),
-        text: text_key(&v.document),
-    });
     for version in missed.iter().chain(std::iter::once(&current)) {
         let body = text_key(&version.bytes);
-        let mut place = Place {
-            seq,
-            since: None,
-            restored: None,
-            slot,
-        };
-        match &prior {
-            Some(p) if p.text == body && seq > 0 => {
-                place.since = Some(p.meta.since.clone().unwrap_or_else(|| p.id.clone()));
-                place.restored = p.meta.restored;
-            }
-            Some(p) if seq > 0 => match earlier_number(chains, p, &body) {
-                Some(n) => place.restored = Some(n),
-                None => seq += 1,
-            },
-            _ => seq += 1,
-        }
-        place.seq = seq;
+        let place = place_of(chains, prior.as_ref(), &body, &mut seq, slot);
         let (id, meta) = commit_version(
             chains,
             key.as_ref(),

@@ -16,6 +16,9 @@ use crate::git::chain::Chains;
 use super::chain::MAX_DEPTH;
 /// How far back the compaction title looks for the last version whose text differs.
 const PREVIOUS_MAX: usize = 1_000;
+/// How many commits of one text `log` reads one by one where no `since:` skips them (a chain
+/// recorded before it, or a remote's): past it, the text's older commits stay unread.
+const FOLD_MAX: usize = 256;
 
 /// An item said differently from one version to the next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,6 +191,9 @@ pub(crate) struct Version {
     pub(crate) progress: String,
     /// Against the version before; everything is added in the first version.
     pub(crate) changes: Changes,
+    /// Its text's older commits were not read (over [`FOLD_MAX`] of them with no `since:` to
+    /// skip them): where it was first written, and what it changed, are not known.
+    pub(crate) older_unread: bool,
 }
 
 /// The list items of a version's three sections, each whole on one line (a wrapped item's
@@ -263,6 +269,8 @@ fn text_start(chains: &Chains, meta: &Meta, body: &str) -> Option<crate::git::ch
 /// One text met walking back: its body, the commit that first recorded it, its progress and
 /// number now (its newest commit's), and whether it is a restore.
 struct Text {
+    /// Its commits read one by one so far.
+    folded: usize,
     body: String,
     oldest: crate::git::chain::Version,
     progress: String,
@@ -294,6 +302,10 @@ pub(crate) fn log(
         let same = texts.last().is_some_and(|t| t.body == body);
         if same {
             if let Some(t) = texts.last_mut() {
+                t.folded += 1;
+                if start.is_none() && t.folded > FOLD_MAX {
+                    break;
+                }
                 t.oldest = start.unwrap_or(v);
                 at = t.oldest.parents.first().cloned();
             }
@@ -301,6 +313,7 @@ pub(crate) fn log(
             break;
         } else {
             let text = Text {
+                folded: 0,
                 number: own_number(key, &v, &meta),
                 restored: meta.restored.is_some(),
                 progress: meta.progress.clone().unwrap_or_else(|| "complete".into()),
@@ -316,13 +329,17 @@ pub(crate) fn log(
     }
     let tip_meta = Meta::parse(&chains.read(&tip)?.meta);
     let total = number_of(&chains, &tip, &tip_meta);
-    let parsed: Vec<[Vec<String>; 3]> = texts.iter().map(|t| sections(&t.oldest.document)).collect();
+    let parsed: Vec<[Vec<String>; 3]> =
+        texts.iter().map(|t| sections(&t.oldest.document)).collect();
     let none = Default::default();
     let mut out = Vec::new();
+    let cut = texts.last().is_some_and(|t| t.folded > FOLD_MAX);
     for (i, t) in texts.iter().enumerate().take(n) {
         let v = &t.oldest;
         let meta = Meta::parse(&v.meta);
+        let older_unread = cut && i + 1 == texts.len();
         out.push(Version {
+            older_unread,
             seq: t.number.unwrap_or_else(|| total.saturating_sub(i)),
             restored: t.restored,
             id: v.id.clone(),
@@ -336,7 +353,11 @@ pub(crate) fn log(
                 .map(str::to_string),
             teammate: teammate_of(key, v, &meta),
             progress: t.progress.clone(),
-            changes: Changes::between(parsed.get(i + 1).unwrap_or(&none), &parsed[i]),
+            changes: if older_unread {
+                Changes::default()
+            } else {
+                Changes::between(parsed.get(i + 1).unwrap_or(&none), &parsed[i])
+            },
         });
     }
     Some(out)

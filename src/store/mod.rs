@@ -31,6 +31,8 @@ pub(crate) use info::{HandoffInfo, PickKind, pick};
 pub use naming::slot_name;
 pub(crate) use naming::{path_bytes, slugify};
 pub(crate) use placeholder::{PlaceholderState, placeholder_state};
+/// A slot's first lines, as every reader takes them (reading changes nothing).
+pub(crate) use slot::read_head;
 pub(crate) use target::Target;
 pub(crate) use time::{ago, epoch, gap, iso, now};
 

@@ -337,7 +337,10 @@ fn lineage_knows_a_line_number_fix_a_rewording_and_a_restore() {
     };
     // The cited line moves down two lines; `fix` heals the pointer.
     let php = repo.join("app/Mail/Invoice.php");
-    let moved = format!("<?php\n// new 1\n// new 2\n{}", &invoice_php()["<?php\n".len()..]);
+    let moved = format!(
+        "<?php\n// new 1\n// new 2\n{}",
+        &invoice_php()["<?php\n".len()..]
+    );
     std::fs::write(&php, moved).expect("edit");
     let o = run(env.store().args(["fix", "-C"]).arg(&repo));
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
@@ -372,7 +375,10 @@ fn lineage_knows_a_line_number_fix_a_rewording_and_a_restore() {
     let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
     assert!(o.stdout.starts_with("#1 restored "), "{}", o.stdout);
     // A new text after it is #3, not #2 again.
-    env.stored(&repo, &reworded.replace("### Traps\n- None.", "### Traps\n- A third text."));
+    env.stored(
+        &repo,
+        &reworded.replace("### Traps\n- None.", "### Traps\n- A third text."),
+    );
     let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
     assert!(o.stdout.starts_with("#3 "), "{}", o.stdout);
 }

@@ -44,7 +44,9 @@ pub(super) fn log_text(l: &Log) -> String {
         if let Some(frame) = &v.teammate {
             text.push_str(&format!("      {frame}\n"));
         }
-        if v.changes.is_empty() {
+        if v.older_unread {
+            text.push_str("      its older commits were not read (over 256 of one text): what it changed is not known\n");
+        } else if v.changes.is_empty() {
             text.push_str("      no change in Decisions, Dead ends or Traps\n");
         }
         for (name, d) in v.changes.sections() {

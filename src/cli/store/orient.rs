@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{Format, Reply};
 use crate::error::Error;
 use crate::store::drift::{self, Drift};
-use crate::store::{HandoffInfo, now, slot};
+use crate::store::{HandoffInfo, now, read_head};
 
 /// The `verify-handoff` next to this executable, else the first one on PATH.
 fn gate_path() -> Option<PathBuf> {
@@ -64,7 +64,7 @@ fn orient(dir: Option<&str>, slot: &super::checkout::SlotArg) -> Result<Orientat
         .ok()
         .filter(|m| m.file_type().is_file());
     let info = meta.as_ref().map(|m| {
-        let head = slot::read_head(&slot).unwrap_or_default();
+        let head = read_head(&slot).unwrap_or_default();
         HandoffInfo::from_parts(&store, &target.name, &head, m)
     });
     let drift = info
