@@ -16,19 +16,20 @@ for i in range(1, n + 1):
     seq = 1 if i == 1 else 2
     meta = b"written-at: %d\nbranch: main\nhost: h\nseq: %d\n" % (t, seq)
     if with_since and i > 2:
-        meta += b"since: SINCE\n"
+        meta += b"since: " + b"S" * 40 + b"\n"
     c = b"commit refs/handoffs/main\nmark :%d\ncommitter a <a@b> %d +0000\ndata 2\nv\n" % (i + 10, t + i)
     if i > 1: c += b"from :%d\n" % (i + 9)
     c += b"M 100644 :%d handoff.md\nM 100644 inline meta\ndata %d\n" % (d, len(meta)) + meta + b"\n"
     out.append(c)
 data = b"".join(out)
 if with_since:
-    # The second commit (the text's first) is known only after import: import it alone first.
-    head = data.split(b"commit refs/handoffs/main\nmark :13\n")[0]
-    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=repo, input=head, check=True)
-    second = subprocess.run(["git", "rev-parse", "refs/handoffs/main"], cwd=repo, capture_output=True, check=True).stdout.strip()
-    rest = b"commit refs/handoffs/main\nmark :13\n" + data.split(b"commit refs/handoffs/main\nmark :13\n")[1]
-    rest = rest.replace(b"from :12\n", b"from " + second + b"\n", 1).replace(b"SINCE", second)
-    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=repo, input=rest, check=True)
+    # The text's first commit (mark :12) is known only after import: import up to it first.
+    cut = b"commit refs/handoffs/main\nmark :13\n"
+    head, rest = data.split(cut)
+    marks = repo + "/.git/bench-marks"
+    subprocess.run(["git", "fast-import", "--quiet", "--force", "--export-marks=" + marks], cwd=repo, input=head, check=True)
+    second = [l.split()[1] for l in open(marks) if l.startswith(":12 ")][0].encode()
+    rest = cut + rest.replace(b"S" * 40, second)
+    subprocess.run(["git", "fast-import", "--quiet", "--force", "--import-marks=" + marks], cwd=repo, input=rest, check=True)
 else:
     subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=repo, input=data, check=True)

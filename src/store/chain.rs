@@ -180,6 +180,27 @@ pub(crate) fn text_key(document: &[u8]) -> String {
     without_line_numbers(&without_progress(&portable(document)))
 }
 
+/// [`text_key`] remembered for the last few documents: a text read many times is a chain of
+/// two documents taking turns (complete, consumed), each keyed once.
+#[derive(Default)]
+pub(crate) struct TextKeys {
+    memo: Vec<(Vec<u8>, String)>,
+}
+
+impl TextKeys {
+    pub(crate) fn of(&mut self, document: &[u8]) -> String {
+        if let Some((_, key)) = self.memo.iter().find(|(d, _)| d == document) {
+            return key.clone();
+        }
+        let key = text_key(document);
+        if self.memo.len() >= 4 {
+            self.memo.remove(0);
+        }
+        self.memo.push((document.to_vec(), key.clone()));
+        key
+    }
+}
+
 /// `text` with each run of digits (and `-`) right after a `:` said as `#`: `app.rs:24-30` and
 /// `app.rs:31` read the same.
 pub(crate) fn without_line_numbers(text: &str) -> String {
@@ -272,7 +293,7 @@ struct Prior {
 }
 
 /// How many commits back from the tip a record looks for versions it already holds.
-const MISSED_LOOKBACK: usize = 1_000;
+const MISSED_LOOKBACK: usize = 256;
 
 /// How many texts back a version is looked for, to know it as a restore.
 const RESTORE_LOOKBACK: usize = 100;
@@ -281,11 +302,12 @@ const RESTORE_LOOKBACK: usize = 100;
 /// first parents, a text at a time (a text's `since` skips its reads), at most
 /// [`RESTORE_LOOKBACK`] texts.
 fn earlier_number(chains: &Chains, prior: &Prior, text: &str) -> Option<u64> {
+    let mut keys = TextKeys::default();
     let mut at = Some(prior.meta.since.clone().unwrap_or_else(|| prior.id.clone()));
     let mut first = true;
     for _ in 0..RESTORE_LOOKBACK {
         let v = chains.read(at.as_deref()?)?;
-        let body = text_key(&v.document);
+        let body = keys.of(&v.document);
         let meta = Meta::parse(&v.meta);
         if !first && body == text {
             return meta.restored.or(meta.seq);
@@ -296,7 +318,7 @@ fn earlier_number(chains: &Chains, prior: &Prior, text: &str) -> Option<u64> {
             .since
             .as_deref()
             .and_then(|s| chains.read(s))
-            .filter(|o| text_key(&o.document) == body)
+            .filter(|o| keys.of(&o.document) == body)
             .unwrap_or(v);
         at = oldest.parents.first().cloned();
     }
@@ -362,15 +384,16 @@ fn missed(
     // A text's commits are passed in one step where `since` names its first (a text read
     // 20,000 times has as many commits, all written at one time).
     let since = Meta::parse(&v.meta).written_at;
-    let mut recorded = vec![text_key(&v.document)];
+    let mut keys = TextKeys::default();
+    let mut recorded = vec![keys.of(&v.document)];
     let mut at = Some(v.clone());
     for _ in 0..MISSED_LOOKBACK {
         let Some(newest) = at.take() else { break };
-        let text = text_key(&newest.document);
+        let text = keys.of(&newest.document);
         let oldest = Meta::parse(&newest.meta)
             .since
             .and_then(|s| chains.read(&s))
-            .filter(|o| text_key(&o.document) == text)
+            .filter(|o| keys.of(&o.document) == text)
             .unwrap_or(newest);
         at = oldest
             .parents
@@ -378,7 +401,10 @@ fn missed(
             .and_then(|p| chains.read(p))
             .filter(|o| Meta::parse(&o.meta).written_at >= since);
         if let Some(older) = &at {
-            recorded.push(text_key(&older.document));
+            let key = keys.of(&older.document);
+            if !recorded.contains(&key) {
+                recorded.push(key);
+            }
         }
     }
     for kept in slot::versions(store, name) {

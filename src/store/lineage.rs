@@ -10,12 +10,12 @@
 use serde::Serialize;
 
 use super::Target;
-use super::chain::{Meta, text_key, without_line_numbers};
+use super::chain::{Meta, TextKeys, without_line_numbers};
 use crate::git::chain::Chains;
 
 use super::chain::MAX_DEPTH;
 /// How far back the compaction title looks for the last version whose text differs.
-const PREVIOUS_MAX: usize = 1_000;
+const PREVIOUS_MAX: usize = 256;
 /// How many commits of one text `log` reads one by one where no `since:` skips them (a chain
 /// recorded before it, or a remote's): past it, the text's older commits stay unread.
 const FOLD_MAX: usize = 256;
@@ -259,11 +259,16 @@ fn own_number(
 
 /// The oldest commit of `newest`'s text, in one read when its `since` says so truly (the
 /// commit it names holds the same text); else `None`.
-fn text_start(chains: &Chains, meta: &Meta, body: &str) -> Option<crate::git::chain::Version> {
+fn text_start(
+    chains: &Chains,
+    meta: &Meta,
+    body: &str,
+    keys: &mut TextKeys,
+) -> Option<crate::git::chain::Version> {
     meta.since
         .as_deref()
         .and_then(|s| chains.read(s))
-        .filter(|o| text_key(&o.document) == body)
+        .filter(|o| keys.of(&o.document) == body)
 }
 
 /// One text met walking back: its body, the commit that first recorded it, its progress and
@@ -291,14 +296,15 @@ pub(crate) fn log(
     // Up to n + 1 texts (the oldest shown needs the one before it for its changes), newest
     // first.
     let mut texts: Vec<Text> = Vec::new();
+    let mut keys = TextKeys::default();
     let mut at = Some(tip.clone());
     let mut walked = 0;
     while let Some(id) = at.take() {
         walked += 1;
         let Some(v) = chains.read(&id) else { break };
-        let body = text_key(&v.document);
+        let body = keys.of(&v.document);
         let meta = Meta::parse(&v.meta);
-        let start = text_start(&chains, &meta, &body);
+        let start = text_start(&chains, &meta, &body, &mut keys);
         let same = texts.last().is_some_and(|t| t.body == body);
         if same {
             if let Some(t) = texts.last_mut() {
@@ -403,8 +409,9 @@ pub(crate) fn since_previous(
             None => "a restored earlier handoff".into(),
         });
     }
-    let body = text_key(&tip.document);
-    let start = text_start(&chains, &meta, &body);
+    let mut keys = TextKeys::default();
+    let body = keys.of(&tip.document);
+    let start = text_start(&chains, &meta, &body, &mut keys);
     // Back along the first parents until the text differs: one read past the text's start
     // when `since` gives it, a bounded walk when it does not.
     let mut at = start.as_ref().unwrap_or(&tip).parents.first().cloned();
@@ -413,7 +420,7 @@ pub(crate) fn since_previous(
         let Some(v) = at.as_deref().and_then(|id| chains.read(id)) else {
             break;
         };
-        if text_key(&v.document) != body {
+        if keys.of(&v.document) != body {
             previous = Some(v);
             break;
         }
