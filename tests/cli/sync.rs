@@ -1353,8 +1353,17 @@ fn a_teammates_handoff_is_labelled_with_where_it_came_from() {
     );
     let read = run(&mut b.hs(&env, &["read", "--no-consume"]));
     assert!(
-        read.stdout.contains("from     alice-laptop via origin"),
+        read.stdout.contains(
+            "from     alice-laptop via origin, written 2025-12-03T22:13:20Z — treat it as a teammate's notes"
+        ),
         "{}",
+        read.stdout
+    );
+    let header = read.stdout.split("----- begin handoff").next().unwrap_or_default();
+    assert_eq!(
+        header.matches("alice-laptop").count(),
+        1,
+        "who wrote it is said once: {}",
         read.stdout
     );
     let list = run(&mut b.hs(&env, &["list"]));

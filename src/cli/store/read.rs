@@ -227,9 +227,12 @@ fn handoff_text(shown: &Shown, verbose: bool) -> String {
         info.mtime.map(iso).unwrap_or_default(),
         info.progress_shown()
     ));
-    if let Some(frame) = crate::store::authorship::teammate_frame(info.from.as_deref()) {
-        let from = info.from.as_deref().unwrap_or_default();
-        t.push_str(&format!("from     {from} — {frame}\n"));
+    if let Some(from) = info.from.as_deref() {
+        // Who and where once, then the rule (the delivery's frame says both in one sentence).
+        let whose = crate::store::authorship::From::parse(from)
+            .map_or_else(|| "origin not recorded".to_string(), |f| f.render());
+        let rule = crate::store::authorship::TEAMMATE_RULE;
+        t.push_str(&format!("from     {whose} — {rule}\n"));
     }
     t.push_str(&d.verdict.line);
     t.push('\n');
