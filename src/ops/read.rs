@@ -68,16 +68,25 @@ pub(crate) struct Shown {
     pub(crate) fixed_at: Option<i64>,
 }
 
-/// When the handoff at `slot` was last fixed: a fix keeps the written time (the mtime) and puts
-/// the version it replaced into history with that same mtime, at the moment of the fix (the
-/// history file's ctime). No other change leaves a kept version as old as the slot.
+/// When the handoff at `slot` was last fixed: a fix keeps the written time (the
+/// mtime) and puts the version it replaced into history with that same mtime, at the moment of
+/// the fix (the history file's ctime) — a version that differs from the slot's in its line
+/// numbers alone. A kept version as old as the slot for another reason (a sync merge, two
+/// writes in one second) differs otherwise, or not at all.
 fn fixed_at(store: &Store, slot: &str, written: Option<i64>) -> Option<i64> {
     use std::os::unix::fs::MetadataExt;
     let written = written?;
+    let document = crate::fs::read(slot).ok()?;
     let name = std::path::Path::new(slot).file_name()?.to_str()?;
+    let text = crate::store::chain::text_key(&document);
     crate::store::slot::versions(store, name)
         .iter()
         .filter(|v| v.mtime.map(crate::store::epoch) == Some(written))
+        .filter(|v| {
+            crate::fs::read(&v.path).is_ok_and(|kept| {
+                kept != document && crate::store::chain::text_key(&kept) == text
+            })
+        })
         .filter_map(|v| crate::fs::symlink_metadata(&v.path).ok().map(|m| m.ctime()))
         .max()
 }

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-use crate::util::{TestEnv, canonical, json, run};
+use crate::util::{TestEnv, canonical, json, run, version};
 
 /// The cited file: unique lines (`fn unique_07()`), two lines that say the same (`fn dup()`),
 /// and filler.
@@ -653,5 +653,35 @@ fn a_renamed_file_is_named_and_fix_follows_it() {
             && text.contains("core/b.rs:2 | fn b()")
             && text.contains("a `lib/a.rs:2`, b `core/b.rs:2`, c `src/c.rs:1`"),
         "{text}"
+    );
+}
+
+/// `read` says a handoff's line numbers were fixed only after a fix: a kept version as old as
+/// the slot that differs in more than its line numbers (two writes in one second, a sync merge)
+/// is no fix.
+#[test]
+fn a_kept_version_as_old_as_the_slot_is_no_fix_unless_only_its_line_numbers_differ() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "one"));
+    let slot = env.stored(&repo, &version(&repo, "two"));
+    let name = slot.file_name().expect("name").to_owned();
+    let kept: Vec<std::path::PathBuf> = crate::util::files_under(&env.store_dir().join(".history"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(&*name.to_string_lossy()))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // Written in the slot's second, as two writes in one second would be.
+    std::fs::File::options()
+        .write(true)
+        .open(&kept[0])
+        .expect("kept")
+        .set_modified(crate::util::mtime(&slot))
+        .expect("mtime");
+    let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    assert!(
+        !shown.stdout.contains("its line numbers fixed"),
+        "{}",
+        shown.stdout
     );
 }
