@@ -101,6 +101,7 @@ impl Injection {
             chars: self.text.encode_utf16().count(),
             cut: self.text.contains(super::texts::truncate::TRUNCATED),
             consumed,
+            read_before: shown.is_some_and(|d| d.info.progress.as_deref() == Some("consumed")),
             handoff: shown.map(|d| d.info.path.clone()),
             main: then.main,
         });

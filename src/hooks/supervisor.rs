@@ -101,6 +101,7 @@ pub(crate) fn supervise(run_dir: &Path) {
                 .unwrap_or_default(),
             checkout: run.job.cwd.clone(),
             outcome: run.state(now()).word().to_string(),
+            run: Some(run.job.write_session.clone()),
             usage,
         },
     );

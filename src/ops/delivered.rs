@@ -26,6 +26,9 @@ pub(crate) struct Delivered {
     pub(crate) cut: bool,
     /// Whether the delivered handoff was marked consumed.
     pub(crate) consumed: bool,
+    /// Whether it had been read before (a reminder, a re-delivery): nothing was left unread.
+    #[serde(default)]
+    pub(crate) read_before: bool,
     /// The handoff shown, if one was.
     pub(crate) handoff: Option<String>,
     /// The main worktree of the repository it was delivered in.

@@ -83,9 +83,8 @@ fn fixed_at(store: &Store, slot: &str, written: Option<i64>) -> Option<i64> {
         .iter()
         .filter(|v| v.mtime.map(crate::store::epoch) == Some(written))
         .filter(|v| {
-            crate::fs::read(&v.path).is_ok_and(|kept| {
-                kept != document && crate::store::chain::text_key(&kept) == text
-            })
+            crate::fs::read(&v.path)
+                .is_ok_and(|kept| kept != document && crate::store::chain::text_key(&kept) == text)
         })
         .filter_map(|v| crate::fs::symlink_metadata(&v.path).ok().map(|m| m.ctime()))
         .max()

@@ -227,7 +227,9 @@ pub(crate) fn teammate_frame(from: Option<&str>) -> Option<String> {
         || "whose origin is not recorded".to_string(),
         |f| format!("\"{}\" via {}, written {}", f.author, f.via, f.written),
     );
-    Some(format!("written on another machine ({whose}): {TEAMMATE_RULE}."))
+    Some(format!(
+        "written on another machine ({whose}): {TEAMMATE_RULE}."
+    ))
 }
 
 /// How a teammate's handoff is to be taken, in every frame.

@@ -51,8 +51,12 @@ pub(crate) struct Cost {
     /// The writer program's name (`claude`, …).
     pub(crate) writer: String,
     pub(crate) checkout: String,
-    /// The run's outcome word (`promoted`, `held`, `refused`, `failed`, …).
+    /// The run's outcome word at the writer's exit (`promoted`, `held`, `refused`, `failed`,
+    /// …); a held one may be promoted after, which its run says.
     pub(crate) outcome: String,
+    /// The run's id (its folder under `.runs/`), so a reader can ask the run for its state now.
+    #[serde(default)]
+    pub(crate) run: Option<String>,
     #[serde(flatten)]
     pub(crate) usage: Usage,
 }

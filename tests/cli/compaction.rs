@@ -388,8 +388,8 @@ fn a_missing_or_empty_answer_is_a_failed_run() {
     // status tells how the last background write ended.
     let o = run(s.env.store().arg("status"));
     assert!(
-        o.stdout.contains("writer   last background write started ")
-            && o.stdout.contains(": failed\n"),
+        o.stdout.contains("writer   last background write in ")
+            && o.stdout.contains(": failed — why: "),
         "{}",
         o.stdout
     );
@@ -1531,6 +1531,59 @@ fn a_compaction_with_a_slow_writer_never_blocks_and_the_next_prompt_carries_the_
         "{fresh}"
     );
     assert_eq!(prompt().stdout, "", "exactly once");
+}
+
+/// `status`'s writer lines are the repository's own: none in an unrelated repository, each
+/// naming its checkout outside git; one run has one state (a held run promoted after its
+/// writer's exit reads promoted); "off stops them" only while the writer is not off.
+#[test]
+fn status_writer_lines_belong_to_their_repository() {
+    let s = Scene::new();
+    s.pre_compact(
+        "one",
+        Some(&version(&s.repo, "v1")),
+        &[("FAKE_COST", "0.25")],
+    );
+    // The writer exits before the compaction is confirmed: its record says held.
+    assert!(eventually(30, || s.log().contains(" rc=")), "{}", s.log());
+    s.hook("post-compact", "one", serde_json::json!({}));
+    let o = run(s.env.store().args(["status", "-C"]).arg(&s.repo));
+    let last = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("writer   last run "))
+        .unwrap_or_else(|| panic!("{}", o.stdout));
+    assert!(
+        last.contains("): promoted, "),
+        "one run, one state: {}",
+        o.stdout
+    );
+    assert!(
+        !o.stdout.contains(": held"),
+        "held and promoted for one run: {}",
+        o.stdout
+    );
+    let other = s.env.shop("other", "main");
+    let o = run(s.env.store().args(["status", "-C"]).arg(&other));
+    assert!(!o.stdout.contains("writer   "), "{}", o.stdout);
+    let plain = s.env.path("plain");
+    std::fs::create_dir_all(&plain).expect("plain");
+    let o = run(s.env.store().args(["status", "-C"]).arg(&plain));
+    assert!(
+        o.stdout
+            .contains(&format!("writer   last run in {} ", s.repo.display())),
+        "{}",
+        o.stdout
+    );
+    s.env.git(&s.repo, &["config", "handoff.writer", "off"]);
+    let o = run(s.env.store().args(["status", "-C"]).arg(&s.repo));
+    assert!(
+        !o.stdout.contains("handoff.writer off stops them")
+            && o.stdout
+                .contains("handoff.writer is off: no new ones start"),
+        "{}",
+        o.stdout
+    );
 }
 
 /// The cost ledger is the store's file, and anyone's to break: a negative cost is no cost, sums

@@ -1259,6 +1259,9 @@ fn a_start_after_the_handoff_was_read_says_so_in_one_line() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    // What a start says is said where a client's hooks are installed.
+    let o = run(env.store().args(["install", "claude", "--user"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     let status = |env: &TestEnv| run(env.store().arg("status").arg("-C").arg(&repo)).stdout;
     assert!(
         status(&env).contains("startup  a fresh start offers the handoff for main\n"),
@@ -1415,4 +1418,40 @@ fn backticked(text: &str) -> Vec<String> {
         rest = &rest[open + len + ticks.len()..];
     }
     spans
+}
+
+/// `status` says what is true now: a re-delivery of a handoff already read is not "left
+/// unread", and with every hook uninstalled no fresh start says anything of ours.
+#[test]
+fn status_says_read_before_and_nothing_runs_without_hooks() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &canonical(&repo.to_string_lossy(), "main"));
+    let o = run(env.store().args(["install", "claude", "--user"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    for sid in ["one", "two"] {
+        let input = serde_json::json!({"session_id": sid, "cwd": repo, "source": "compact"});
+        run(&mut env.hook("session-start", &input.to_string()));
+    }
+    let o = run(env.store().args(["status", "-C"]).arg(&repo));
+    let delivery = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("delivery "))
+        .unwrap_or_else(|| panic!("{}", o.stdout));
+    assert!(
+        delivery.ends_with("(read before)") && !delivery.contains("left unread"),
+        "{delivery}"
+    );
+    assert!(o.stdout.contains("startup  a fresh start"), "{}", o.stdout);
+    let o = run(env.store().args(["uninstall", "claude", "--user"]));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = run(env.store().args(["status", "-C"]).arg(&repo));
+    assert!(
+        o.stdout.contains(
+            "startup  no client's hooks are installed: a fresh start runs nothing of ours"
+        ),
+        "{}",
+        o.stdout
+    );
 }

@@ -1359,7 +1359,11 @@ fn a_teammates_handoff_is_labelled_with_where_it_came_from() {
         "{}",
         read.stdout
     );
-    let header = read.stdout.split("----- begin handoff").next().unwrap_or_default();
+    let header = read
+        .stdout
+        .split("----- begin handoff")
+        .next()
+        .unwrap_or_default();
     assert_eq!(
         header.matches("alice-laptop").count(),
         1,

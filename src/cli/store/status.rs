@@ -74,8 +74,13 @@ pub(crate) struct Status {
     pub(crate) in_use: Option<crate::store::usage::Use>,
     /// What a fresh start of a client would say here, or why it would be silent.
     pub(crate) startup: Option<String>,
-    /// What the background writer cost: its last run, and the last seven days.
+    /// What the background writer cost here (everywhere, outside a checkout): its last run,
+    /// and the last seven days.
     pub(crate) writer_costs: Option<WriterCosts>,
+    /// Whether `handoff.writer` is off here.
+    pub(crate) writer_off: bool,
+    /// Whether `status` ran outside any checkout (the writer lines then name theirs).
+    pub(crate) outside: bool,
 }
 
 /// The background writer's cost, from the store's ledger (`store::costs`).
@@ -87,8 +92,43 @@ pub(crate) struct WriterCosts {
     pub(crate) week: crate::store::costs::Usage,
 }
 
-fn writer_costs(store: &crate::store::Store, now: i64) -> Option<WriterCosts> {
-    let costs = crate::store::costs::read(store);
+/// Whether `handoff.writer` is off here (outside a checkout: in the global settings).
+fn writer_off(target: Option<&crate::store::Target>) -> bool {
+    let settings = target.map_or_else(
+        crate::settings::Settings::outside,
+        crate::store::Target::settings,
+    );
+    settings.writer() == crate::settings::WriterMode::Off
+}
+
+/// This checkout's last background write (every checkout's outside one).
+fn last_background_write(
+    store: &crate::store::Store,
+    target: Option<&crate::store::Target>,
+    now: i64,
+) -> Option<BackgroundWrite> {
+    crate::store::runs::all(store)
+        .into_iter()
+        .find(|r| target.is_none_or(|t| r.job.cwd == t.checkout()))
+        .map(|r| BackgroundWrite {
+            started: crate::store::iso(r.job.started),
+            state: r.state(now),
+            run: r.job.write_session.clone(),
+            checkout: r.job.cwd.clone(),
+            log: r.job.log.clone(),
+        })
+}
+
+/// The writer's costs in `checkout` (every checkout's outside one).
+fn writer_costs(
+    store: &crate::store::Store,
+    now: i64,
+    checkout: Option<&str>,
+) -> Option<WriterCosts> {
+    let mut costs = crate::store::costs::read(store);
+    if let Some(checkout) = checkout {
+        costs.retain(|c| c.checkout == checkout);
+    }
     let last = costs.last()?.clone();
     let (week_runs, week_seconds, week) = crate::store::costs::total(&costs, now - 7 * 86_400);
     Some(WriterCosts {
@@ -179,6 +219,10 @@ pub(crate) struct Remote {
 pub(crate) struct BackgroundWrite {
     pub(crate) started: String,
     pub(crate) state: crate::store::runs::RunState,
+    /// The run's id, its checkout, and its writer's log (where a failure says why).
+    pub(crate) run: String,
+    pub(crate) checkout: String,
+    pub(crate) log: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -215,15 +259,17 @@ fn compute(dir: &std::path::Path) -> Status {
         .filter(|r| r.installed && r.runs == "no")
         .map(|r| format!("{} ({}): {}", r.harness, r.scope, r.why))
         .collect();
-    let store = crate::store::Store::locate();
-    match &store {
-        Err(e) => problems.push(format!("store: cannot be used: {}", e.report())),
-        Ok(s) => {
-            problems.extend(store_problem(s));
-            problems.extend(crate::store::authorship::StoreKey::problem(s));
+    let store = match crate::store::Store::locate() {
+        Err(e) => {
+            problems.push(format!("store: cannot be used: {}", e.report()));
+            None
         }
-    }
-    let store = store.ok();
+        Ok(s) => {
+            problems.extend(store_problem(&s));
+            problems.extend(crate::store::authorship::StoreKey::problem(&s));
+            Some(s)
+        }
+    };
     let chain_record_failed = store
         .as_ref()
         .and_then(crate::store::chain::record_failure)
@@ -268,11 +314,7 @@ fn compute(dir: &std::path::Path) -> Status {
         }),
         last_background_write: store
             .as_ref()
-            .and_then(|s| crate::store::runs::all(s).into_iter().next())
-            .map(|r| BackgroundWrite {
-                started: crate::store::iso(r.job.started),
-                state: r.state(now),
-            }),
+            .and_then(|s| last_background_write(s, target.as_ref(), now)),
         // A failed autoPush happened in a detached process: this is where the user hears of it.
         background_push: store.as_ref().and_then(crate::sync::outcome::last),
         background_push_in_flight: store
@@ -284,7 +326,11 @@ fn compute(dir: &std::path::Path) -> Status {
             .as_ref()
             .map(|t| crate::store::usage::Use::of(store.as_ref(), t)),
         startup: target.as_ref().map(|t| startup_word(t, store.as_ref())),
-        writer_costs: store.as_ref().and_then(|s| writer_costs(s, now)),
+        writer_costs: store
+            .as_ref()
+            .and_then(|s| writer_costs(s, now, target.as_ref().map(|t| t.checkout()).as_deref())),
+        writer_off: writer_off(target.as_ref()),
+        outside: target.is_none(),
     }
 }
 
@@ -318,7 +364,13 @@ fn status_text(s: &Status, check: bool, all: bool) -> String {
         text.push_str(&format!("in use   {}\n", super::config::in_use(u)));
     }
     if let Some(w) = &s.startup {
-        text.push_str(&format!("startup  {w}\n"));
+        if s.harnesses.iter().any(|r| r.installed && r.scope != "mcp") {
+            text.push_str(&format!("startup  {w}\n"));
+        } else {
+            text.push_str(
+                "startup  no client's hooks are installed: a fresh start runs nothing of ours\n",
+            );
+        }
     }
     for d in &s.deliveries {
         text.push_str(&delivery_line(d));
@@ -394,27 +446,54 @@ fn harness_rows(s: &Status, all: bool) -> String {
     text
 }
 
-/// The last background write, and what the writer cost (its last run, the last 7 days).
+/// The last background write here, and what the writer cost here (its last run, the last 7
+/// days): one state for one run — the run's own, now —, the log a failure left, and how to
+/// stop the runs only where they are not stopped already.
 fn writer_lines(s: &Status) -> String {
     let mut text = String::new();
+    let place = |checkout: &str| {
+        if s.outside {
+            format!(" in {checkout}")
+        } else {
+            String::new()
+        }
+    };
     if let Some(w) = &s.last_background_write {
+        let log = if matches!(w.state, crate::store::runs::RunState::Failed { .. }) {
+            format!(" — why: {}", w.log)
+        } else {
+            String::new()
+        };
         text.push_str(&format!(
-            "writer   last background write started {}: {}\n",
+            "writer   last background write{} started {}: {}{log}\n",
+            place(&w.checkout),
             w.started,
             w.state.word()
         ));
     }
     if let Some(c) = &s.writer_costs {
+        // The run's state now, where it is the run above (a held one may since be promoted).
+        let outcome = match &s.last_background_write {
+            Some(w) if c.last.run.as_deref() == Some(w.run.as_str()) => w.state.word(),
+            _ => c.last.outcome.as_str(),
+        };
         text.push_str(&format!(
-            "writer   last run {} ({}): {}, {} s, {}\n",
+            "writer   last run{} {} ({}): {}, {} s, {}\n",
+            place(&c.last.checkout),
             crate::store::iso(c.last.at),
             c.last.writer,
-            c.last.outcome,
+            outcome,
             c.last.seconds,
             usage_words(&c.last.usage)
         ));
+        let stop = if s.writer_off {
+            "handoff.writer is off: no new ones start"
+        } else {
+            "git config handoff.writer off stops them"
+        };
         text.push_str(&format!(
-            "writer   last 7 days: {} run{}, {} s, {} — each is a second model run; git config handoff.writer off stops them\n",
+            "writer   last 7 days{}: {} run{}, {} s, {} — each is a second model run; {stop}\n",
+            if s.outside { ", every checkout" } else { "" },
             c.week_runs,
             if c.week_runs == 1 { "" } else { "s" },
             c.week_seconds,
@@ -463,10 +542,11 @@ fn delivery_line(d: &crate::ops::delivered::Delivered) -> String {
         d.event,
         d.chars,
         if d.cut { ", cut to fit" } else { "" },
-        match (&d.handoff, d.consumed) {
-            (Some(h), true) => format!(", {h} marked consumed"),
-            (Some(h), false) => format!(", {h} left unread"),
-            (None, _) => ", no handoff shown".to_string(),
+        match (&d.handoff, d.consumed, d.read_before) {
+            (Some(h), true, _) => format!(", {h} marked consumed"),
+            (Some(h), false, true) => format!(", {h} (read before)"),
+            (Some(h), false, false) => format!(", {h} left unread"),
+            (None, _, _) => ", no handoff shown".to_string(),
         }
     )
 }
