@@ -1206,3 +1206,33 @@ fn uninstall_project_removes_the_folders_its_install_created() {
     );
     assert!(!repo.join(".claude/skills").exists() && !repo.join(".claude/settings.json").exists());
 }
+
+/// `install` in a repository that has no handoff yet says, in one clause, that nothing happens
+/// there until its first: the promise of a delivery after /clear is not made for nothing.
+#[test]
+fn install_in_a_repository_not_in_use_says_nothing_happens_there_yet() {
+    let env = crate::util::TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let o = crate::util::run(
+        env.store()
+            .args(["install", "claude", "--user"])
+            .current_dir(&repo),
+    );
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("nothing happens here until its first `handoff-store write`"),
+        "{}",
+        o.stdout
+    );
+    env.stored(
+        &repo,
+        &crate::util::canonical(&repo.to_string_lossy(), "main"),
+    );
+    let o = crate::util::run(
+        env.store()
+            .args(["install", "claude", "--user"])
+            .current_dir(&repo),
+    );
+    assert!(!o.stdout.contains("nothing happens here"), "{}", o.stdout);
+}

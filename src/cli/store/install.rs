@@ -44,6 +44,9 @@ pub(crate) enum Done {
         project: bool,
         /// The hooks name `handoff-store` on PATH (`--on-path`).
         on_path: bool,
+        /// Whether the repository here uses handoffs (`None`: not inside one): where it does
+        /// not, the hooks stay silent until its first handoff.
+        in_use: Option<crate::store::usage::Use>,
     },
     /// git's post-checkout hook.
     GitHook { path: PathBuf, done: Installed },
@@ -187,6 +190,8 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
         notes: h.client().after_install(&store, &plan, &dir),
         project: plan.scope == Scope::Project,
         on_path: scope.on_path,
+        in_use: crate::store::Target::at(&dir)
+            .map(|t| crate::store::usage::Use::of(Some(&store), &t)),
     })
 }
 
@@ -209,6 +214,7 @@ fn installed_text(d: &Done) -> String {
             notes,
             project,
             on_path,
+            in_use,
         } => {
             let mut text = if *changed {
                 format!("installed {} hook in {file}\n", harness.name())
@@ -235,8 +241,17 @@ fn installed_text(d: &Done) -> String {
                     harness.install_word()
                 ));
             }
+            let until = match in_use {
+                Some(crate::store::usage::Use::Unused) => {
+                    " (this repository has none yet: nothing happens here until its first `handoff-store write`)"
+                }
+                Some(crate::store::usage::Use::Disabled) => {
+                    " (not here: handoff.enabled is false in this repository)"
+                }
+                _ => "",
+            };
             text.push_str(&format!(
-                "next      start a new {} session: after /clear or a compaction it is given this branch's handoff; `handoff-store status` checks the hook\n",
+                "next      start a new {} session: after /clear or a compaction it is given this branch's handoff{until}; `handoff-store status` checks the hook\n",
                 harness.name()
             ));
             text
