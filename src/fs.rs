@@ -61,6 +61,31 @@ pub(crate) fn read_regular_tail(path: &std::path::Path, cap: u64) -> Option<Vec<
     Some(bytes)
 }
 
+/// The bytes of `path`, which must be a regular file: opened without blocking (a FIFO or a
+/// device planted there is refused with `InvalidInput`, never waited on), checked on the open
+/// descriptor. Links are followed, as the caller's own file may be one.
+pub(crate) fn read_regular_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular_file`] as UTF-8 text (lossy): a client's config file as `status` reads it.
+pub(crate) fn read_regular_text(path: impl AsRef<std::path::Path>) -> std::io::Result<String> {
+    read_regular_file(path.as_ref()).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 /// The bytes of `path` when it is a regular file of at most `cap` bytes: opened without
 /// following a link or blocking (a FIFO or device planted there answers nothing, never hangs),
 /// checked on the open descriptor, read capped. Anything else is `None`.

@@ -174,7 +174,7 @@ impl Client for ClaudeCode {
         let file = crate::env::home().map(|h| h.join(".claude/settings.json"));
         let enabled = file
             .as_ref()
-            .and_then(|f| crate::fs::read_to_string(f).ok())
+            .and_then(|f| crate::fs::read_regular_text(f).ok())
             .and_then(|t| super::jsonc::value(&t))
             .and_then(|v| v.get("enabledPlugins").cloned())
             .and_then(|p| p.as_object().cloned())
@@ -244,7 +244,7 @@ fn hooks_disabled(root: Option<&Path>) -> Option<PathBuf> {
     }
     files.extend(crate::env::home().map(|h| h.join(".claude/settings.json")));
     for file in files {
-        let Some(value) = crate::fs::read_to_string(&file)
+        let Some(value) = crate::fs::read_regular_text(&file)
             .ok()
             .and_then(|t| super::jsonc::value(&t))
         else {

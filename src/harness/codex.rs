@@ -277,7 +277,7 @@ impl Client for Codex {
             Ok(false) => Vec::new(),
             Err(e) => vec![Note {
                 tag: "note",
-                text: format!("compact_prompt left in {}: {e}", file.display()),
+                text: format!("compact_prompt left in {}: {}", file.display(), e.report()),
             }],
         }
     }
@@ -330,14 +330,17 @@ fn steer(store: &crate::store::Store, dir: Option<&Path>) -> Option<Note> {
             "your own compact_prompt in {} is kept: Codex's compaction follows it, not ours",
             file.display()
         ),
-        Err(e) => format!("compact_prompt not set ({e}); Codex's compaction is not steered"),
+        Err(e) => format!(
+            "compact_prompt not set ({}); Codex's compaction is not steered",
+            e.report()
+        ),
     };
     Some(Note { tag: "steer", text })
 }
 
 /// Our MCP server where `codex mcp add` registers it: `[mcp_servers.<name>]` in `file`.
 fn mcp_rows(file: &Path) -> Vec<Row> {
-    let Some(doc) = crate::fs::read_to_string(file)
+    let Some(doc) = crate::fs::read_regular_text(file)
         .ok()
         .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
     else {
@@ -630,7 +633,7 @@ pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
         return Ok(());
     };
     let file = home.join("config.toml");
-    let Ok(text) = crate::fs::read_to_string(&file) else {
+    let Ok(Some(text)) = super::install::read_config(&file) else {
         return Ok(());
     };
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(CodexError::Config)?;
@@ -641,8 +644,10 @@ pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
         .and_then(|t| t.remove(key))
         .is_some();
     if removed {
-        crate::durable::write(&file, doc.to_string().as_bytes(), None)
-            .map_err(CodexError::Write)?;
+        // As every edit of a client's file: its line endings and mode kept, never a
+        // read-only one.
+        let text = super::install::line_endings_of(&text, doc.to_string());
+        super::install::write_config(&file, &text).map_err(CodexError::Write)?;
     }
     Ok(())
 }

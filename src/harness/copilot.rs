@@ -196,7 +196,7 @@ fn trusts(repo: &Path) -> bool {
     else {
         return false;
     };
-    let Ok(text) = crate::fs::read_to_string(dir.join("config.json")) else {
+    let Ok(text) = crate::fs::read_regular_text(dir.join("config.json")) else {
         return false;
     };
     let same = |listed: &str| {

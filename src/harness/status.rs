@@ -57,7 +57,7 @@ impl Verdict {
 /// `command` as an argument vector, as one client spells it), the file read once: whether the
 /// program each names is there.
 pub(crate) fn mcp_rows(harness: &'static str, file: &Path, places: &[&[&str]]) -> Vec<Row> {
-    let Some(value) = crate::fs::read_to_string(file)
+    let Some(value) = crate::fs::read_regular_text(file)
         .ok()
         .and_then(|t| super::jsonc::value(&t))
     else {
@@ -155,7 +155,8 @@ fn row(h: Harness, scope: Scope, p: &super::install::Plan, root: Option<&Path>, 
     // In a file the client cannot use as it is, a hook of ours anywhere counts.
     let installed = is_installed(p)
         || (broken.is_some()
-            && crate::fs::read_to_string(&p.file).is_ok_and(|t| t.contains(" hook session-start")));
+            && crate::fs::read_regular_text(&p.file)
+                .is_ok_and(|t| t.contains(" hook session-start")));
     let install = format!(
         "handoff-store install {} --{}",
         h.install_word(),

@@ -1236,3 +1236,62 @@ fn install_in_a_repository_not_in_use_says_nothing_happens_there_yet() {
     );
     assert!(!o.stdout.contains("nothing happens here"), "{}", o.stdout);
 }
+
+/// Codex's files stay the user's: uninstall takes away the `~/.codex/` its install created; an
+/// edited CRLF `config.toml` keeps CRLF on every line; a read-only one is not rewritten; a FIFO
+/// where it should be never hangs `status` or `install`.
+#[test]
+fn codex_config_keeps_its_line_endings_its_mode_and_its_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let codex = env.home().join(".codex");
+    assert!(!codex.exists());
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "codex"])).code, 0);
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "codex"])).code, 0);
+    assert!(!codex.exists(), "an empty ~/.codex/ it created was left");
+
+    let config = codex.join("config.toml");
+    std::fs::create_dir_all(&codex).expect("dir");
+    std::fs::write(&config, "# mine\r\nmodel = \"o3\"\r\n").expect("config");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "codex"])).code, 0);
+    let edited =
+        std::fs::read_to_string(&config).expect("config") + "[tui]\r\ntheme = \"dark\"\r\n";
+    std::fs::write(&config, &edited).expect("edit");
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "codex"])).code, 0);
+    let left = std::fs::read_to_string(&config).expect("config");
+    assert!(!left.contains("compact_prompt"), "{left}");
+    assert_eq!(
+        left.matches('\n').count(),
+        left.matches("\r\n").count(),
+        "a line lost its CR: {left:?}"
+    );
+
+    std::fs::write(&config, "# mine\n").expect("config");
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let o = run(&mut hs(&env, &repo, &["install", "codex"]));
+    assert_eq!(
+        std::fs::read_to_string(&config).expect("config"),
+        "# mine\n",
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("read-only"), "{}{}", o.stdout, o.stderr);
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "codex"])).code, 0);
+
+    std::fs::remove_file(&config).expect("rm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&config)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let o = run(hs(&env, &repo, &["status", "--all"]).timeout(std::time::Duration::from_secs(60)));
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = run(hs(&env, &repo, &["install", "codex"]).timeout(std::time::Duration::from_secs(60)));
+    assert!(
+        o.stdout.contains("not a regular file"),
+        "{}{}",
+        o.stdout,
+        o.stderr
+    );
+}

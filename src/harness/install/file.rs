@@ -38,12 +38,26 @@ fn target_of(file: &Path) -> Result<PathBuf, Error> {
 
 pub(super) fn read_text(file: &Path) -> Result<Option<String>, Error> {
     let file = target_of(file)?;
-    match crate::fs::read(&file) {
+    // A FIFO or a device where a config file should be is refused, never waited on.
+    match crate::fs::read_regular_file(&file) {
         Ok(b) => String::from_utf8(b)
             .map(Some)
             .map_err(|_| Error::Input(Input::NotUtf8(file.to_path_buf()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            Err(Error::NotRegular(file.to_path_buf()))
+        }
         Err(e) => Err(Error::io(&file, e)),
+    }
+}
+
+/// `after` with the line endings `before` has: a file written with CRLF keeps CRLF whatever
+/// the editor of its structure (toml_edit) writes.
+pub(crate) fn line_endings_of(before: &str, after: String) -> String {
+    if before.contains("\r\n") {
+        after.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        after
     }
 }
 
@@ -59,6 +73,23 @@ pub(super) fn write_text(file: &Path, text: &str, executable: bool) -> Result<()
         .and_then(|m| slot::mode_of(&m))
         .unwrap_or(if executable { 0o755 } else { 0o644 });
     crate::durable::write(&file, text.as_bytes(), Some(mode & !0o022))
+}
+
+/// [`write_text`] for a setting of ours beside the hooks (a client's `config.toml`), which the
+/// user did not ask us to edit by name: a file they made read-only is theirs, not rewritten
+/// (root could write it).
+pub(super) fn write_setting(file: &Path, text: &str) -> Result<(), Error> {
+    let real = target_of(file)?;
+    if crate::fs::metadata(&real).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(Error::io(
+            &real,
+            std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the file is read-only: not changed",
+            ),
+        ));
+    }
+    write_text(file, text, false)
 }
 
 /// Remove a file we created, unless it is no longer a regular file of ours (a link the user

@@ -11,10 +11,22 @@ mod plan;
 pub(crate) mod setting;
 mod skill;
 
+pub(crate) use file::line_endings_of;
 pub(crate) use ours::{installed_program, is_installed, is_ours, names_our_hook, runs_our_binary};
 pub(crate) use plan::{Plan, Scope, Shape, group, home, plan, project};
 #[cfg(feature = "mcp")]
 pub(crate) use skill::skill_instructions;
+
+/// A client's config file as every edit of ours reads it (`None`: there is none).
+pub(crate) fn read_config(file: &Path) -> Result<Option<String>, Error> {
+    read_text(file)
+}
+
+/// Write a client's config file as every edit of a setting of ours does (atomic, its mode
+/// kept, never a read-only one).
+pub(crate) fn write_config(file: &Path, text: &str) -> Result<(), Error> {
+    file::write_setting(file, text)
+}
 pub(crate) use skill::{install_skill, uninstall_skill};
 
 use std::path::{Path, PathBuf};
@@ -202,6 +214,15 @@ pub(crate) struct Removed {
     /// The client's trust keys of the removed hooks, for the caller to drop.
     #[serde(skip)]
     pub(crate) trust_keys: Vec<String>,
+    /// The folders the install created, for the caller to remove once what else it put there
+    /// (a client's setting beside the hooks) is gone too — only while empty.
+    #[serde(skip)]
+    pub(crate) created: Vec<String>,
+}
+
+/// Remove the folders an install created that are empty now (never one that holds anything).
+pub(crate) fn remove_created_if_empty(created: &[String]) {
+    remove_created(created);
 }
 
 /// Take our hook out of the plan's file.
@@ -218,6 +239,10 @@ pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
         trust_keys: record
             .as_ref()
             .map(|r| r.trust_keys.clone())
+            .unwrap_or_default(),
+        created: record
+            .as_ref()
+            .map(|r| r.created.clone())
             .unwrap_or_default(),
     };
     let Some(current) = current else {

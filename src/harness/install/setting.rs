@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::file::{read_text, remove_ours, write_text};
+use super::file::{line_endings_of, read_text, remove_ours, write_setting};
 use super::{Record, missing_folders, record_path, remove_created, save_record};
 use crate::error::{ConfigStep, Error, Input};
 use crate::store::Store;
@@ -56,9 +56,9 @@ pub(crate) fn set(store: &Store, file: &Path, key: &str, value: &str) -> Result<
         None => {}
     }
     doc.insert(key, toml_edit::value(value));
-    let after = doc.to_string();
+    let after = line_endings_of(before.as_deref().unwrap_or(""), doc.to_string());
     let created = missing_folders(file);
-    write_text(file, &after, false)?;
+    write_setting(file, &after)?;
     let record = Record {
         path: file.to_string_lossy().into_owned(),
         before,
@@ -83,7 +83,7 @@ pub(crate) fn unset(store: &Store, file: &Path, key: &str, value: &str) -> Resul
     let taken = match record.as_ref().filter(|r| r.after == current) {
         Some(r) => {
             match &r.before {
-                Some(before) => write_text(file, before, false)?,
+                Some(before) => write_setting(file, before)?,
                 None => {
                     remove_ours(file)?;
                     remove_created(&r.created);
@@ -96,7 +96,7 @@ pub(crate) fn unset(store: &Store, file: &Path, key: &str, value: &str) -> Resul
             let ours = doc.get(key).and_then(|v| v.as_str()) == Some(value);
             if ours {
                 doc.remove(key);
-                write_text(file, &doc.to_string(), false)?;
+                write_setting(file, &line_endings_of(&current, doc.to_string()))?;
             }
             ours
         }
