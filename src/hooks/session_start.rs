@@ -9,11 +9,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::claims::claim;
-use super::claims::dedup_lock;
 use super::input::{HookInput, Source};
 use super::texts::injection::{
-    InjectionBody, background_section, cleared_section, compact_section, compose_document,
-    offer_text, placeholder_section,
+    InjectionBody, OwnWrite, background_section, cleared_section, compact_section,
+    compose_document, offer_text, placeholder_section,
 };
 use crate::ops::deliver::{self, Content};
 use crate::ops::marker::{FRESH_SECONDS, Marker, marker_path};
@@ -294,14 +293,25 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         Some(store) => subject(store, &target, now, compact, marker.as_ref(), input.trail),
         None => (None, InjectionBody::Nothing),
     };
-    let lock_exists = input
-        .sid()
-        .and_then(dedup_lock)
-        .is_some_and(|p| p.is_file());
+    // What this session's own compaction wrote: the title sentence and the note both say it.
+    let (own, own_run) = match (&store, input.sid()) {
+        (Some(store), Some(sid)) if compact => own_write(store, &target, sid),
+        _ => (OwnWrite::None, None),
+    };
+    // A background write's note is said to the session whose compaction it was, at that
+    // compaction; never at a later start, /clear or compaction.
+    let background_note = background_note.filter(|_| {
+        own_run.as_ref().is_some_and(|own| {
+            store
+                .as_ref()
+                .and_then(|s| crate::store::runs::latest_for(s, &target.name))
+                .is_some_and(|noted| noted.dir == own.dir)
+        })
+    });
     let nothing_to_say = matches!(subject, InjectionBody::Nothing)
         && marker.is_none()
         && background_note.is_none()
-        && !(compact && lock_exists);
+        && own == OwnWrite::None;
     if nothing_to_say {
         return None;
     }
@@ -322,7 +332,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         lineage.unwrap_or_default()
     )];
     if compact {
-        head.push(compact_section(&subject, lock_exists, reference, now));
+        head.push(compact_section(&subject, own, reference, now));
     } else if let Some(m) = &marker {
         head.push(cleared_section(m, &subject, reference));
     }
@@ -351,6 +361,29 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
             ..Then::of(input, &target, title_source, subject)
         },
     })
+}
+
+/// What session `sid`'s compaction wrote into `target`'s slot: its newest background write,
+/// and whether the slot holds that write's result now.
+fn own_write(
+    store: &crate::store::Store,
+    target: &Target,
+    sid: &str,
+) -> (OwnWrite, Option<crate::store::runs::Run>) {
+    let run = crate::store::runs::all(store)
+        .into_iter()
+        .find(|r| r.job.session == sid && r.job.slot == target.name);
+    let own = match &run {
+        None => OwnWrite::None,
+        Some(r)
+            if r.state(now()) == crate::store::runs::RunState::Promoted
+                && r.result_in_slot(store) =>
+        {
+            OwnWrite::Installed
+        }
+        Some(_) => OwnWrite::NotInstalled,
+    };
+    (own, run)
 }
 
 /// Whether the plan delivers in full for a start titled `title_source` (only a start it already

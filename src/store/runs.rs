@@ -213,6 +213,13 @@ impl Run {
         self.candidate_path().is_file().then_some(code)
     }
 
+    /// Whether the slot holds this run's result now (read or not: `progress:` aside) — its own
+    /// write, not another session's or a manual one that landed since.
+    pub(crate) fn result_in_slot(&self, store: &Store) -> bool {
+        let key = |p: &Path| crate::fs::read(p).ok().map(|b| super::chain::text_key(&b));
+        key(&self.candidate_path()).is_some_and(|c| key(&store.path_of(&self.job.slot)) == Some(c))
+    }
+
     pub(crate) fn confirmed(&self) -> bool {
         self.dir.join(CONFIRMED).is_file()
     }
@@ -424,7 +431,7 @@ pub(crate) fn all(store: &Store) -> Vec<Run> {
 
 /// The run readers of slot `name` must hear about: the newest one for the slot that began at
 /// or after the slot's last write (an older run's result is already in the slot or history),
-/// unless the slot holds its candidate already (installed by `restore`, say).
+/// unless the slot holds its candidate already (installed by `restore`, say, and read since).
 pub(crate) fn latest_for(store: &Store, name: &str) -> Option<Run> {
     let slot = store.path_of(name);
     let slot_mtime = mtime_epoch(&slot);
@@ -432,9 +439,7 @@ pub(crate) fn latest_for(store: &Store, name: &str) -> Option<Run> {
         .into_iter()
         .find(|r| r.job.slot == name)
         .filter(|r| slot_mtime.is_none_or(|m| r.job.started >= m))
-        .filter(|r| {
-            !(r.candidate_path().is_file() && slot::same_content(&r.candidate_path(), &slot))
-        })
+        .filter(|r| !r.result_in_slot(store))
 }
 
 /// Confirm the newest unconfirmed run of session `session` (a safe id); the run, when this
@@ -470,8 +475,8 @@ pub(crate) fn prune(store: &Store) {
 /// One line about a background write that did not put its result in the slot, for a reader
 /// that is about to see the previous handoff (or none). `None` when there is nothing to say.
 /// Every command it names works in that state (`checkout` is the target's): a held answer is
-/// the newest kept version (`restore`), a refused one is stored by `write --from` (gated, as
-/// any write), and one that breaks the format is named as unstorable, with no command.
+/// the newest kept version (`restore`); a refused one is named for reference only — the gate
+/// refused it, so it is never offered in place of the handoff the reader has.
 pub(crate) fn background_note(state: &RunState, age: u64, checkout: &str) -> Option<String> {
     let me = crate::shell::self_command();
     let here = crate::shell::quote(checkout);
@@ -500,10 +505,7 @@ pub(crate) fn background_note(state: &RunState, age: u64, checkout: &str) -> Opt
         }
         RunState::Refused { gate_exit, kept } => {
             let place = match (kept, gate_exit) {
-                (Some(k), 1) => format!(
-                    " It is kept at `{k}`; `{me} write -C {here} --from {}` stores it anyway, with its failing citations marked.",
-                    crate::shell::quote(k)
-                ),
+                (Some(k), 1) => format!(" It is kept at `{k}` for reference."),
                 (Some(k), _) => format!(
                     " It is kept at `{k}` for reference; it breaks the handoff format, so it cannot be stored as it is."
                 ),

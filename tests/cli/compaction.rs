@@ -1349,7 +1349,8 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
         "restore installed the held answer"
     );
 
-    // Refused: the gate refused the answer three times; `write --from` stores it, marked.
+    // Refused: the gate refused the answer three times; it is named for reference, never
+    // offered in place of the handoff the reader has (which passes the gate).
     let s = Scene::new();
     s.pre_compact("rot", Some(&rotten(&s.repo)), &[]);
     s.hook("post-compact", "rot", serde_json::json!({}));
@@ -1359,16 +1360,19 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
     assert!(o.stdout.contains(r#""state":"refused""#), "{}", o.stdout);
     let texts = outputs(&s, "rot-next");
     assert!(
-        texts[0].contains("the gate refused (exit 1)") && texts[0].contains(" write -C "),
+        texts[0].contains("the gate refused (exit 1)")
+            && texts[0].contains("for reference")
+            && !texts[0].contains("--from")
+            && !texts[0].contains("marked"),
         "{}",
         texts[0]
     );
     walk("refused", &s.env, &texts, &mut ran);
     assert!(
-        std::fs::read_to_string(&s.slot)
+        !std::fs::read_to_string(&s.slot)
             .expect("slot")
             .contains("a fragment that is not there"),
-        "write --from stored the refused answer"
+        "a command offered stored the refused answer"
     );
 
     // Abandoned placeholders, with and without a version to bring back.
@@ -1424,7 +1428,7 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
     ));
     walk("offer", &env, &[o.stdout], &mut ran);
 
-    for state in ["held", "refused", "abandoned, kept", "offer"] {
+    for state in ["held", "abandoned, kept", "offer"] {
         assert!(
             ran.iter().any(|r| r.starts_with(&format!("{state}:"))),
             "{state} suggested a command that was run: {ran:?}"
@@ -1531,6 +1535,106 @@ fn a_compaction_with_a_slow_writer_never_blocks_and_the_next_prompt_carries_the_
         "{fresh}"
     );
     assert_eq!(prompt().stdout, "", "exactly once");
+}
+
+/// Every state of a compaction's own write, with its title sentence, note and receipt checked
+/// against each other and against who wrote the handoff shown: promoted (its write shown), a
+/// later session's compaction (no write of its own: never "its automatic write"), refused (the
+/// note once, to that session; not to a later one with the writer off), failed.
+#[test]
+fn each_compaction_state_says_one_thing_in_its_sentence_note_and_receipt() {
+    let s = Scene::new();
+    let ended = |sid: &str| {
+        let line = format!("session={sid} ");
+        assert!(
+            eventually(30, || s
+                .log()
+                .lines()
+                .any(|l| l.contains(&line) && l.contains(" rc="))),
+            "{sid}'s writer never ended: {}",
+            s.log()
+        );
+    };
+    let start = |sid: &str| {
+        let o = s.hook(
+            "session-start",
+            sid,
+            serde_json::json!({"source": "compact"}),
+        );
+        let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap_or_default();
+        (
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            v["systemMessage"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    // Promoted: the handoff shown is this session's write.
+    s.pre_compact("own", Some(&version(&s.repo, "mine")), &[]);
+    ended("own");
+    let (text, receipt) = start("own");
+    assert!(
+        text.contains("ago by its automatic write: check that its Next")
+            && text.contains("status: mine ")
+            && !text.contains("**Background write:**")
+            && receipt.contains("injected (gate OK"),
+        "{text}\n{receipt}"
+    );
+    // Another session's compaction, no write of its own: the same handoff is not "its" write.
+    let (text, _) = start("later");
+    assert!(
+        text.contains("no handoff was written for it") && !text.contains("by its automatic write"),
+        "{text}"
+    );
+    // Refused: its own compaction hears why, once; a later session's compaction with the
+    // writer off does not.
+    s.pre_compact("rot", Some(&rotten(&s.repo)), &[]);
+    ended("rot");
+    let (text, receipt) = start("rot");
+    assert!(
+        text.contains("its automatic write did not replace the handoff")
+            && !text.contains("by its automatic write")
+            && text.contains("**Background write:**")
+            && text.contains("the gate refused (exit 1)")
+            && receipt.contains("injected (gate OK"),
+        "{text}\n{receipt}"
+    );
+    s.env.git(&s.repo, &["config", "handoff.writer", "off"]);
+    s.pre_compact("quiet", None, &[]);
+    let (text, _) = start("quiet");
+    assert!(
+        !text.contains("**Background write:**") && text.contains("no handoff was written for it"),
+        "a note outlived its compaction: {text}"
+    );
+    let o = s.hook(
+        "session-start",
+        "next",
+        serde_json::json!({"source": "clear"}),
+    );
+    assert!(!o.stdout.contains("Background write"), "{}", o.stdout);
+    // Failed: no answer at all.
+    s.env.git(&s.repo, &["config", "--unset", "handoff.writer"]);
+    s.pre_compact("empty", None, &[]);
+    ended("empty");
+    let (text, _) = start("empty");
+    assert!(
+        text.contains("its automatic write did not replace the handoff")
+            && text.contains("ended without a handoff"),
+        "{text}"
+    );
+    // A write of its own and no handoff at all.
+    std::fs::remove_file(&s.slot).expect("rm slot");
+    s.env.use_handoffs(&s.repo);
+    s.pre_compact("none", None, &[]);
+    ended("none");
+    let (text, _) = start("none");
+    assert!(
+        text.contains("An automatic write was attempted")
+            && text.contains("it may have failed")
+            && text.contains("**no handoff exists for `main`**"),
+        "{text}"
+    );
 }
 
 /// `status`'s writer lines are the repository's own: none in an unrelated repository, each

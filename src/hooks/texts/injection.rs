@@ -31,20 +31,37 @@ pub(crate) enum InjectionBody {
     Document(Box<Delivery>),
 }
 
+/// What this session's own compaction wrote: the one fact the compaction's title sentence, its
+/// note and its receipt are all said from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OwnWrite {
+    /// No background write was started for this session's compaction.
+    None,
+    /// Its write is in the slot: the handoff shown is the one it wrote.
+    Installed,
+    /// Its write was started and is not what the slot holds (held, refused, failed, or another
+    /// write landed since): the note, if any, says why.
+    NotInstalled,
+}
+
 /// After a compaction: whether the handoff below was written for it. The one clock of the
 /// injection when there is a handoff.
 pub(crate) fn compact_section(
     subject: &InjectionBody,
-    lock: bool,
+    own: OwnWrite,
     reference: &str,
     now: i64,
 ) -> String {
-    match (lock, subject) {
-        (true, InjectionBody::Document(d)) => format!(
+    match (own, subject) {
+        (OwnWrite::Installed, InjectionBody::Document(d)) => format!(
             "This session was just compacted. The handoff below was written {} ago by its automatic write: check that its Next matches what you were last doing.",
             gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
-        (false, InjectionBody::Document(d)) => format!(
+        (OwnWrite::NotInstalled, InjectionBody::Document(d)) => format!(
+            "This session was just compacted and its automatic write did not replace the handoff: the one below, written {} ago, may be older than the summary.",
+            gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
+        ),
+        (OwnWrite::None, InjectionBody::Document(d)) => format!(
             "This session was just compacted and no handoff was written for it: the one below, written {} ago, may be older than the summary.",
             gap(d.info.mtime.map_or(0, |m| (now - m).max(0) as u64))
         ),
@@ -63,10 +80,10 @@ pub(crate) fn compact_section(
         (_, InjectionBody::Placeholder { .. }) => {
             "This session was just compacted; its automatic write is below.".to_string()
         }
-        (true, InjectionBody::Nothing) => format!(
+        (OwnWrite::Installed | OwnWrite::NotInstalled, InjectionBody::Nothing) => format!(
             "This session was just compacted. An automatic write was attempted, but **no handoff exists for `{reference}`**: it may have failed. Run `/handoff` yourself if you need one."
         ),
-        (false, _) => format!(
+        (OwnWrite::None, _) => format!(
             "This session was just compacted. **No handoff exists for `{reference}`**, and none was written automatically."
         ),
     }
