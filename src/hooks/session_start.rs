@@ -293,21 +293,10 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         Some(store) => subject(store, &target, now, compact, marker.as_ref(), input.trail),
         None => (None, InjectionBody::Nothing),
     };
-    // What this session's own compaction wrote: the title sentence and the note both say it.
-    let (own, own_run) = match (&store, input.sid()) {
-        (Some(store), Some(sid)) if compact => own_write(store, &target, sid),
+    let (own, background_note) = match (&store, input.sid()) {
+        (Some(store), Some(sid)) if compact => own_note(store, &target, sid, background_note),
         _ => (OwnWrite::None, None),
     };
-    // A background write's note is said to the session whose compaction it was, at that
-    // compaction; never at a later start, /clear or compaction.
-    let background_note = background_note.filter(|_| {
-        own_run.as_ref().is_some_and(|own| {
-            store
-                .as_ref()
-                .and_then(|s| crate::store::runs::latest_for(s, &target.name))
-                .is_some_and(|noted| noted.dir == own.dir)
-        })
-    });
     let nothing_to_say = matches!(subject, InjectionBody::Nothing)
         && marker.is_none()
         && background_note.is_none()
