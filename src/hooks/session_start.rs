@@ -289,12 +289,14 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     if !delivers(store.as_ref(), &target, title_source) {
         return None;
     }
-    let (background_note, subject) = match &store {
+    // The note found beside the handoff is about the slot's newest write; after a compaction
+    // the note said is about that session's own write, and no other start says one.
+    let (_, subject) = match &store {
         Some(store) => subject(store, &target, now, compact, marker.as_ref(), input.trail),
         None => (None, InjectionBody::Nothing),
     };
     let (own, background_note) = match (&store, input.sid()) {
-        (Some(store), Some(sid)) if compact => own_note(store, &target, sid, background_note),
+        (Some(store), Some(sid)) if compact => own_note(store, &target, sid, now),
         _ => (OwnWrite::None, None),
     };
     let nothing_to_say = matches!(subject, InjectionBody::Nothing)
@@ -352,27 +354,33 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     })
 }
 
-/// What session `sid`'s compaction wrote into `target`'s slot: its newest background write,
-/// and whether the slot holds that write's result now.
-fn own_write(
+/// What session `sid`'s compaction wrote into `target`'s slot — its newest background write,
+/// and whether the slot holds that write's result now — and the note about that write, while it
+/// is news: a note is said to the session whose compaction it was, at that compaction, never at
+/// a later start, /clear or another session's compaction.
+fn own_note(
     store: &crate::store::Store,
     target: &Target,
     sid: &str,
-) -> (OwnWrite, Option<crate::store::runs::Run>) {
+    now: i64,
+) -> (OwnWrite, Option<String>) {
     let run = crate::store::runs::all(store)
         .into_iter()
         .find(|r| r.job.session == sid && r.job.slot == target.name);
     let own = match &run {
         None => OwnWrite::None,
         Some(r)
-            if r.state(now()) == crate::store::runs::RunState::Promoted
+            if r.state(now) == crate::store::runs::RunState::Promoted
                 && r.result_in_slot(store) =>
         {
             OwnWrite::Installed
         }
         Some(_) => OwnWrite::NotInstalled,
     };
-    (own, run)
+    let note = run
+        .filter(|r| r.is_news(store))
+        .and_then(|r| super::texts::background_note(&r.state(now), r.age(now), &target.checkout()));
+    (own, note)
 }
 
 /// Whether the plan delivers in full for a start titled `title_source` (only a start it already

@@ -433,13 +433,20 @@ pub(crate) fn all(store: &Store) -> Vec<Run> {
 /// or after the slot's last write (an older run's result is already in the slot or history),
 /// unless the slot holds its candidate already (installed by `restore`, say, and read since).
 pub(crate) fn latest_for(store: &Store, name: &str) -> Option<Run> {
-    let slot = store.path_of(name);
-    let slot_mtime = mtime_epoch(&slot);
     all(store)
         .into_iter()
         .find(|r| r.job.slot == name)
-        .filter(|r| slot_mtime.is_none_or(|m| r.job.started >= m))
-        .filter(|r| !r.result_in_slot(store))
+        .filter(|r| r.is_news(store))
+}
+
+impl Run {
+    /// Whether a reader of its slot must hear of this run: it began at or after the slot's last
+    /// write (an older run's result is already in the slot or history), and the slot does not
+    /// hold its result.
+    pub(crate) fn is_news(&self, store: &Store) -> bool {
+        let slot_mtime = mtime_epoch(&store.path_of(&self.job.slot));
+        slot_mtime.is_none_or(|m| self.job.started >= m) && !self.result_in_slot(store)
+    }
 }
 
 /// Confirm the newest unconfirmed run of session `session` (a safe id); the run, when this
