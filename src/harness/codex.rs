@@ -330,10 +330,7 @@ fn steer(store: &crate::store::Store, dir: Option<&Path>) -> Option<Note> {
             "your own compact_prompt in {} is kept: Codex's compaction follows it, not ours",
             file.display()
         ),
-        Err(e) => format!(
-            "compact_prompt not set ({}); Codex's compaction is not steered",
-            e.report()
-        ),
+        Err(e) => format!("compact_prompt not set ({}); not steered", e.report()),
     };
     Some(Note { tag: "steer", text })
 }
@@ -644,8 +641,7 @@ pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
         .and_then(|t| t.remove(key))
         .is_some();
     if removed {
-        // As every edit of a client's file: its line endings and mode kept, never a
-        // read-only one.
+        // Its line endings and mode kept, never a read-only one.
         let text = super::install::line_endings_of(&text, doc.to_string());
         super::install::write_config(&file, &text).map_err(CodexError::Write)?;
     }

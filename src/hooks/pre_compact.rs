@@ -220,6 +220,7 @@ fn record_run(
     );
     job.slot = target.name.clone();
     job.started = now();
+    job.slot_key = Some(crate::store::runs::slot_key(&store.path_of(&target.name)));
     let words = (spec.profile.name, spec.profile.explore);
     let compacted = spec.compacted.is_some();
     let text = texts::writer_prompt(words, compacted, &read, &here, &target.facts.reference);
@@ -299,6 +300,7 @@ fn job(
         answer: inv.answer,
         resume: inv.resume,
         writer_cwd: inv.cwd,
+        slot_key: None,
     }
 }
 

@@ -76,10 +76,14 @@ impl Injection {
         if let Some(p) = &then.kept_promise {
             let _ = crate::fs::remove_file(p);
         }
-        if let (InjectionBody::Background { run, .. }, true, Some(sid)) =
+        if let (InjectionBody::Background { run, current }, true, Some(sid)) =
             (&then.subject, then.prompt_hook, then.session.as_deref())
         {
-            super::promise::make(sid, run);
+            let delivered = current
+                .as_ref()
+                .and_then(|d| d.document.as_ref().ok())
+                .map(|d| super::promise::key_of(d.as_bytes()));
+            super::promise::make(sid, run, delivered.as_deref());
         }
         let consumed = shown.is_some_and(|delivery| {
             delivery.consumes()

@@ -65,6 +65,19 @@ pub(crate) struct Job {
     /// Where the writer runs, when not in the checkout (`cwd`).
     #[serde(default)]
     pub(crate) writer_cwd: Option<String>,
+    /// What the slot said when the run began ([`slot_key`]; empty: no slot): a write that lands
+    /// while the writer works — in the same second too — supersedes it. `None` in a run
+    /// recorded before, which compares times.
+    #[serde(default)]
+    pub(crate) slot_key: Option<String>,
+}
+
+/// A slot's text as a run compares it: `progress:`, checkout and line numbers aside, hashed;
+/// empty for no slot.
+pub(crate) fn slot_key(path: &Path) -> String {
+    crate::fs::read(path)
+        .map(|b| crate::text::hex_md5(super::chain::text_key(&b).as_bytes()))
+        .unwrap_or_default()
 }
 
 /// Where a writer's final answer is found once it exited.
@@ -381,7 +394,11 @@ impl Run {
             return Ok(false);
         }
         let slot_path = store.path_of(&self.job.slot);
-        if mtime_epoch(&slot_path).is_some_and(|m| m > self.job.started) {
+        let written_since = match &self.job.slot_key {
+            Some(key) => slot_key(&slot_path) != *key,
+            None => mtime_epoch(&slot_path).is_some_and(|m| m > self.job.started),
+        };
+        if written_since {
             let kept = slot::keep_file(
                 store,
                 &self.job.slot,
@@ -551,6 +568,7 @@ mod tests {
             answer: Answer::Stored,
             resume: None,
             writer_cwd: None,
+            slot_key: None,
         }
     }
 

@@ -1537,6 +1537,119 @@ fn a_compaction_with_a_slow_writer_never_blocks_and_the_next_prompt_carries_the_
     assert_eq!(prompt().stdout, "", "exactly once");
 }
 
+/// A promise is kept once, in its own repository, only with the write it promised, and never
+/// re-sends what the session has: two prompt hooks at once deliver it once; a prompt in another
+/// repository leaves it (and that repository's handoff) alone; a fresh handoff that says what
+/// the session was given is one line; a manual write that lands before the writer's is not
+/// given as the promised one.
+#[test]
+fn a_promise_is_kept_once_in_its_repository_with_its_own_write() {
+    let promised = |s: &Scene, sid: &str, doc: &str| {
+        s.pre_compact(sid, Some(doc), &[("FAKE_SLEEP", "2")]);
+        let text = context(&s.hook(
+            "session-start",
+            sid,
+            serde_json::json!({"source": "compact"}),
+        ));
+        assert!(
+            text.contains("It will be given to you with the next prompt"),
+            "{text}"
+        );
+    };
+    let prompt = |s: &Scene, sid: &str, extra: serde_json::Value| {
+        let mut v = serde_json::json!({"prompt": "go on", "hook_event_name": "UserPromptSubmit"});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        s.env.hook("user-prompt-submit", &s.input(sid, v))
+    };
+    let ended = |s: &Scene, sid: &str| {
+        let line = format!("session={sid} ");
+        assert!(
+            eventually(30, || s
+                .log()
+                .lines()
+                .any(|l| l.contains(&line) && l.contains(" rc="))),
+            "{}",
+            s.log()
+        );
+    };
+    // Two prompt hooks at once (a plugin's and a manual install's): one delivery.
+    let s = Scene::new();
+    promised(&s, "pair", &version(&s.repo, "fresh"));
+    ended(&s, "pair");
+    let input = s.input("pair", serde_json::json!({"prompt": "go on"}));
+    let spawn = || {
+        let mut c = s.env.store_process();
+        c.args(["hook", "user-prompt-submit"])
+            .env("LAST_CLEAR_STATE_DIR", s.env.marker_dir())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        c.spawn().expect("spawn")
+    };
+    let mut pair = [spawn(), spawn()];
+    for child in &mut pair {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("input");
+    }
+    let delivered = pair
+        .into_iter()
+        .map(|c| String::from_utf8_lossy(&c.wait_with_output().expect("wait").stdout).into_owned())
+        .filter(|o| o.contains("status: fresh "))
+        .count();
+    assert_eq!(delivered, 1, "one promise, one delivery");
+
+    // A prompt whose cwd moved to another repository keeps nothing there.
+    let s = Scene::new();
+    let other = s.env.shop("other", "main");
+    let theirs = s.env.stored(&other, &version(&other, "theirs"));
+    promised(&s, "moved", &version(&s.repo, "fresh"));
+    ended(&s, "moved");
+    let o = run(&mut prompt(&s, "moved", serde_json::json!({"cwd": other})));
+    assert!(!o.stdout.contains("status: "), "{}", o.stdout);
+    assert!(
+        std::fs::read_to_string(&theirs)
+            .expect("theirs")
+            .contains("progress: complete"),
+        "another repository's handoff was consumed"
+    );
+    let o = run(&mut prompt(&s, "moved", serde_json::json!({})));
+    assert!(
+        o.stdout.contains("status: fresh "),
+        "the promise waited: {}",
+        o.stdout
+    );
+
+    // The fresh handoff says what the session was given: one line, not the whole again.
+    let s = Scene::new();
+    let same = std::fs::read_to_string(&s.slot).expect("slot");
+    promised(&s, "same", &same);
+    ended(&s, "same");
+    let o = run(&mut prompt(&s, "same", serde_json::json!({})));
+    assert!(
+        o.stdout.contains("nothing new to read") && !o.stdout.contains("## Do not re-derive"),
+        "{}",
+        o.stdout
+    );
+
+    // A manual write lands before the writer's: the promise is not kept with it.
+    let s = Scene::new();
+    promised(&s, "beaten", &version(&s.repo, "fresh"));
+    s.env.stored(&s.repo, &version(&s.repo, "manual"));
+    ended(&s, "beaten");
+    let o = run(&mut prompt(&s, "beaten", serde_json::json!({})));
+    assert!(
+        !o.stdout.contains("by its automatic write") && !o.stdout.contains("status: manual "),
+        "{}",
+        o.stdout
+    );
+}
+
 /// Every state of a compaction's own write, with its title sentence, note and receipt checked
 /// against each other and against who wrote the handoff shown: promoted (its write shown), a
 /// later session's compaction (no write of its own: never "its automatic write"), refused (the

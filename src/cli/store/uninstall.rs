@@ -53,8 +53,8 @@ fn uninstall(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<U
         .into_iter()
         .map(|n| (n.tag, n.text))
         .collect();
-    // A folder the install created (Codex's `~/.codex/`) held the client's setting too: it goes
-    // once that is gone, and only when empty.
+    // A folder the install created may hold the client's setting too (a `config.toml` beside
+    // the hooks): it goes once that is gone, and only when empty.
     harness_install::remove_created_if_empty(&done.created);
     Ok(Uninstalled::Harness {
         name: h.name(),
