@@ -326,20 +326,22 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         "# Context reset ({event}, source: {title_source}){}",
         lineage.unwrap_or_default()
     )];
+    let slots = store
+        .as_ref()
+        .map(|s| s.named_slots(&target))
+        .unwrap_or_default();
     if compact {
         head.push(compact_section(&subject, own, reference, now));
     } else if let Some(m) = &marker {
-        head.push(cleared_section(m, &subject, reference));
+        let newest_slot = slots.iter().filter_map(|(_, i)| i.mtime).max();
+        head.push(cleared_section(m, &subject, reference, newest_slot));
     }
     if let Some(note) = background_note {
         head.push(format!("**Background write:** {note}"));
     }
     // The branch's named slots: listed, never delivered (the default slot is).
-    if let Some(store) = &store {
-        let slots = store.named_slots(&target);
-        if !slots.is_empty() {
-            head.push(super::texts::injection::slots_block(&slots, &target, now));
-        }
+    if !slots.is_empty() {
+        head.push(super::texts::injection::slots_block(&slots, &target, now));
     }
     // The section above dates the handoff (the one clock) after a compaction or a `/clear`.
     let dated = compact || marker.is_some();

@@ -300,3 +300,43 @@ fn split_stores_exactly_the_bytes_it_gated() {
         o.stdout
     );
 }
+
+/// After a `split` put the session's latest work into named slots, `/clear` does not say the
+/// older default slot covers the session: it says the named slots are newer.
+#[test]
+fn a_clear_after_a_split_points_at_the_newer_named_slots() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let r = repo.to_string_lossy().into_owned();
+    let default = env.stored(&repo, &titled(&r, "the default"));
+    env.age(&default, 5);
+    let o = run(env
+        .store()
+        .args(["write", "--slot", "api", "-C"])
+        .arg(&repo)
+        .write_stdin(titled(&r, "api one")));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let transcript = env.write("t.jsonl", "{}\n");
+    let input = |extra: serde_json::Value| {
+        let mut v =
+            serde_json::json!({"session_id": "s", "transcript_path": transcript, "cwd": repo});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v.to_string()
+    };
+    run(&mut env.hook(
+        "session-end",
+        &input(serde_json::json!({"reason": "clear"})),
+    ));
+    let text = crate::util::context(&run(&mut env.hook(
+        "session-start",
+        &input(serde_json::json!({"source": "clear", "session_id": "t"})),
+    )));
+    assert!(
+        text.contains("The named slots listed below were written after the handoff below")
+            && !text.contains("so it covers it")
+            && text.contains("`api`"),
+        "{text}"
+    );
+}

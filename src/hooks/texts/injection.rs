@@ -91,7 +91,14 @@ pub(crate) fn compact_section(
 
 /// After `/clear`: whether the handoff below covers the session that was cleared. The one
 /// clock of the injection when there is a handoff.
-pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &str) -> String {
+/// `newest_slot`: when the branch's newest named slot was written (epoch seconds), if it has
+/// any — a `split` after the default slot's write put the session's latest work there.
+pub(crate) fn cleared_section(
+    m: &Marker,
+    subject: &InjectionBody,
+    reference: &str,
+    newest_slot: Option<i64>,
+) -> String {
     let context = m
         .resident_tokens
         .filter(|r| *r >= 0)
@@ -117,6 +124,12 @@ pub(crate) fn cleared_section(m: &Marker, subject: &InjectionBody, reference: &s
             false
         }
         InjectionBody::Document(d) => match (m.ended_at_epoch, d.info.mtime) {
+            (Some(_), Some(mt)) if newest_slot.is_some_and(|n| n > mt) => {
+                s.push_str(
+                    "The named slots listed below were written after the handoff below: the cleared session's latest work is in them.",
+                );
+                false
+            }
             (Some(e), Some(mt)) if (e - mt).max(0) <= FRESH_SECONDS => {
                 s.push_str(&format!(
                     "The handoff below was written {} before that clear, so it covers it.",
