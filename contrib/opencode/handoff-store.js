@@ -15,14 +15,24 @@
 // - session.compacted confirms the compaction (post-compact); the next call asks again, as
 //   after a compaction.
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 
 const PROGRAM = "@PROGRAM@";
 const LIMIT_MS = 60_000;
 const MAX_OUTPUT = 1 << 20;
-const KEEP_MS = 2 * 24 * 3600 * 1000;
+// A transcript is for the writer its compaction starts, which has an hour at most.
+const KEEP_MS = 3600 * 1000;
 
 /** Run `handoff-store hook <event> --harness opencode` with `input` on stdin; its stdout. */
 function hook(event, input, cwd) {
@@ -74,18 +84,47 @@ function contextOf(reply) {
   }
 }
 
-/** The folder for session transcripts: the user's own, private; files older than two days go. */
+/**
+ * The folder for session transcripts: the user's own, private (0700, whatever it was), never
+ * through a link; a relative XDG_STATE_HOME is ignored (it would put transcripts inside the
+ * repository). Files older than an hour go. Null when it cannot be made so.
+ */
 function transcriptFolder() {
-  const base = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  const state = process.env.XDG_STATE_HOME;
+  const base = state && isAbsolute(state) ? state : join(homedir(), ".local", "state");
   const dir = join(base, "handoff-store", "opencode");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== process.getuid?.()) return null;
+    chmodSync(dir, 0o700);
+  } catch {
+    return null;
+  }
+  forgetOld(dir);
+  return dir;
+}
+
+/** Remove the transcripts older than KEEP_MS (links and all: only our names are there). */
+function forgetOld(dir) {
   const now = Date.now();
-  for (const name of readdirSync(dir)) {
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {}
+  for (const name of names) {
     try {
-      if (now - statSync(join(dir, name)).mtimeMs > KEEP_MS) rmSync(join(dir, name));
+      if (now - lstatSync(join(dir, name)).mtimeMs > KEEP_MS) rmSync(join(dir, name));
     } catch {}
   }
-  return dir;
+}
+
+/** A file name for a session id, one per id (`a/b` and `a_b` differ): its safe letters and a hash. */
+function transcriptName(sessionID) {
+  const id = String(sessionID);
+  const safe = id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+  const hash = createHash("sha256").update(id).digest("hex").slice(0, 16);
+  return `${safe}-${hash}.jsonl`;
 }
 
 /** A text of one message part for the writer: what was said, and which tool ran on what. */
@@ -115,9 +154,14 @@ async function saveTranscript(client, sessionID) {
         text: (m.parts ?? []).map(partText).filter(Boolean).join("\n"),
       }),
     );
-    const safe = String(sessionID).replace(/[^A-Za-z0-9_-]/g, "_");
-    const file = join(transcriptFolder(), `${safe}.jsonl`);
-    writeFileSync(file, lines.join("\n") + "\n", { mode: 0o600 });
+    const dir = transcriptFolder();
+    if (!dir) return null;
+    const file = join(dir, transcriptName(sessionID));
+    // A new file of our own (0600, never one that was there), renamed over the name: a link
+    // planted there is replaced, never followed.
+    const temp = join(dir, `.${randomBytes(8).toString("hex")}.tmp`);
+    writeFileSync(temp, lines.join("\n") + "\n", { mode: 0o600, flag: "wx" });
+    renameSync(temp, file);
     return file;
   } catch {
     return null;
@@ -136,7 +180,12 @@ export const HandoffStore = async ({ client, directory }) => {
         if (info.parentID) return;
         sessions.set(info.id ?? props.sessionID, { source: first ? "startup" : "clear" });
         first = false;
-      } else if (event?.type === "session.compacted" && props.sessionID) {
+      }
+      // A transcript is kept no longer than its writer needs it, compaction or not.
+      if (event?.type === "session.created" || event?.type === "session.compacted") {
+        transcriptFolder();
+      }
+      if (event?.type === "session.compacted" && props.sessionID) {
         await hook("post-compact", { session_id: props.sessionID, cwd: directory }, directory);
         if (sessions.has(props.sessionID)) sessions.set(props.sessionID, { source: "compact" });
       }

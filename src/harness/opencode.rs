@@ -29,8 +29,10 @@ pub(crate) struct OpenCode;
 const PLUGIN: &str = include_str!("../../contrib/opencode/handoff-store.js");
 
 /// The writer's configuration, in the run directory it runs in: an agent of its own whose every
-/// tool is denied but the reading ones (MCP tools included); a user's agent settings come
-/// before a project's, so this one stands.
+/// tool is denied but the reading ones (MCP tools included), and which reads outside its run
+/// directory only the repository and the transcript's folder (`@HERE@`, `@READ@`, filled in
+/// when the run is recorded; `*` matches any characters, `/` included); a user's agent
+/// settings come before a project's, so this one stands.
 const CONFIG: &str = "opencode.json";
 
 const CONFIG_TEXT: &str = r#"{
@@ -45,7 +47,13 @@ const CONFIG_TEXT: &str = r#"{
         "grep": "allow",
         "glob": "allow",
         "list": "allow",
-        "external_directory": "allow"
+        "external_directory": {
+          "*": "deny",
+          "@HERE@": "allow",
+          "@HERE@/*": "allow",
+          "@READ@": "allow",
+          "@READ@/*": "allow"
+        }
       }
     }
   }

@@ -229,7 +229,19 @@ fn record_run(
         let _ = run.record_exit(store, "spawn-failed");
         why
     };
+    // A file may name the places the writer reads (`@HERE@`, the checkout; `@READ@`, the
+    // transcript's folder), as JSON strings' contents.
+    let json = |s: &str| {
+        let quoted = serde_json::to_string(s).unwrap_or_default();
+        quoted.trim_matches('"').to_string()
+    };
+    let folder = Path::new(&read)
+        .parent()
+        .map_or_else(String::new, |p| p.to_string_lossy().into_owned());
     for (name, text) in spec.profile.files {
+        let text = text
+            .replace("@HERE@", &json(&here))
+            .replace("@READ@", &json(&folder));
         if crate::durable::write(&dir.join(name), text.as_bytes(), None).is_err() {
             return Err(failed("store not writable"));
         }

@@ -1295,3 +1295,103 @@ fn codex_config_keeps_its_line_endings_its_mode_and_its_folder() {
         o.stderr
     );
 }
+
+/// The OpenCode plugin's transcripts (tool output verbatim) stay private and apart: a folder
+/// that was there becomes 0700, each file is a new 0600 one, a link planted at a transcript's
+/// name is replaced and never followed, session ids `a/b` and `a_b` get files of their own, and
+/// a relative `XDG_STATE_HOME` puts nothing inside the repository. Runs the installed plugin
+/// under Node with a stand-in for OpenCode's client; without Node it says it skipped.
+#[test]
+fn the_opencode_plugin_keeps_its_transcripts_private_and_apart() {
+    use std::os::unix::fs::PermissionsExt;
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .map_or(true, |o| !o.status.success())
+    {
+        skipped("needs Node.js to run the OpenCode plugin");
+        return;
+    }
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    assert_eq!(
+        run(&mut hs(&env, &repo, &["install", "opencode", "--project"])).code,
+        0
+    );
+    let plugin = repo.join(".opencode/plugins/handoff-store.js");
+    let script = env.write(
+        "compact.mjs",
+        format!(
+            "import {{ HandoffStore }} from {};\n\
+             const client = {{ session: {{ messages: async () => ({{ data: [{{ info: {{ role: 'user' }}, parts: [{{ type: 'text', text: 'secret tool output' }}] }}] }}) }} }};\n\
+             const p = await HandoffStore({{ client, directory: {} }});\n\
+             await p['experimental.session.compacting']({{ sessionID: process.argv[2] }}, {{ context: [] }});\n",
+            serde_json::json!(plugin.to_string_lossy()),
+            serde_json::json!(repo.to_string_lossy())
+        ),
+    );
+    let state = env.path("state");
+    let folder = state.join("handoff-store/opencode");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("0755");
+    let compact = |sid: &str, xdg: &std::ffi::OsStr| {
+        let mut c = std::process::Command::new("node");
+        c.arg(&script)
+            .arg(sid)
+            .current_dir(&repo)
+            .env("HOME", env.home())
+            .env("HANDOFF_STORE_DIR", env.store_dir())
+            .env("XDG_STATE_HOME", xdg);
+        let o = c.output().expect("node");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    compact("a/b", state.as_os_str());
+    compact("a_b", state.as_os_str());
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(files.len(), 2, "a/b and a_b share a file: {files:?}");
+    let mode = |p: &std::path::Path| {
+        std::fs::symlink_metadata(p)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&folder), 0o700, "the folder stays readable by others");
+    for f in &files {
+        assert_eq!(mode(f), 0o600, "{}", f.display());
+    }
+    // A link planted at a transcript's name is replaced, never written through.
+    let notes = env.write("notes.txt", "mine\n");
+    let first = files
+        .iter()
+        .find(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("secret tool output")))
+        .expect("a transcript")
+        .clone();
+    for f in &files {
+        std::fs::remove_file(f).expect("rm");
+        std::os::unix::fs::symlink(&notes, f).expect("link");
+    }
+    compact("a/b", state.as_os_str());
+    assert_eq!(std::fs::read_to_string(&notes).expect("notes"), "mine\n");
+    assert!(
+        files
+            .iter()
+            .any(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file())),
+        "the link was followed: {first:?}"
+    );
+    // A relative XDG_STATE_HOME: nothing inside the repository.
+    compact("rel", std::ffi::OsStr::new("rel-state"));
+    assert!(
+        !repo.join("rel-state").exists(),
+        "transcripts went into the repository"
+    );
+    assert!(
+        env.home()
+            .join(".local/state/handoff-store/opencode")
+            .is_dir()
+    );
+}
