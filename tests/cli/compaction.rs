@@ -1258,6 +1258,55 @@ fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
     assert!(!reforker_at(&last), "{last} outlived the run");
 }
 
+/// A descendant that re-forks itself as fast as it can, ignores SIGTERM and leaves its session
+/// (`setsid`) does not outlive the run either: no process of it is alive once the writer's
+/// end is recorded and the run's cleanup had its time.
+#[test]
+fn a_fast_self_reforking_descendant_does_not_outlive_the_run() {
+    let s = Scene::new();
+    let reforker = s.env.write(
+        "fast-reforker.sh",
+        "#!/bin/sh\ntrap '' TERM\nsetsid \"$0\" &\nexit 0\n",
+    );
+    chmod_x(&reforker);
+    let hostile = s.env.write(
+        "fast-hostile-writer.sh",
+        format!(
+            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{}' &\nexec '{}'\n",
+            reforker.display(),
+            s.writer.display()
+        ),
+    );
+    chmod_x(&hostile);
+    let hostile = hostile.to_string_lossy().into_owned();
+    s.pre_compact(
+        "fast",
+        Some(&version(&s.repo, "fresh")),
+        &[("HANDOFF_WRITER", hostile.as_str())],
+    );
+    s.writer_ended();
+    let running = || {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("fast-reforker.sh"))
+            })
+            .count()
+    };
+    // The run's cleanup is over within seconds of the recorded end.
+    let gone = eventually(10, || running() == 0);
+    if !gone {
+        // Leave nothing behind for the next test.
+        let _ = std::process::Command::new("pkill")
+            .args(["-KILL", "-f", "fast-reforker.sh"])
+            .status();
+    }
+    assert!(gone, "a re-forking descendant outlived the run");
+}
+
 /// The commands a text tells someone to run: every `<handoff-store> …` up to the end of its
 /// backticks or line, split as a shell would split our quoting (single quotes, plain words).
 fn commands_in(text: &str) -> Vec<Vec<String>> {
