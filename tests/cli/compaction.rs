@@ -1215,27 +1215,34 @@ fn words_after_a_fenced_answer_are_never_stored() {
     );
 }
 
+/// The scene's writer behind a script that first starts `script` (saved as `name`) in the
+/// background: the path of that hostile writer.
+fn hostile_writer(s: &Scene, name: &str, script: &str) -> String {
+    let descendant = s.env.write(name, script);
+    chmod_x(&descendant);
+    let hostile = s.env.write(
+        &format!("writer-{name}"),
+        format!(
+            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{}' &\nexec '{}'\n",
+            descendant.display(),
+            s.writer.display()
+        ),
+    );
+    chmod_x(&hostile);
+    hostile.to_string_lossy().into_owned()
+}
+
 /// A writer that answers and exits, leaving a descendant that re-forks itself and holds the
 /// writer's stdout open: the answer is taken once the writer itself exited (never `timeout`),
 /// and the descendants are ended.
 #[test]
 fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
     let s = Scene::new();
-    let reforker = s.env.write(
+    let hostile = hostile_writer(
+        &s,
         "reforker.sh",
         "#!/bin/sh\necho $$ >> \"$FAKE_LOG/reforked\"\nsleep 0.02\n\"$0\" &\n",
     );
-    chmod_x(&reforker);
-    let hostile = s.env.write(
-        "hostile-writer.sh",
-        format!(
-            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{}' &\nexec '{}'\n",
-            reforker.display(),
-            s.writer.display()
-        ),
-    );
-    chmod_x(&hostile);
-    let hostile = hostile.to_string_lossy().into_owned();
     let doc = version(&s.repo, "fresh");
     s.pre_compact(
         "reforked",
@@ -1264,21 +1271,11 @@ fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
 #[test]
 fn a_fast_self_reforking_descendant_does_not_outlive_the_run() {
     let s = Scene::new();
-    let reforker = s.env.write(
+    let hostile = hostile_writer(
+        &s,
         "fast-reforker.sh",
         "#!/bin/sh\ntrap '' TERM\nsetsid \"$0\" &\nexit 0\n",
     );
-    chmod_x(&reforker);
-    let hostile = s.env.write(
-        "fast-hostile-writer.sh",
-        format!(
-            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{}' &\nexec '{}'\n",
-            reforker.display(),
-            s.writer.display()
-        ),
-    );
-    chmod_x(&hostile);
-    let hostile = hostile.to_string_lossy().into_owned();
     s.pre_compact(
         "fast",
         Some(&version(&s.repo, "fresh")),
@@ -1396,6 +1393,13 @@ fn every_command_the_texts_suggest_works_in_the_state_that_suggested_it() {
             .expect("slot")
             .contains("status: new "),
         "restore installed the held answer"
+    );
+    // Acted on: the note is gone (following it again would swap the older handoff back in).
+    let after = s.read("0");
+    assert!(
+        !after.stdout.contains("NOT installed") && !after.stdout.contains(" restore "),
+        "{}",
+        after.stdout
     );
 
     // Refused: the gate refused the answer three times; it is named for reference, never
