@@ -111,6 +111,27 @@ pub(crate) fn unhidden(text: &str) -> std::borrow::Cow<'_, str> {
     escaped(text, is_invisible)
 }
 
+/// Serialised JSON with every invisible character (inside its strings: JSON has no other
+/// place for one) written as its `\uXXXX` escape (a surrogate pair beyond U+FFFF): the same
+/// value, nothing hidden in the bytes.
+pub(crate) fn json_unhidden(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.chars().any(is_invisible) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_invisible(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
     if first_unseen(text).is_none_or(|_| !text.chars().any(&escape)) {
         return std::borrow::Cow::Borrowed(text);

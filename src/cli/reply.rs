@@ -57,7 +57,7 @@ fn error_object(message: &str, hint: Option<String>) -> String {
         "schema_version": SCHEMA_VERSION,
         "error": {"message": message, "hint": hint},
     });
-    format!("{object}\n")
+    format!("{}\n", crate::text::json_unhidden(&object.to_string()))
 }
 
 impl Reply {
@@ -167,7 +167,9 @@ impl Reply {
                 let mut json = serde_json::to_string(&versioned(value))
                     .map_err(|e| Error::Output(std::io::Error::from(e)))?;
                 json.push('\n');
-                json
+                // Invisible characters as JSON escapes, so the renderer's escaping for people
+                // finds none to turn into text JSON would not parse.
+                crate::text::json_unhidden(&json).into_owned()
             }
             Format::Text => text(value),
         };
