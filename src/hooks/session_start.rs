@@ -295,9 +295,9 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     }
     // The note found beside the handoff is about the slot's newest write; after a compaction
     // the note said is about that session's own write, and no other start says one.
-    let (_, subject) = match &store {
+    let subject = match &store {
         Some(store) => subject(store, &target, now, compact, marker.as_ref(), input.trail),
-        None => (None, InjectionBody::Nothing),
+        None => InjectionBody::Nothing,
     };
     let (own, background_note) = match (&store, input.sid()) {
         (Some(store), Some(sid)) if compact => own_note(store, &target, sid, now),
@@ -488,7 +488,7 @@ fn subject(
     compact: bool,
     marker: Option<&Marker>,
     trail: crate::ops::deliver::Trail,
-) -> (Option<String>, InjectionBody) {
+) -> InjectionBody {
     let corroborated = |info: &crate::store::HandoffInfo| {
         marker
             .and_then(|m| m.ended_at_epoch)
@@ -499,7 +499,7 @@ fn subject(
     let found = deliver::find(store, Some(target), now, trail, |info, kind| {
         kind == PickKind::Exact || (!compact && corroborated(info))
     });
-    let body = match found.content {
+    match found.content {
         Content::Writing { run, .. } => InjectionBody::Background {
             current: deliver::current_beside(store, target, now),
             run,
@@ -516,8 +516,7 @@ fn subject(
         },
         Content::Handoff(d) => InjectionBody::Document(d),
         Content::Nothing => InjectionBody::Nothing,
-    };
-    (found.note, body)
+    }
 }
 
 /// The injection's text: `head`, then the subject's section.
