@@ -5,11 +5,9 @@
 
 pub(crate) mod chain;
 pub(crate) mod config;
+pub(crate) mod follow;
 mod journal;
 mod packed;
-mod renames;
-
-pub(crate) use renames::renamed;
 
 use std::path::{Path, PathBuf};
 

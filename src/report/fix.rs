@@ -253,19 +253,20 @@ pub(crate) fn regate(
             .iter()
             .find(|m| m.path == entry.citation.citation && m.from == from)?
             .to;
-        (moved_to(entry) == Some(to) && line.citation.lineref.as_deref() == Some(&to.to_string()))
-            .then(|| {
-                let mut e = entry.clone();
-                let resolved = e.resolved.clone().unwrap_or_default();
-                e.raw = line.raw.clone();
-                e.citation = line.citation.clone();
-                e.verdict = Verdict::Ok;
-                e.reason = "contains";
-                e.message = format!("{resolved}:{to} contains the cited content");
-                e.found_at_line = None;
-                e.fragment_lines = None;
-                e
-            })
+        (healed_to(entry) == Some((to, None))
+            && line.citation.lineref.as_deref() == Some(&to.to_string()))
+        .then(|| {
+            let mut e = entry.clone();
+            let resolved = e.resolved.clone().unwrap_or_default();
+            e.raw = line.raw.clone();
+            e.citation = line.citation.clone();
+            e.verdict = Verdict::Ok;
+            e.reason = "contains";
+            e.message = format!("{resolved}:{to} contains the cited content");
+            e.found_at_line = None;
+            e.fragment_lines = None;
+            e
+        })
     });
     // Anything else changed with them: the whole gate again.
     quick.unwrap_or_else(|| gate_bytes(file, healed.as_bytes().to_vec(), checkout))
@@ -287,8 +288,7 @@ pub(crate) fn moves(report: &Report) -> Healing {
         let line = single_line(e);
         let target = match (e.verdict, line) {
             (Verdict::Ok, _) => None,
-            (_, Some(_)) if moved_to(e).is_some() => moved_to(e).map(|to| (to, None)),
-            (_, Some(_)) if renamed(e).is_some() => renamed(e).map(|(path, to)| (to, Some(path))),
+            (_, Some(_)) if healed_to(e).is_some() => healed_to(e),
             _ => {
                 left.push(Left {
                     citation: shown(e),
@@ -328,21 +328,14 @@ pub(crate) fn moves(report: &Report) -> Healing {
     Healing { moves, left }
 }
 
-/// Where a MISSING citation's file was renamed to and the line its fragment is on there, when
-/// exactly one line of that file holds it (or the cited one still does).
-fn renamed(e: &Entry) -> Option<(String, u64)> {
-    let path = e.renamed_to.clone()?;
-    (e.verdict == Verdict::Missing && e.fragment_lines == Some(1))
+/// Where a failing citation goes: the one line its fragment is on now (its line followed by
+/// git, or its text on exactly one line), and its new file when that is another one (a rename,
+/// or a line moved to another file).
+fn healed_to(e: &Entry) -> Target {
+    (e.verdict != Verdict::Ok && !e.symbol && e.fragment_lines == Some(1))
         .then_some(e.found_at_line)
         .flatten()
-        .map(|to| (path, to))
-}
-
-/// The line a CHANGED citation's fragment moved to, when exactly one line of the file holds it.
-fn moved_to(e: &Entry) -> Option<u64> {
-    (e.verdict == Verdict::Changed && !e.symbol && e.fragment_lines == Some(1))
-        .then_some(e.found_at_line)
-        .flatten()
+        .map(|to| (to, e.renamed_to.clone()))
 }
 
 /// The citation's line number, when it cites exactly one line.

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::*;
 use crate::finding::{Finding, GuardDetails, Severity};
+use crate::resolve::HeadUse;
 
 #[derive(Serialize)]
 pub(super) struct JsonReport<'a> {
@@ -79,7 +80,22 @@ struct JsonCitations<'a> {
     ok: usize,
     changed: usize,
     missing: usize,
+    /// The handoff's `head:` and whether citations were followed from it.
+    head: Option<JsonHead<'a>>,
     entries: Vec<JsonEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonHead<'a> {
+    commit: &'a str,
+    held: bool,
+}
+
+/// Where a citation's line is now, when it is not where it was cited.
+#[derive(Serialize)]
+struct JsonNow<'a> {
+    path: &'a str,
+    line: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -97,6 +113,8 @@ struct JsonEntry<'a> {
     also_resolves_to: &'a [String],
     line_count: Option<u64>,
     found_at_line: Option<u64>,
+    followed: &'static str,
+    now: Option<JsonNow<'a>>,
     message: &'a str,
 }
 
@@ -164,6 +182,13 @@ impl<'a> From<&'a Report> for JsonReport<'a> {
                 ok: c.count(Verdict::Ok),
                 changed: c.count(Verdict::Changed),
                 missing: c.count(Verdict::Missing),
+                head: c.head.as_ref().map(|h| match h {
+                    HeadUse::Held(commit) => JsonHead { commit, held: true },
+                    HeadUse::NotHeld(commit) => JsonHead {
+                        commit,
+                        held: false,
+                    },
+                }),
                 entries: c.entries.iter().map(JsonEntry::from).collect(),
             }),
         }
@@ -186,6 +211,17 @@ impl<'a> From<&'a crate::resolve::Entry> for JsonEntry<'a> {
             also_resolves_to: &e.also_resolves_to,
             line_count: e.line_count,
             found_at_line: e.found_at_line,
+            followed: e.followed.as_str(),
+            now: match (&e.renamed_to, e.found_at_line) {
+                (Some(path), line) => Some(JsonNow { path, line }),
+                (None, Some(line)) if e.fragment_lines == Some(1) => {
+                    e.resolved.as_deref().map(|path| JsonNow {
+                        path,
+                        line: Some(line),
+                    })
+                }
+                (None, _) => None,
+            },
             message: &e.message,
         }
     }

@@ -262,6 +262,12 @@ fn resolver_lines(c: &Resolution) -> Vec<(Stream, String)> {
         }
     }
     out.push((Stream::Out, String::new()));
+    if let Some(crate::resolve::HeadUse::NotHeld(head)) = &c.head {
+        out.push((
+            Stream::Out,
+            format!("head: {head} is not a commit of this repository (fetch it to follow moved lines); citations were checked by their text alone."),
+        ));
+    }
     let n = c.entries.len();
     let (m, ch) = (c.count(Verdict::Missing), c.count(Verdict::Changed));
     if c.symbol_missing() {

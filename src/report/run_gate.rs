@@ -211,68 +211,19 @@ pub(crate) fn document(doc: &Document, file: &str, checkout_arg: Option<&str>) -
     report
 }
 
-/// The citations resolved against `wt`, with the renames since the handoff's `head:` noted.
+/// The citations resolved against `wt`, each followed from the handoff's `head:` where it has
+/// one (docs/gate.md §3.5).
 fn resolved(
     doc: &Document,
     wt: &git::WorkTree,
     citations: &[crate::citation::CitationLine],
 ) -> crate::resolve::Resolution {
-    let mut resolution = Resolver::new(wt).resolve(citations);
+    let mut resolver = Resolver::new(wt);
+    let mut resolution = resolver.resolve(citations);
     if let Some(head) = doc.field("head") {
-        note_renames(&mut resolution, wt, &head.value);
+        resolver.follow(&mut resolution, &head.value);
     }
     resolution
-}
-
-/// A MISSING citation whose file git shows renamed since the handoff's `head:` says where it
-/// went; where its fragment is on one line there (the cited one, or exactly one other), that
-/// line is noted for `fix` to follow.
-fn note_renames(resolution: &mut crate::resolve::Resolution, wt: &git::WorkTree, head: &str) {
-    use crate::resolve::Verdict;
-    let gone: Vec<String> = resolution
-        .entries
-        .iter()
-        .filter(|e| e.verdict == crate::resolve::Verdict::Missing && e.reason == "no_such_path")
-        .map(|e| e.citation.citation.clone())
-        .collect();
-    if gone.is_empty() {
-        return;
-    }
-    let renamed = git::renamed(&wt.root, head, &gone);
-    for e in &mut resolution.entries {
-        let Some(to) = renamed.get(&e.citation.citation) else {
-            continue;
-        };
-        if e.reason != "no_such_path" {
-            continue;
-        }
-        e.message = format!("no such file or directory — renamed to {to}");
-        e.renamed_to = Some(to.clone());
-        let mut there = e.citation.clone();
-        there.citation = to.clone();
-        let line = crate::citation::CitationLine {
-            line: e.line,
-            raw: e.raw.clone(),
-            citation: there,
-        };
-        let Some(found) = Resolver::new(wt).resolve(&[line]).entries.pop() else {
-            continue;
-        };
-        let cited = e
-            .citation
-            .lineref
-            .as_deref()
-            .and_then(|l| l.parse::<u64>().ok());
-        let at = match found.verdict {
-            Verdict::Ok if found.citation.fragment.is_some() => cited,
-            Verdict::Changed if found.fragment_lines == Some(1) => found.found_at_line,
-            _ => None,
-        };
-        if let Some(at) = at {
-            e.found_at_line = Some(at);
-            e.fragment_lines = Some(1);
-        }
-    }
 }
 
 /// Record the checkout the citations resolve against, with the branch the handoff declares

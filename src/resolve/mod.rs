@@ -3,6 +3,7 @@
 //! opened); each cited file is read at most once; symbols go to one batched scan.
 
 mod confine;
+mod follow;
 pub(crate) mod guard;
 pub(crate) mod layout;
 pub(crate) mod scan;
@@ -11,6 +12,7 @@ pub(crate) mod symbols;
 use crate::citation::{Citation, CitationLine, LineRef};
 use crate::git::WorkTree;
 use confine::PathMatch;
+pub(crate) use follow::{Followed, HeadUse};
 pub(crate) use guard::input_guard;
 pub(crate) use layout::Layout;
 use scan::FileText;
@@ -61,8 +63,11 @@ pub(crate) struct Entry {
     /// For a CHANGED citation with a fragment: how many lines of the file hold it (counted up
     /// to 2, which means more than one). One line is an unambiguous move (`--fix`).
     pub(crate) fragment_lines: Option<u32>,
-    /// For a MISSING file: where git shows it renamed since the handoff's `head:`.
+    /// The file the cited line is in now when it is not the cited one: where git shows the
+    /// file renamed since the handoff's `head:`, or the line moved to (`followed`).
     pub(crate) renamed_to: Option<String>,
+    /// How the citation was followed to where it is now (docs/gate.md §3.5).
+    pub(crate) followed: Followed,
     pub(crate) message: String,
 }
 
@@ -71,6 +76,8 @@ pub(crate) struct Entry {
 pub(crate) struct Resolution {
     pub(crate) layout: Layout,
     pub(crate) entries: Vec<Entry>,
+    /// The handoff's `head:`, when it has one, and whether citations were followed from it.
+    pub(crate) head: Option<HeadUse>,
 }
 
 impl Resolution {
@@ -112,7 +119,7 @@ impl<'w> Resolver<'w> {
     }
 
     /// Resolve citation lines, in order.
-    pub(crate) fn resolve(mut self, citations: &[CitationLine]) -> Resolution {
+    pub(crate) fn resolve(&mut self, citations: &[CitationLine]) -> Resolution {
         let mut entries = Vec::with_capacity(citations.len());
         // Distinct symbol keys in first-seen order, with their index in the one batched scan.
         let mut symbol_keys: Vec<String> = Vec::new();
@@ -170,8 +177,9 @@ impl<'w> Resolver<'w> {
             }
         }
         Resolution {
-            layout: self.layout,
+            layout: self.layout.clone(),
             entries,
+            head: None,
         }
     }
 
@@ -203,6 +211,7 @@ impl<'w> Resolver<'w> {
             found_at_line: None,
             fragment_lines: None,
             renamed_to: None,
+            followed: Followed::Text,
             message: String::new(),
         };
         let (candidate, real, meta, also) = match target {

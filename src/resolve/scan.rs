@@ -164,6 +164,27 @@ impl FileText {
     }
 }
 
+/// The 1-based numbers of the lines of `bytes` holding `fragment` (the same matching as a cited
+/// file's: backticks and a final CR ignored), the first `cap` of them.
+pub(crate) fn lines_holding(bytes: &[u8], fragment: &str, cap: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    lines_containing(
+        |feed| {
+            let _ = feed(bytes);
+        },
+        fragment.as_bytes(),
+        |n| {
+            out.push(n);
+            if out.len() >= cap {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    out
+}
+
 /// A buffer for [`for_each_chunk`], allocated once per reader thread, not per file.
 pub(crate) fn chunk_buffer() -> Vec<u8> {
     vec![0u8; CHUNK]

@@ -27,21 +27,71 @@ struct Queue {
     ready: Condvar,
 }
 
+/// What a walk does with a key found in a file: note it, and say whether the walk may stop.
+type OnHit<'a> = &'a (dyn Fn(usize, &Path) -> bool + Sync);
+
 /// Which of `keys` occur in some searched file under `root`.
 pub(crate) fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool> {
-    if keys.is_empty() {
-        return Vec::new();
-    }
-    // A contiguous NFA, never a DFA: a DFA's build is super-linear in a repetitive key's
-    // length (one 1,000-byte key took 4 s, an 8,000-byte one a minute), and keys come from the
-    // document.
-    let Ok(automaton) = AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .match_kind(MatchKind::Standard)
-        .build(keys)
-    else {
-        return vec![false; keys.len()];
-    };
+    let found: Vec<AtomicBool> = keys.iter().map(|_| AtomicBool::new(false)).collect();
+    let remaining = AtomicUsize::new(keys.len());
+    walk(roots(root, layout), keys, &|key, _| {
+        !found[key].swap(true, Ordering::AcqRel) && remaining.fetch_sub(1, Ordering::AcqRel) == 1
+    });
+    found.iter().map(|f| f.load(Ordering::Relaxed)).collect()
+}
+
+/// For each of `keys`, the one line of `files` (paths relative to `root`) holding it, or `None`
+/// when no line or more than one does: where a cited line went when git says it left its file
+/// (docs/gate.md §3.5). Files under a skipped directory (`vendor`, `node_modules`) are not
+/// read. The walk stops once every key is in two files.
+pub(crate) fn locate(root: &Path, files: &[String], keys: &[String]) -> Vec<Option<(String, u64)>> {
+    let work: Vec<Work> = files
+        .iter()
+        .filter(|f| !f.split('/').any(|c| SKIPPED_DIRS.contains(&c)))
+        .map(|f| Work::File(root.join(f)))
+        .collect();
+    let seen: Vec<Mutex<Vec<PathBuf>>> = keys.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let settled = AtomicUsize::new(0);
+    walk(work, keys, &|key, path| {
+        let Ok(mut seen) = seen[key].lock() else {
+            return false;
+        };
+        if seen.len() >= 2 || seen.iter().any(|p| p == path) {
+            return false;
+        }
+        seen.push(path.to_path_buf());
+        seen.len() == 2 && settled.fetch_add(1, Ordering::AcqRel) + 1 == keys.len()
+    });
+    seen.into_iter()
+        .zip(keys)
+        .map(|(seen, key)| {
+            let seen = seen.into_inner().ok()?;
+            let [only] = seen.as_slice() else {
+                return None;
+            };
+            let bytes = read_capped(only)?;
+            let [line] = super::scan::lines_holding(&bytes, key, 2)[..] else {
+                return None;
+            };
+            let rel = only.strip_prefix(root).ok()?.to_str()?.to_string();
+            Some((rel, line))
+        })
+        .collect()
+}
+
+/// A searched file's bytes, when it is at most `git::follow::MAX_BYTES`.
+fn read_capped(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = crate::fs::FdFile::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(crate::git::follow::MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= crate::git::follow::MAX_BYTES).then_some(bytes)
+}
+
+/// The symbol search's starting points: the search roots and the top-level files.
+fn roots(root: &Path, layout: &Layout) -> Vec<Work> {
     let mut work: Vec<Work> = layout
         .search_roots
         .iter()
@@ -53,8 +103,26 @@ pub(crate) fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool>
             .iter()
             .map(|f| Work::File(root.join(f))),
     );
-    let found: Vec<AtomicBool> = keys.iter().map(|_| AtomicBool::new(false)).collect();
-    let remaining = AtomicUsize::new(keys.len());
+    work
+}
+
+/// One parallel walk from `work`, each file read at most once, calling `on_hit` for every key
+/// found in it until `on_hit` says the walk may stop.
+fn walk(work: Vec<Work>, keys: &[String], on_hit: OnHit<'_>) {
+    if keys.is_empty() {
+        return;
+    }
+    // A contiguous NFA, never a DFA: a DFA's build is super-linear in a repetitive key's
+    // length (one 1,000-byte key took 4 s, an 8,000-byte one a minute), and keys come from the
+    // document.
+    let Ok(automaton) = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .match_kind(MatchKind::Standard)
+        .build(keys)
+    else {
+        return;
+    };
+    let done = AtomicBool::new(false);
     let queue = Queue {
         state: Mutex::new((work, 0)),
         ready: Condvar::new(),
@@ -65,18 +133,17 @@ pub(crate) fn search(root: &Path, layout: &Layout, keys: &[String]) -> Vec<bool>
         .min(8);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| worker(&queue, &automaton, carry, &found, &remaining));
+            scope.spawn(|| worker(&queue, &automaton, carry, on_hit, &done));
         }
     });
-    found.iter().map(|f| f.load(Ordering::Relaxed)).collect()
 }
 
 fn worker(
     queue: &Queue,
     automaton: &AhoCorasick,
     carry: usize,
-    found: &[AtomicBool],
-    remaining: &AtomicUsize,
+    on_hit: OnHit<'_>,
+    done: &AtomicBool,
 ) {
     let mut buf = chunk_buffer();
     loop {
@@ -85,7 +152,7 @@ fn worker(
                 return;
             };
             loop {
-                if remaining.load(Ordering::Acquire) == 0 {
+                if done.load(Ordering::Acquire) {
                     queue.ready.notify_all();
                     return;
                 }
@@ -106,7 +173,7 @@ fn worker(
         let children = match item {
             Work::Dir(dir) => list_dir(&dir),
             Work::File(file) => {
-                scan_file(&file, automaton, carry, &mut buf, found, remaining);
+                scan_file(&file, automaton, carry, &mut buf, on_hit, done);
                 Vec::new()
             }
         };
@@ -148,8 +215,8 @@ fn scan_file(
     automaton: &AhoCorasick,
     carry: usize,
     buf: &mut [u8],
-    found: &[AtomicBool],
-    remaining: &AtomicUsize,
+    on_hit: OnHit<'_>,
+    done: &AtomicBool,
 ) {
     // Every file of the tree may be opened here: no path copied per open (fs-err would).
     let Ok(file) = crate::fs::FdFile::open(path) else {
@@ -170,8 +237,8 @@ fn scan_file(
         }
         let hay: &[u8] = if direct { chunk } else { &window };
         for m in automaton.find_overlapping_iter(hay) {
-            let flag = &found[m.pattern().as_usize()];
-            if !flag.swap(true, Ordering::AcqRel) && remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            if on_hit(m.pattern().as_usize(), path) {
+                done.store(true, Ordering::Release);
                 return ControlFlow::Break(());
             }
         }

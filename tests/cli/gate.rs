@@ -806,6 +806,8 @@ fn json_report_has_every_key_in_order_and_the_same_exit_code() {
             "also_resolves_to",
             "line_count",
             "found_at_line",
+            "followed",
+            "now",
             "message"
         ]
     );

@@ -6,6 +6,7 @@ mod credentials;
 mod durability;
 mod examples;
 mod fix;
+mod follow;
 mod gate;
 mod harness;
 mod hooks;
