@@ -13,6 +13,7 @@
 //!   uncommitted edits count: an unchanged line maps to its new number; a line inside a hunk was
 //!   rewritten or deleted.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -30,7 +31,12 @@ pub(crate) struct Since {
     /// Paths of `head:` HEAD no longer has, with where git's rename detection pairs each
     /// (`None`: deleted); filled once, on the first such path.
     gone: Option<HashMap<String, Option<String>>>,
+    /// Tree entries looked up, by tree and path: a handoff cites the same files many times.
+    entries: RefCell<HashMap<(gix::ObjectId, String), Option<Entry>>>,
 }
+
+/// A tree entry: its mode and object.
+type Entry = (gix::object::tree::EntryMode, gix::ObjectId);
 
 /// Where a file of `head:` is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +55,9 @@ impl Since {
     /// fetch, a shallow clone) or it is no commit.
     pub(crate) fn open(root: &Path, head: &str) -> Option<Since> {
         let real = crate::fs::canonicalize(root).ok()?;
-        let repo = super::discover_for_read(&real)?;
+        let mut repo = super::discover_for_read(&real)?;
+        // The same trees are read for every cited path (its root, its folders): keep them.
+        repo.object_cache_size_if_unset(4 << 20);
         let head = head.trim();
         if head.len() != repo.object_hash().len_in_hex() {
             return None;
@@ -66,6 +74,7 @@ impl Since {
             then,
             now,
             gone: None,
+            entries: RefCell::default(),
         })
     }
 
@@ -88,12 +97,19 @@ impl Since {
         self.entry(self.then, path).is_some_and(|e| e.0.is_blob())
     }
 
+    /// Whether `path` is a regular file of HEAD.
+    pub(crate) fn is_file_now(&self, path: &str) -> bool {
+        self.now
+            .and_then(|now| self.entry(now, path))
+            .is_some_and(|e| e.0.is_blob())
+    }
+
     /// Where the file `path` of `head:` is in HEAD.
     pub(crate) fn file_now(&mut self, path: &str) -> FileNow {
         let Some(now) = self.now else {
             return FileNow::Gone;
         };
-        if self.entry(now, path).is_some_and(|e| e.0.is_blob()) {
+        if self.is_file_now(path) {
             return FileNow::Same;
         }
         if self.gone.is_none() {
@@ -120,14 +136,19 @@ impl Since {
             .collect()
     }
 
-    fn entry(
-        &self,
-        tree: gix::ObjectId,
-        path: &str,
-    ) -> Option<(gix::object::tree::EntryMode, gix::ObjectId)> {
-        let tree = self.repo.find_tree(tree).ok()?;
-        let entry = tree.lookup_entry_by_path(path).ok()??;
-        Some((entry.mode(), entry.object_id()))
+    fn entry(&self, tree: gix::ObjectId, path: &str) -> Option<Entry> {
+        let key = (tree, path.to_string());
+        if let Some(known) = self.entries.borrow().get(&key) {
+            return *known;
+        }
+        let found = self
+            .repo
+            .find_tree(tree)
+            .ok()
+            .and_then(|t| t.lookup_entry_by_path(path).ok().flatten())
+            .map(|e| (e.mode(), e.object_id()));
+        self.entries.borrow_mut().insert(key, found);
+        found
     }
 
     /// Every deletion and rename of the tree diff from `head:` to `now`, with git's default

@@ -218,9 +218,13 @@ fn resolved(
     wt: &git::WorkTree,
     citations: &[crate::citation::CitationLine],
 ) -> crate::resolve::Resolution {
+    let head = doc.field("head");
     let mut resolver = Resolver::new(wt);
+    if head.is_some() {
+        resolver = resolver.counting();
+    }
     let mut resolution = resolver.resolve(citations);
-    if let Some(head) = doc.field("head") {
+    if let Some(head) = head {
         resolver.follow(&mut resolution, &head.value);
     }
     resolution

@@ -79,6 +79,9 @@ impl Resolver<'_> {
         let mut pairs = Pairs::new();
         let mut lost: Vec<usize> = Vec::new();
         for (i, e) in resolution.entries.iter_mut().enumerate() {
+            if settled_by_text(&since, e) {
+                continue;
+            }
             self.unsymbol(&since, e);
             match self.trace(&mut since, &mut pairs, e) {
                 Some(now) => {
@@ -267,6 +270,22 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// A citation of the file it named, still a file of HEAD, whose fragment stands on exactly one
+/// line of it (OK there, or CHANGED with that line found): git would say the same, so it is not
+/// asked. A line git kept holds its text, so it is that one line; one git shows rewritten is
+/// placed where its text stands on exactly one line (`settle`); one whose text was not on the
+/// cited line at `head:` is left to the text rule.
+fn settled_by_text(since: &Since, e: &Entry) -> bool {
+    let one_line = match e.verdict {
+        Verdict::Ok => e.fragment_lines == Some(1),
+        Verdict::Changed => e.fragment_lines == Some(1) && e.found_at_line.is_some(),
+        Verdict::Missing => false,
+    };
+    one_line
+        && e.resolved.as_deref() == Some(e.citation.citation.as_str())
+        && since.is_file_now(&e.citation.citation)
 }
 
 /// A MISSING citation git cannot follow line by line (no fragment or line) whose file git

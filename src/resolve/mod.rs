@@ -103,6 +103,9 @@ pub(crate) struct Resolver<'w> {
     budget: u64,
     /// `<prefix><first component>` → known absent (confine.rs).
     absent_dirs: std::cell::RefCell<HashMap<String, bool>>,
+    /// Whether an OK citation's fragment lines are counted (up to 2): one line there is the
+    /// line git would follow it to, so `follow` skips it.
+    counting: bool,
 }
 
 impl<'w> Resolver<'w> {
@@ -115,7 +118,14 @@ impl<'w> Resolver<'w> {
             files: HashMap::new(),
             budget: scan::CACHE_BUDGET,
             absent_dirs: Default::default(),
+            counting: false,
         }
+    }
+
+    /// This resolver, counting the lines an OK citation's fragment stands on (for `follow`).
+    pub(crate) fn counting(mut self) -> Resolver<'w> {
+        self.counting = true;
+        self
     }
 
     /// Resolve citation lines, in order.
@@ -309,6 +319,9 @@ impl<'w> Resolver<'w> {
                 ),
                 Some(frag) => {
                     if file.any_line(frag, |n| lr.covers(n)) {
+                        if self.counting {
+                            e.fragment_lines = Some(file.nearest_line(frag, smallest).1);
+                        }
                         (
                             Verdict::Ok,
                             "contains",

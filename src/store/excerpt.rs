@@ -232,13 +232,22 @@ fn pointer_lines(verdict: &GateVerdict, globs: &[String]) -> Vec<String> {
         })
         .map(|e| {
             let shown = e["display"].as_str().unwrap_or_default();
-            let word = match e["verdict"].as_str().unwrap_or_default() {
-                "ok" => "OK".to_string(),
-                "changed" => match e["found_at_line"].as_u64() {
-                    Some(n) => format!("CHANGED (now at line {n})"),
-                    None => "CHANGED".into(),
-                },
-                _ => "MISSING".into(),
+            let verdict = e["verdict"].as_str().unwrap_or_default();
+            // Where it is now, when one place is known: a line of the same file, or another file.
+            let now = match (e["now"]["path"].as_str(), e["now"]["line"].as_u64()) {
+                (Some(path), Some(n)) if Some(path) == e["resolved"].as_str() => {
+                    Some(format!("line {n}"))
+                }
+                (Some(path), Some(n)) => Some(format!("{path}:{n}")),
+                (Some(path), None) => Some(path.to_string()),
+                _ => None,
+            };
+            let word = match (verdict, now) {
+                ("ok", _) => "OK".to_string(),
+                ("changed", Some(now)) => format!("CHANGED (now at {now})"),
+                ("changed", None) => "CHANGED".into(),
+                (_, Some(now)) => format!("MISSING (now at {now})"),
+                (_, None) => "MISSING".into(),
             };
             format!("- `{shown}` — {word}")
         })

@@ -208,7 +208,12 @@ fn a_rewritten_line_whose_text_stands_on_several_lines_is_changed_never_ok() {
 #[test]
 fn uncommitted_edits_on_top_of_commits_are_followed() {
     let env = TestEnv::new();
-    let old = format!("{}const LIMIT: usize = 64;\n", body("k", 4));
+    // The cited text stands twice: only git's diff can say which line is the cited one.
+    let old = format!(
+        "{}const LIMIT: usize = 64;\n{}const LIMIT: usize = 64;\n",
+        body("k", 4),
+        body("j", 3)
+    );
     let (repo, head) = at_first(&env, &[("src/k.rs", &old)]);
     write(&repo, "src/k.rs", &format!("// committed\n{old}"));
     commit_all(&env, &repo);
@@ -343,5 +348,79 @@ fn a_name_alone_is_never_a_rename() {
         !after.contains("vendor/") && !after.contains("lib/x.rs") && !after.contains("examples/"),
         "{after}\n{}",
         context(&fixed)
+    );
+}
+
+/// What a session is told of a line that left its file: one `moved` line naming the new place,
+/// as short as a move within the file.
+#[test]
+fn a_delivered_handoff_names_where_a_moved_line_went_in_one_line() {
+    let env = TestEnv::new();
+    let main = format!(
+        "{}fn spawn_the_worker_pool() {{}}\n{}",
+        body("a", 5),
+        body("b", 5)
+    );
+    let repo = env.repo(
+        "r",
+        "main",
+        &[("src/main.rs", &main), ("src/worker.rs", &body("w", 3))],
+    );
+    let doc = format!(
+        "# Handoff — moved\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- the pool starts at `src/main.rs:6`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/main.rs:6 | fn spawn_the_worker_pool()\n```\n",
+        repo.display()
+    );
+    env.stored(&repo, &doc);
+    write(
+        &repo,
+        "src/main.rs",
+        &format!("{}{}", body("a", 5), body("b", 5)),
+    );
+    write(
+        &repo,
+        "src/worker.rs",
+        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
+    );
+    commit_all(&env, &repo);
+    let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
+    let head = shown
+        .stdout
+        .split("----- begin handoff")
+        .next()
+        .unwrap_or("");
+    let moved: Vec<&str> = head.lines().filter(|l| l.starts_with("moved ")).collect();
+    assert_eq!(
+        moved,
+        [
+            "moved    src/main.rs:6 → src/worker.rs:4 (the text is on that one line now; handoff-store fix rewrites it)"
+        ],
+        "{}",
+        shown.stdout
+    );
+    assert!(!head.contains("CHANGED src/main.rs"), "said once: {head}");
+}
+
+#[test]
+fn a_file_renamed_in_head_and_written_again_untracked_is_followed_to_its_new_name() {
+    let env = TestEnv::new();
+    let old = format!("{}fn the_cited_line() {{}}\n{}", body("x", 5), body("y", 5));
+    let (repo, head) = at_first(&env, &[("src/a.rs", &old)]);
+    env.git(&repo, &["mv", "src/a.rs", "src/b.rs"]);
+    write(&repo, "src/b.rs", &format!("// moved\n{old}"));
+    commit_all(&env, &repo);
+    // Untracked, at the old name, the cited line on its cited number: the text alone would
+    // vouch for it; git's diff from `head:` says the cited file is src/b.rs.
+    write(&repo, "src/a.rs", &old);
+    let doc = env.write(
+        "h.md",
+        handoff(&head, &["src/a.rs:6 | fn the_cited_line()"]),
+    );
+    assert_eq!(
+        entries(&env, &doc, &repo),
+        vec![(
+            "changed".into(),
+            "renamed".into(),
+            Some("src/b.rs:7".into())
+        )]
     );
 }
