@@ -107,8 +107,15 @@ impl Resolver<'_> {
             .collect();
         let files = since.files_now();
         let found = super::symbols::locate(&self.work_tree.root, &files, &keys);
-        for (&i, place) in lost.iter().zip(found) {
-            if let Some((path, line)) = place {
+        for ((&i, place), key) in lost.iter().zip(found).zip(&keys) {
+            let Some((path, line)) = place else { continue };
+            // The walk reads HEAD's paths as the work tree has them; only a file opened beneath
+            // the root (no symlinked folder out of it) is vouched for.
+            let here = self
+                .open_beneath(&path)
+                .and_then(read_bounded)
+                .map(|b| super::scan::lines_holding(&b, key, 2));
+            if here.as_deref() == Some(&[line][..]) {
                 moved_file(&mut resolution.entries[i], path, line);
             }
         }

@@ -424,3 +424,31 @@ fn a_file_renamed_in_head_and_written_again_untracked_is_followed_to_its_new_nam
         )]
     );
 }
+
+#[test]
+fn a_moved_line_is_not_vouched_for_through_a_folder_symlinked_out_of_the_tree() {
+    let env = TestEnv::new();
+    let main = format!("{}fn spawn_the_worker_pool() {{}}\n", body("a", 5));
+    let (repo, head) = at_first(&env, &[("src/main.rs", &main)]);
+    write(&repo, "src/main.rs", &body("a", 5));
+    write(
+        &repo,
+        "pool/worker.rs",
+        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
+    );
+    commit_all(&env, &repo);
+    // The tracked folder is now a symlink to a folder outside the work tree with the same file.
+    let outside = repo.parent().expect("parent").join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::copy(repo.join("pool/worker.rs"), outside.join("worker.rs")).expect("copy");
+    std::fs::remove_dir_all(repo.join("pool")).expect("rm");
+    std::os::unix::fs::symlink(&outside, repo.join("pool")).expect("symlink");
+    let doc = env.write(
+        "h.md",
+        handoff(&head, &["src/main.rs:6 | fn spawn_the_worker_pool()"]),
+    );
+    let found = entries(&env, &doc, &repo);
+    assert_eq!(found.len(), 1);
+    assert_ne!(found[0].1, "moved_file", "{found:?}");
+    assert_ne!(found[0].0, "ok", "{found:?}");
+}
