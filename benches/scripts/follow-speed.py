@@ -21,36 +21,13 @@ import argparse
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
-DOC = """# Handoff — speed
-head: {head}
-status: speed
-progress: complete
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay import DOC  # noqa: E402  (one handoff template for both scripts)
 
-## Do not re-derive
-
-### Decisions
-- None.
-
-### Dead ends
-- None.
-
-### Traps
-- None.
-
-## Next
-1. None.
-
-## Pointers
-```text
-{pointers}
-```
-
-## Unverifiable
-- None.
-"""
 
 
 def git(repo, *args):
