@@ -235,8 +235,11 @@ impl Suite {
             })
         });
         self.writer_replaces(&scene, &slot, "tag-oc-new", ran)?;
-        ensure(Self::log(&scene).contains("state=promoted"), || {
-            format!("the run was not promoted: {}", Self::log(&scene))
+        // The supervisor logs the run's end after the promotion put the handoff in the slot:
+        // wait for that line (under load the slot is seen first), then read its state.
+        let log = Self::writer_end(&scene)?;
+        ensure(log.contains("state=promoted"), || {
+            format!("the run was not promoted: {log}")
         })?;
         self.writer_had_no_shell(&scene, mark, "OpenCode")?;
         drop(server);
