@@ -238,8 +238,9 @@ fn pointer_lines(verdict: &GateVerdict, globs: &[String]) -> Vec<String> {
                 (Some(path), Some(n)) if Some(path) == e["resolved"].as_str() => {
                     Some(format!("line {n}"))
                 }
-                (Some(path), Some(n)) => Some(format!("{path}:{n}")),
-                (Some(path), None) => Some(path.to_string()),
+                // A path of the tree, not of the handoff: nothing in it may act on a reader.
+                (Some(path), Some(n)) => Some(format!("{}:{n}", crate::text::visible(path))),
+                (Some(path), None) => Some(crate::text::visible(path).into_owned()),
                 _ => None,
             };
             let word = match (verdict, now) {
