@@ -133,6 +133,33 @@ fn main() {
         "{{\"session_id\":\"bench-prompt\",\"cwd\":{:?},\"prompt\":\"go on\"}}",
         s(&f.small_repo)
     );
+    // The tripwire hook, at a tool call: a shell command in the repository not in use; in
+    // the small repository, one that trips nothing, and an edit beneath its dead end's
+    // `app/Mail/` (said once; every later run finds the session's claim).
+    let tool = |repo: &Path, sid: &str, name: &str, input: serde_json::Value| {
+        serde_json::json!({"session_id": sid, "cwd": s(repo), "hook_event_name": "PreToolUse",
+            "tool_name": name, "tool_input": input})
+        .to_string()
+    };
+    let tool_unused = tool(
+        &f.big_repo,
+        "bench-tool-unused",
+        "Bash",
+        serde_json::json!({"command": "cargo build --release"}),
+    );
+    let tool_command = tool(
+        &f.small_repo,
+        "bench-tool",
+        "Bash",
+        serde_json::json!({"command": "cargo build --release"}),
+    );
+    let tool_edit = tool(
+        &f.small_repo,
+        "bench-tool",
+        "Edit",
+        serde_json::json!({"file_path": s(&f.small_repo.join("app/Mail/Invoice.php")),
+            "old_string": "a", "new_string": "b"}),
+    );
     let cases = [
         Case {
             name: "baseline: spawn /bin/true (not a target)",
@@ -280,6 +307,36 @@ fn main() {
             bin: "store",
             args: vec!["hook".into(), "user-prompt-submit".into()],
             stdin: Some(prompt),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
+            name: "hook pre-tool-use (a repository not in use, 10,000 other handoffs)",
+            target_ms: 3.0,
+            bin: "store",
+            args: vec!["hook".into(), "pre-tool-use".into()],
+            stdin: Some(tool_unused),
+            cwd: f.big_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
+            name: "hook pre-tool-use (in use, a command that trips nothing)",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec!["hook".into(), "pre-tool-use".into()],
+            stdin: Some(tool_command),
+            cwd: f.small_repo.clone(),
+            rss_mb: 30.0,
+            setup: None,
+        },
+        Case {
+            name: "hook pre-tool-use (in use, an edit of a dead end's path)",
+            target_ms: 5.0,
+            bin: "store",
+            args: vec!["hook".into(), "pre-tool-use".into()],
+            stdin: Some(tool_edit),
             cwd: f.small_repo.clone(),
             rss_mb: 30.0,
             setup: None,

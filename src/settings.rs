@@ -33,7 +33,7 @@ enum Kind {
 }
 
 /// Every setting, in the order `config` lists them.
-pub(crate) const KEYS: [Key; 7] = [
+pub(crate) const KEYS: [Key; 8] = [
     Key {
         git: "handoff.enabled",
         env: "HANDOFF_ENABLED",
@@ -75,6 +75,12 @@ pub(crate) const KEYS: [Key; 7] = [
         env: "HANDOFF_STALE_HOURS",
         default: "24",
         kind: Kind::Number,
+    },
+    Key {
+        git: "handoff.tripwires",
+        env: "HANDOFF_TRIPWIRES",
+        default: "true",
+        kind: Kind::Bool,
     },
 ];
 
@@ -302,6 +308,11 @@ impl Settings {
 
     pub(crate) fn offer_max_days(&self) -> u64 {
         self.value("handoff.offerMaxDays").parse().unwrap_or(7)
+    }
+
+    /// `handoff.tripwires`: whether a tool call that repeats a dead end or trap is told so.
+    pub(crate) fn tripwires(&self) -> bool {
+        self.value("handoff.tripwires") != "false"
     }
 
     pub(crate) fn stale_hours(&self) -> u64 {

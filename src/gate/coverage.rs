@@ -19,12 +19,14 @@ static UNBACKTICKED: LazyLock<Regex> =
 
 /// A prose token that claims something: evidence (`path:N`) or a mention (`dir/file`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Claim {
+pub(crate) enum Claim {
     Evidence,
     Mention,
 }
 
-fn classify(token: &str) -> Option<(Claim, String)> {
+/// A backticked prose token as a claim, with its display form; `None` for any other token
+/// (docs/gate.md §2.7: the same rule for coverage and for a dead end's tripwires).
+pub(crate) fn classify(token: &str) -> Option<(Claim, String)> {
     let c = Citation::parse(token)?;
     let cit = &c.citation;
     let path_like = !cit.contains(['<', '>', '$', '+', '(', ')', '='])

@@ -1,15 +1,16 @@
 //! Claude Code: the client the hooks' native shape comes from. Its input carries `session_id`,
 //! `cwd`, `source`, `transcript_path`; an injection is `hookSpecificOutput.additionalContext`.
-//! It gets all five hooks (SessionStart, UserPromptSubmit as the fallback for releases that
+//! It gets six hooks (SessionStart, UserPromptSubmit as the fallback for releases that
 //! skip SessionStart after `/clear`, PreCompact whose stdout steers the summary and which starts
 //! the background writer `claude -p`, PostCompact that confirms it, SessionEnd that records a
-//! `/clear`), and the `/handoff` skill. Its hooks can come from the plugin in
+//! `/clear`, PreToolUse whose `additionalContext` carries the tripwire's note without blocking
+//! the call), and the `/handoff` skill. Its hooks can come from the plugin in
 //! contrib/claude-code, and `"disableAllHooks": true` in a settings file turns them all off.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::install::{Scope, Shape, group, home, project};
+use super::install::{Scope, Shape, group, home, project, tool_group};
 use super::status::{Row, Verdict};
 use super::{Client, Harness, Located};
 use crate::error::Error;
@@ -23,13 +24,17 @@ use crate::store::runs::Answer;
 pub(crate) struct ClaudeCode;
 
 /// The events it gets a hook for, with each hook's time limit in seconds.
-const EVENTS: [(&str, &str, u64); 5] = [
+const EVENTS: [(&str, &str, u64); 6] = [
     ("SessionStart", "session-start", 60),
     ("UserPromptSubmit", "user-prompt-submit", 10),
     ("PreCompact", "pre-compact", 30),
     ("PostCompact", "post-compact", 30),
     ("SessionEnd", "session-end", 30),
+    ("PreToolUse", "pre-tool-use", 10),
 ];
+
+/// The tools its tripwire hook runs for: those that run a command or write a file.
+const TRIP_TOOLS: &str = "Bash|Edit|MultiEdit|Write|NotebookEdit";
 
 /// Claude Code's reading tools: the only built-in tools its writer session has.
 const TOOLS: &str = "Read,Grep,Glob";
@@ -85,7 +90,7 @@ impl Client for ClaudeCode {
     }
 
     fn install_help(&self) -> &'static str {
-        "Claude Code's five hooks (settings.json) and the /handoff skill"
+        "Claude Code's six hooks (settings.json) and the /handoff skill"
     }
 
     /// Its hooks are the plain ones (its input is the hooks' native shape).
@@ -143,6 +148,10 @@ impl Client for ClaudeCode {
                     "UserPromptSubmit" => &["hooks", "UserPromptSubmit"],
                     "PreCompact" => &["hooks", "PreCompact"],
                     "PostCompact" => &["hooks", "PostCompact"],
+                    "PreToolUse" => {
+                        let g = tool_group(Harness::ClaudeCode, event, *timeout, TRIP_TOOLS);
+                        return (&["hooks", "PreToolUse"][..], g);
+                    }
                     _ => &["hooks", "SessionEnd"],
                 };
                 (path, group(Harness::ClaudeCode, event, *timeout))

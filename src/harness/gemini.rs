@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::install::{Plan, Scope, Shape, group, home, project};
+use super::install::{Plan, Scope, Shape, group, home, project, tool_group};
 use super::status::Verdict;
 use super::watch::{self, Watch};
 use super::{Client, Harness, Located, Note};
 use crate::error::Error;
-use crate::hooks::input::{HookInput, Source};
+use crate::hooks::input::{HookInput, RawInput, Source};
 use crate::hooks::pre_compact::{Compacted, WriterSpec};
 use crate::hooks::session_start::Injection;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
@@ -46,6 +46,9 @@ pub(crate) struct Gemini;
 /// What headless runs need, said by `install` and `status`.
 const TRUST: &str =
     "headless runs also need a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)";
+
+/// The tools its tripwire hook runs after: those that run a command or write a file.
+const TRIP_TOOLS: &str = "run_shell_command|write_file|replace";
 
 /// The writer's policy file, in the run directory.
 const POLICY: &str = "gemini-policy.toml";
@@ -122,6 +125,24 @@ impl Client for Gemini {
         "Gemini CLI's hooks (settings.json)"
     }
 
+    /// Its tools: `run_shell_command`; `write_file` and `replace` (file paths as given).
+    fn tool_call(&self, raw: &RawInput) -> Option<crate::ops::tripwire::Call> {
+        let cwd = raw.text("cwd");
+        match raw.text("tool_name")? {
+            "run_shell_command" => Some(crate::ops::tripwire::Call::Shell(
+                raw.text_in("tool_input", "command")?.to_string(),
+            )),
+            "write_file" | "replace" => super::edit(cwd, raw.text_in("tool_input", "file_path")?),
+            _ => None,
+        }
+    }
+
+    /// AfterTool's `hookSpecificOutput.additionalContext` is appended to the tool's result
+    /// (in `<hook_context>`); its BeforeTool's is not read.
+    fn post_tool_event(&self) -> &'static str {
+        "AfterTool"
+    }
+
     /// BeforeAgent reads Claude Code's output shape under its own event name; the receipt is
     /// its `systemMessage`, shown to the person.
     fn prompt_event(&self) -> &'static str {
@@ -178,8 +199,10 @@ impl Client for Gemini {
             Scope::Project => project(Harness::Gemini, root, ".gemini/settings.json")?,
         };
         // SessionStart; BeforeAgent, which delivers after its /clear; PreCompress and
-        // AfterAgent, which both look for a compression since the previous call.
+        // AfterAgent, which both look for a compression since the previous call; AfterTool,
+        // the tripwire (its BeforeTool's context is not read, its AfterTool's is).
         let group = |event: &str| group(Harness::Gemini, event, 10_000);
+        let trip = tool_group(Harness::Gemini, "post-tool-use", 10_000, TRIP_TOOLS);
         Ok(Located {
             file,
             shape: Shape::Json {
@@ -188,6 +211,7 @@ impl Client for Gemini {
                     (&["hooks", "BeforeAgent"][..], group("user-prompt-submit")),
                     (&["hooks", "PreCompress"][..], group("pre-compact")),
                     (&["hooks", "AfterAgent"][..], group("post-compact")),
+                    (&["hooks", "AfterTool"][..], trip),
                 ],
                 new_file: "{}\n",
             },

@@ -29,6 +29,7 @@ use crate::error::Error;
 use crate::hooks::input::{HookInput, RawInput};
 use crate::hooks::session_start::Injection;
 use crate::hooks::{Event, HookReply};
+use crate::ops::tripwire::Call;
 use install::{Plan, Scope, Shape};
 use status::Verdict;
 
@@ -148,14 +149,36 @@ pub(crate) trait Client: Sync {
     ) -> Option<String> {
         let name = match event {
             Event::UserPromptSubmit => self.prompt_event(),
+            Event::PreToolUse => "PreToolUse",
+            Event::PostToolUse => self.post_tool_event(),
             _ => "SessionStart",
         };
         context.and_then(|c| claude_json(name, c, receipt))
     }
 
+    /// The name its output gives the event that fires after a tool call (Claude Code's shape).
+    fn post_tool_event(&self) -> &'static str {
+        "PostToolUse"
+    }
+
     /// The name its output gives the event that fires on a prompt (Claude Code's shape).
     fn prompt_event(&self) -> &'static str {
         "UserPromptSubmit"
+    }
+
+    /// The tool call its hook input describes, when it is a shell command or an edit (Claude
+    /// Code's tools: `Bash`; `Edit`, `MultiEdit`, `Write`, `NotebookEdit`); `None` for any other
+    /// tool (a read or a search is how one checks a trap, never a trigger).
+    fn tool_call(&self, raw: &RawInput) -> Option<Call> {
+        let cwd = raw.text("cwd");
+        match raw.text("tool_name")? {
+            "Bash" => Some(Call::Shell(
+                raw.text_in("tool_input", "command")?.to_string(),
+            )),
+            "Edit" | "MultiEdit" | "Write" => edit(cwd, raw.text_in("tool_input", "file_path")?),
+            "NotebookEdit" => edit(cwd, raw.text_in("tool_input", "notebook_path")?),
+            _ => None,
+        }
     }
 
     /// SessionStart: what to inject.
@@ -239,6 +262,19 @@ pub(crate) enum Trusted {
     Already(&'static str),
 }
 
+/// An edit of `path`, made absolute against the session's `cwd` (the client's, else ours).
+pub(crate) fn edit(cwd: Option<&str>, path: &str) -> Option<Call> {
+    let path = Path::new(path);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())?
+            .join(path)
+    };
+    Some(Call::Edit { path, lines: None })
+}
+
 /// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`,
 /// and the receipt as `systemMessage`.
 fn claude_json(event: &str, context: &str, receipt: Option<&str>) -> Option<String> {
@@ -285,6 +321,9 @@ pub(crate) fn hook(h: Harness, event: Event) -> HookReply {
 
 fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
     let raw = RawInput::read(std::io::stdin());
+    if let (Event::PreToolUse | Event::PostToolUse, Some(raw)) = (event, &raw) {
+        return tool_hook(client, event, raw);
+    }
     // A client that reads an answer on every run gets one, whatever its input was.
     let raw = match (raw, event) {
         (Some(raw), _) => raw,
@@ -311,7 +350,9 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
             client.session_end(&input);
             return HookReply::default();
         }
-        Event::PostCheckout(_) | Event::Supervise(_) => return HookReply::default(),
+        Event::PostCheckout(_) | Event::Supervise(_) | Event::PreToolUse | Event::PostToolUse => {
+            return HookReply::default();
+        }
     };
     // Only SessionStart answers when there is nothing to inject (a client may read an answer on
     // every run); the prompt fallback stays silent then.
@@ -331,6 +372,23 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
         out: rendered,
         err: None,
         then,
+    }
+}
+
+/// A tool hook: the tripwire's line, rendered as the client's output for `event`, the receipt
+/// where it shows one; nothing is consumed or recorded.
+fn tool_hook(client: &dyn Client, event: &Event, raw: &RawInput) -> HookReply {
+    let Some(call) = client.tool_call(raw) else {
+        return HookReply::default();
+    };
+    let input = client.input(raw, event);
+    let after = matches!(event, Event::PostToolUse);
+    let said = crate::hooks::tool_use::run(&input, &call, after);
+    HookReply {
+        out: said
+            .as_ref()
+            .and_then(|s| client.render(event, Some(&s.text), Some(&s.receipt))),
+        ..HookReply::default()
     }
 }
 

@@ -11,6 +11,10 @@ pub(crate) enum Event {
     PostCompact,
     UserPromptSubmit,
     SessionEnd,
+    /// Before a tool call runs (the tripwire, where the client speaks to the model there).
+    PreToolUse,
+    /// After a tool call ran (the tripwire, where the client speaks only then).
+    PostToolUse,
     PostCheckout(Vec<String>),
     /// The detached supervisor of a background writer (internal).
     Supervise(PathBuf),

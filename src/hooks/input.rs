@@ -59,6 +59,15 @@ impl RawInput {
             .filter(|s| !s.is_empty())
     }
 
+    /// A string field of an object field (`tool_input.command`); empty counts as missing.
+    pub(crate) fn text_in(&self, outer: &str, key: &str) -> Option<&str> {
+        self.0
+            .get(outer)?
+            .get(key)?
+            .as_str()
+            .filter(|s| !s.is_empty())
+    }
+
     /// Whether the field is present at all, whatever its value.
     pub(crate) fn has(&self, key: &str) -> bool {
         self.0.contains_key(key)

@@ -1,5 +1,5 @@
 //! The hooks (docs/hooks.md): SessionStart / UserPromptSubmit / PreCompact / PostCompact /
-//! SessionEnd, whichever client fires them, and git post-checkout. Every hook exits 0 on every
+//! SessionEnd and the tool hooks, whichever client fires them, and git post-checkout. Every hook exits 0 on every
 //! input, reads its input typed (`input.rs`), computes what to print and returns it to the
 //! client's renderer (`harness`), treats stdin strings as data (never a shell word, never a path
 //! without the safe-id rule), and changes the store only through `store`'s changes.
@@ -15,6 +15,7 @@ pub(crate) mod session_end;
 pub(crate) mod session_start;
 pub(crate) mod supervisor;
 pub(crate) mod texts;
+pub(crate) mod tool_use;
 pub(crate) mod user_prompt;
 pub(crate) mod writer;
 

@@ -21,6 +21,7 @@ pub(crate) mod read;
 pub(crate) mod restore;
 pub(crate) mod split;
 pub(crate) mod startup;
+pub(crate) mod tripwire;
 pub(crate) mod write;
 
 use crate::error::Error;

@@ -18,6 +18,7 @@ pub(crate) mod runs;
 pub mod slot;
 pub(crate) mod target;
 pub(crate) mod time;
+pub(crate) mod tripwire;
 pub(crate) mod usage;
 pub(crate) mod verdict;
 

@@ -1083,7 +1083,8 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
             "UserPromptSubmit",
             "PreCompact",
             "PostCompact",
-            "SessionEnd"
+            "SessionEnd",
+            "PreToolUse"
         ]
     );
     for (event, arg) in [
@@ -1092,10 +1093,17 @@ fn shipped_wrappers_and_plugin_files_hold_their_contract() {
         ("PreCompact", "pre-compact"),
         ("PostCompact", "post-compact"),
         ("SessionEnd", "session-end"),
+        ("PreToolUse", "pre-tool-use"),
     ] {
         let reg = &hooks["hooks"][event];
         assert_eq!(reg.as_array().map(Vec::len), Some(1));
-        assert_eq!(reg[0]["matcher"], "");
+        // The tripwire runs only for the tools that run a command or write a file.
+        let matcher = if arg == "pre-tool-use" {
+            "Bash|Edit|MultiEdit|Write|NotebookEdit"
+        } else {
+            ""
+        };
+        assert_eq!(reg[0]["matcher"], matcher);
         let command = reg[0]["hooks"][0]["command"].as_str().expect("command");
         assert_eq!(
             command,

@@ -23,6 +23,7 @@ mod settings;
 mod slots;
 mod store;
 mod sync;
+mod tripwires;
 mod trust;
 mod util;
 mod views;

@@ -223,6 +223,7 @@ handoff.onClear        off      command  (git -c, GIT_CONFIG_*)
 handoff.autoPush       true     local    {}
 handoff.offerMaxDays   3        system   {sys}
 handoff.staleHours     12       worktree {}
+handoff.tripwires      true     default
 ignored  handoff.offerMaxDays=soon (env HANDOFF_OFFER_MAX_DAYS): it takes a whole number",
         home.display(),
         local.display(),

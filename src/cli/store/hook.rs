@@ -12,7 +12,7 @@ use crate::hooks::HookReply;
 use crate::report::Stream;
 
 /// Run a hook: Claude Code session-start, pre-compact, post-compact, user-prompt-submit,
-/// session-end; git post-checkout. Hooks always exit 0.
+/// session-end, pre-tool-use; git post-checkout. Hooks always exit 0.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     #[command(subcommand)]
@@ -46,6 +46,18 @@ enum HookEvent {
     },
     /// Claude Code SessionEnd: on /clear, record a marker for the next session.
     SessionEnd,
+    /// PreToolUse: say a dead end or trap of the handoff that this shell command or edit
+    /// repeats (Claude Code, or the harness named by --harness).
+    PreToolUse {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
+    /// PostToolUse (or the client's event after a tool call): the same, said right after the call, for a client
+    /// that lets only a later hook speak to the model.
+    PostToolUse {
+        #[arg(long, value_enum)]
+        harness: Option<Harness>,
+    },
     /// git post-checkout <prev> <new> <flag>: say whether the new branch has a handoff.
     PostCheckout {
         #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
@@ -70,6 +82,8 @@ pub(crate) fn run(args: Args) -> Result<Reply, Error> {
         HookEvent::PostCompact { harness } => (Event::PostCompact, or_default(harness)),
         HookEvent::UserPromptSubmit { harness } => (Event::UserPromptSubmit, or_default(harness)),
         HookEvent::SessionEnd => (Event::SessionEnd, Harness::DEFAULT),
+        HookEvent::PreToolUse { harness } => (Event::PreToolUse, or_default(harness)),
+        HookEvent::PostToolUse { harness } => (Event::PostToolUse, or_default(harness)),
         HookEvent::PostCheckout { args } => (Event::PostCheckout(args), Harness::DEFAULT),
         HookEvent::Supervise { run_dir } => (Event::Supervise(run_dir), Harness::DEFAULT),
         HookEvent::ExecWriter { parent, argv } => {

@@ -13,7 +13,7 @@ mod skill;
 
 pub(crate) use file::line_endings_of;
 pub(crate) use ours::{installed_program, is_installed, is_ours, names_our_hook, runs_our_binary};
-pub(crate) use plan::{Plan, Scope, Shape, group, home, plan, project};
+pub(crate) use plan::{Plan, Scope, Shape, group, home, plan, project, tool_group};
 #[cfg(feature = "mcp")]
 pub(crate) use skill::skill_instructions;
 

@@ -22,6 +22,8 @@ pub(crate) fn names_our_hook(name: &str, group: &Value) -> bool {
         "pre-compact",
         "post-compact",
         "user-prompt-submit",
+        "pre-tool-use",
+        "post-tool-use",
     ]
     .iter()
     .any(|e| text.contains(&format!("hook {e} --harness {name}")))

@@ -57,6 +57,14 @@ pub(crate) fn group(h: Harness, event: &str, timeout: u64) -> Value {
     json!({"hooks": [{"type": "command", "command": h.client().hook_command(event), "timeout": timeout}]})
 }
 
+/// [`group`] for a tool event: run only for the tools `matcher` names (a regular expression
+/// over tool names, as the clients that take a matcher read it).
+pub(crate) fn tool_group(h: Harness, event: &str, timeout: u64, matcher: &str) -> Value {
+    let mut g = group(h, event, timeout);
+    g["matcher"] = json!(matcher);
+    g
+}
+
 /// The plan for `h` in `scope`; `root` is the repository's top level for project scope.
 pub(crate) fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan, Error> {
     let located = h.client().locate(scope, root)?;

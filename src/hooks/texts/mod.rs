@@ -139,3 +139,54 @@ DOCUMENT
         ),
     }
 }
+
+/// The tripwire's one line to the model (docs/hooks.md §10, at most [`TRIPWIRE_CHARS`]
+/// characters): which dead end or trap, quoted (shortened to fit), its pointer's verdict, what
+/// the call repeats, and that it goes on only if something changed since. A teammate's handoff
+/// keeps its frame. `after`: the client speaks only once the call ran.
+pub(crate) fn tripwire_note(trip: &crate::ops::tripwire::Trip, after: bool) -> String {
+    let whose = match (
+        &trip.from,
+        crate::store::authorship::From::parse(trip.from.as_deref().unwrap_or("")),
+    ) {
+        (None, _) => "Your handoff".to_string(),
+        (Some(_), Some(f)) => format!(
+            "A teammate's handoff (\"{}\" via {})",
+            clip(&f.author, 20),
+            clip(&f.via, 20)
+        ),
+        (Some(_), None) => "A teammate's handoff".to_string(),
+    };
+    let pointer = trip
+        .pointer
+        .as_ref()
+        .map(|(shown, verdict)| format!(" ({} {verdict})", clip(shown, 48)))
+        .unwrap_or_default();
+    let what = clip(&trip.matched, 48);
+    let act = if after {
+        "That call ran"
+    } else {
+        "This call touches"
+    };
+    let say = |quote: &str| {
+        format!(
+            "{whose} lists as a {}: \"{quote}\"{pointer}. {act} `{what}`: go on only if something changed since.",
+            trip.kind.word()
+        )
+    };
+    let room = TRIPWIRE_CHARS.saturating_sub(say("").chars().count());
+    say(&clip(&trip.quote, room))
+}
+
+/// The most a tripwire's note says.
+pub(crate) const TRIPWIRE_CHARS: usize = 300;
+
+/// `s` with its hidden characters made visible, at most `n` characters and an ellipsis.
+fn clip(s: &str, n: usize) -> String {
+    let shown = crate::text::visible(s);
+    if shown.chars().count() <= n {
+        return shown.into_owned();
+    }
+    let cut: String = shown.chars().take(n.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}

@@ -1,0 +1,164 @@
+//! The tripwire check (docs/hooks.md §10): a tool call an agent is making — a shell command,
+//! or an edit of a file — against the dead ends and traps of the handoff of its own branch.
+//! Reading one small cache beside the slot (`store::tripwire`); no gate, no git history.
+//! Which match is said, and once per session, is the hook's business.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::store::tripwire::{CitedPath, Kind, Simple, Wires};
+use crate::store::{Store, Target};
+
+/// A tool call, as the client's hook input gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// A shell command line.
+    Shell(String),
+    /// A file written or edited: its path (absolute, or relative to the session's directory),
+    /// and the lines it changes where the client says.
+    Edit {
+        path: PathBuf,
+        lines: Option<(u64, u64)>,
+    },
+}
+
+/// One dead end or trap the call repeats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Trip {
+    pub(crate) kind: Kind,
+    /// Names the item for the once-per-session rule.
+    pub(crate) id: String,
+    pub(crate) quote: String,
+    /// The quoted command or the cited path the call matched.
+    pub(crate) matched: String,
+    /// The pointer the item cites and its verdict, where the Pointers block lists it.
+    pub(crate) pointer: Option<(String, String)>,
+    /// The handoff's `from:` (a teammate's handoff), as stored.
+    pub(crate) from: Option<String>,
+}
+
+/// The items of `target`'s handoff that `call` repeats, in the handoff's order; nothing where
+/// the repository's settings switch tripwires (or everything) off, or the branch has no
+/// handoff.
+pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
+    let settings = target.settings();
+    if settings.enabled() == crate::settings::Enabled::Off || !settings.tripwires() {
+        return Vec::new();
+    }
+    let Some(wires) = Wires::load(store, &target.name, &target.facts.checkout) else {
+        return Vec::new();
+    };
+    let rel = match call {
+        Call::Edit { path, .. } => relative(path, &target.facts.checkout),
+        Call::Shell(_) => None,
+    };
+    let run = match call {
+        Call::Shell(line) => crate::store::tripwire::command::simple_commands(line),
+        Call::Edit { .. } => Vec::new(),
+    };
+    let mut trips = Vec::new();
+    for wire in &wires.wires {
+        let matched = match call {
+            Call::Shell(_) => wire
+                .commands
+                .iter()
+                .find(|q| run.iter().any(|r| q.matches(r)))
+                .map(|q| (Simple::shown(q), None)),
+            Call::Edit { lines, .. } => rel.as_deref().and_then(|rel| {
+                wire.paths
+                    .iter()
+                    .find(|p| edits(p, rel, *lines))
+                    .map(|p| (p.path.clone(), Some(p)))
+            }),
+        };
+        let Some((matched, path)) = matched else {
+            continue;
+        };
+        // The pointer: the path that matched, else the item's first one that has a verdict.
+        let pointer = path
+            .filter(|p| p.verdict.is_some())
+            .or_else(|| wire.paths.iter().find(|p| p.verdict.is_some()))
+            .and_then(|p| Some((p.shown.clone(), p.verdict.clone()?)));
+        trips.push(Trip {
+            kind: wire.kind,
+            id: wire.id.clone(),
+            quote: wire.quote.clone(),
+            matched,
+            pointer,
+            from: wires.from.clone(),
+        });
+    }
+    trips
+}
+
+/// Whether an edit of `rel` (lines `lines` where known) touches the cited path: the same file
+/// (and, where both say lines, overlapping ones), or a file beneath a cited folder.
+fn edits(cited: &CitedPath, rel: &str, lines: Option<(u64, u64)>) -> bool {
+    if cited.path.ends_with('/') {
+        return rel.starts_with(&cited.path);
+    }
+    if cited.path != rel {
+        return false;
+    }
+    match (cited.lines, lines) {
+        (Some((a, b)), Some((c, d))) => a <= d && c <= b,
+        _ => true,
+    }
+}
+
+/// `path` relative to the checkout `root` (slash-separated), when it lies inside it: taken as
+/// written, else through its folder's real path (a file about to be created has none of its
+/// own); `..` never climbs out.
+fn relative(path: &Path, root: &Path) -> Option<String> {
+    let inside = |p: &Path| -> Option<String> {
+        let rest = p.strip_prefix(root).ok()?;
+        let mut parts = Vec::new();
+        for c in rest.components() {
+            match c {
+                Component::Normal(s) => parts.push(s.to_str()?.to_string()),
+                Component::CurDir => {}
+                _ => return None,
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("/"))
+    };
+    inside(path).or_else(|| {
+        let folder = crate::fs::canonicalize(path.parent()?).ok()?;
+        inside(&folder.join(path.file_name()?))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_is_of_a_cited_path_inside_the_checkout_only() {
+        let root = Path::new("/w/repo");
+        assert_eq!(
+            relative(Path::new("/w/repo/src/a.rs"), root).as_deref(),
+            Some("src/a.rs")
+        );
+        assert_eq!(relative(Path::new("/w/repo-2/src/a.rs"), root), None);
+        assert_eq!(relative(Path::new("/w/repo/../x/a.rs"), root), None);
+        let file = CitedPath {
+            path: "src/a.rs".into(),
+            shown: "src/a.rs:10-20".into(),
+            lines: Some((10, 20)),
+            verdict: None,
+        };
+        assert!(edits(&file, "src/a.rs", None));
+        assert!(edits(&file, "src/a.rs", Some((20, 30))));
+        assert!(!edits(&file, "src/a.rs", Some((21, 30))));
+        assert!(!edits(&file, "src/a.rs.bak", None));
+        let folder = CitedPath {
+            path: "vendor/cache/".into(),
+            shown: "vendor/cache/".into(),
+            lines: None,
+            verdict: None,
+        };
+        assert!(edits(&folder, "vendor/cache/x.json", None));
+        assert!(!edits(&folder, "vendor/cache2/x.json", None));
+    }
+}
