@@ -129,9 +129,20 @@ impl Suite {
     /// One headless process fed `messages` over stream-json, each sent once the previous one
     /// has its result. Returns the result texts.
     fn session(&self, scene: &Scene, messages: &[&str]) -> Result<Vec<String>, String> {
+        self.session_args(scene, &[], messages)
+    }
+
+    /// [`Self::session`] with more arguments for the client (`--allowedTools …`).
+    pub fn session_args(
+        &self,
+        scene: &Scene,
+        extra: &[&str],
+        messages: &[&str],
+    ) -> Result<Vec<String>, String> {
         let mut cmd = Command::new(&self.claude);
         self.env(scene, &mut cmd);
         let mut child = cmd
+            .args(extra)
             .args([
                 "-p",
                 "--input-format",

@@ -168,7 +168,7 @@ impl Suite {
     }
 
     /// Run Gemini CLI in the scene; what it printed.
-    fn gemini_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
+    pub fn gemini_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
         let url = self.mock.url();
         let gemini = self.gemini.to_string_lossy();
         let env = [

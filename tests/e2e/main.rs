@@ -25,6 +25,7 @@ mod harness;
 mod mcp;
 mod mock;
 mod opencode;
+mod tripwire;
 
 use std::time::Instant;
 
@@ -92,6 +93,7 @@ fn main() {
         copilot::SCENARIOS,
         opencode::SCENARIOS,
         mcp::SCENARIOS,
+        tripwire::SCENARIOS,
     ]
     .concat();
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds

@@ -189,6 +189,14 @@ fn respond(
                 name: "mcp__handoff__handoff_read",
                 input: json!({"consume": false}),
             })
+        } else if text.contains("E2E-TRIPWIRE")
+            && request["tools"].to_string().contains("\"Bash\"")
+            && !text.contains("You are writing a handoff")
+        {
+            Some(tripwire_turn(
+                &text,
+                text.matches("\"tool_result\"").count(),
+            ))
         } else if text.contains("You are writing a handoff for a Claude Code session") {
             hold = std::mem::take(&mut s.writer_delay);
             Some(writer_turn(&request, s.writer_doc.as_deref()))
@@ -242,6 +250,58 @@ impl Reply {
             Reply::Text(_) => "end_turn",
             Reply::Tool { .. } => "tool_use",
         }
+    }
+}
+
+/// The tripwire walk (`E2E-TRIPWIRE in <repo>`): the dead end's command, a read and then an
+/// edit of the trap's file, the command again, an ordinary one; then a text. `done`: how many
+/// tool results the conversation holds.
+const TRIPWIRE_WALK: [&str; 5] = ["make", "read", "edit", "make", "git"];
+
+/// The repository a tripwire prompt names.
+fn tripwire_repo(text: &str) -> String {
+    text.split("E2E-TRIPWIRE in ")
+        .nth(1)
+        .and_then(|rest| rest.split([' ', '"', '\\']).next())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn tripwire_turn(text: &str, done: usize) -> Reply {
+    let file = format!("{}/src/legacy.rs", tripwire_repo(text));
+    match TRIPWIRE_WALK.get(done) {
+        Some(&"make") => Reply::Tool {
+            name: "Bash",
+            input: json!({"command": "make test-slow", "description": "Run the slow tests"}),
+        },
+        Some(&"read") => Reply::Tool {
+            name: "Read",
+            input: json!({"file_path": file}),
+        },
+        Some(&"edit") => Reply::Tool {
+            name: "Edit",
+            input: json!({"file_path": file, "old_string": "fn legacy()", "new_string": "fn legacy_kept()"}),
+        },
+        Some(_) => Reply::Tool {
+            name: "Bash",
+            input: json!({"command": "git status --short", "description": "Show the status"}),
+        },
+        None => Reply::Text("tripwire walk done".into()),
+    }
+}
+
+/// Gemini CLI's tripwire walk: the command, a write of the trap's file, the command again, an
+/// ordinary one; then a text.
+fn gemini_tripwire_part(text: &str, done: usize) -> Value {
+    let file = format!("{}/src/legacy.rs", tripwire_repo(text));
+    let shell = |command: &str| json!({"functionCall": {"name": "run_shell_command", "args": {"command": command}}});
+    match done {
+        0 | 2 => shell("make test-slow"),
+        1 => {
+            json!({"functionCall": {"name": "write_file", "args": {"file_path": file, "content": "fn legacy_kept() {}\n"}}})
+        }
+        3 => shell("git status --short"),
+        _ => json!({"text": "tripwire walk done"}),
     }
 }
 
@@ -538,6 +598,10 @@ fn gemini_reply(
             }
             WriterStep::Answer(doc) => json!({"text": doc}),
         }
+    } else if text.contains("E2E-TRIPWIRE")
+        && request["tools"].to_string().contains("run_shell_command")
+    {
+        gemini_tripwire_part(&text, text.matches("\"functionResponse\"").count())
     } else if last.contains("OVERFLOW-NOW") && !answered {
         used = 5_000;
         json!({"functionCall": {"name": "list_directory", "args": {"dir_path": "."}}})

@@ -58,10 +58,7 @@ impl Simple {
 
 /// Every simple command of a command line, normalised (a command with no program is dropped).
 pub(crate) fn simple_commands(line: &str) -> Vec<Simple> {
-    split(line)
-        .into_iter()
-        .filter_map(normalise)
-        .collect()
+    split(line).into_iter().filter_map(normalise).collect()
 }
 
 /// A backticked span of a dead end as a quoted command, or `None` when it does not read as
