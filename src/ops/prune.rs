@@ -310,7 +310,13 @@ fn delete(item: &mut Item, store: &Store) {
         crate::fs::remove_file(&path)
     };
     match result {
-        Ok(()) => item.deleted = true,
+        Ok(()) => {
+            item.deleted = true;
+            // The slot's tripwires go with it (a cache, rebuilt from a slot that comes back).
+            if let Some(name) = &item.slot {
+                let _ = crate::fs::remove_file(crate::store::tripwire::cache_path(store, name));
+            }
+        }
         Err(_) => item.failed = true,
     }
 }

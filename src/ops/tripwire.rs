@@ -92,6 +92,29 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
     trips
 }
 
+/// What `status` says of the tripwires of a checkout: off and why, or how many dead ends and
+/// traps of its branch's handoff a tool call can trip (`None`: the branch has no handoff).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Armed {
+    /// The setting that switches them off here.
+    Off(&'static str),
+    Items(usize),
+}
+
+/// [`Armed`] for `target`: its settings, then its slot's wires (built if need be, as the first
+/// tool call would).
+pub(crate) fn armed(store: &Store, target: &Target) -> Option<Armed> {
+    let settings = target.settings();
+    if !settings.tripwires() {
+        return Some(Armed::Off("handoff.tripwires false"));
+    }
+    if settings.enabled() == crate::settings::Enabled::Off {
+        return Some(Armed::Off("handoff.enabled false"));
+    }
+    Wires::load(store, &target.name, &target.facts.checkout).map(|w| Armed::Items(w.wires.len()))
+}
+
 /// Whether an edit of `rel` (lines `lines` where known) touches the cited path: the same file
 /// (and, where both say lines, overlapping ones), or a file beneath a cited folder.
 fn edits(cited: &CitedPath, rel: &str, lines: Option<(u64, u64)>) -> bool {

@@ -534,10 +534,21 @@ fn a_teammates_item_keeps_its_frame_and_the_setting_switches_it_off() {
         said.starts_with("A teammate's handoff (\"alice-laptop\" via origin) lists as a dead end:"),
         "{said}"
     );
+    let status = |env: &TestEnv| run(env.store().arg("status").current_dir(&repo)).stdout;
+    assert!(
+        status(&env).contains("\ntripwire 1 armed: "),
+        "{}",
+        status(&env)
+    );
     env.git(&repo, &["config", "handoff.tripwires", "false"]);
     assert_eq!(
         note(&env, "pre-tool-use", &bash(&repo, "t2", "make test-slow")),
         None
+    );
+    assert!(
+        status(&env).contains("\ntripwire off (handoff.tripwires false)\n"),
+        "{}",
+        status(&env)
     );
     env.git(&repo, &["config", "handoff.tripwires", "true"]);
     env.git(&repo, &["config", "handoff.enabled", "false"]);
@@ -589,4 +600,30 @@ fn two_hooks_firing_at_once_say_it_once() {
             .count();
         assert_eq!(said, 1, "round {round}: exactly one of two hooks says it");
     }
+}
+
+#[test]
+fn a_pruned_slot_takes_its_tripwires_with_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let slot = env.stored(
+        &repo,
+        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
+    );
+    assert!(note(&env, "pre-tool-use", &bash(&repo, "p1", "make test-slow")).is_some());
+    let name = slot
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let cache = env
+        .store_dir()
+        .join(".tripwires")
+        .join(format!("{name}.json"));
+    assert!(cache.is_file(), "the wires are kept beside the slot");
+    run(env.store().arg("set-progress").arg(&slot).arg("consumed"));
+    env.age(&slot, 40 * 86_400);
+    let o = run(env.store().args(["prune", "--apply"]));
+    assert!(!slot.exists(), "{}", o.stdout);
+    assert!(!cache.exists(), "the slot's wires went with it");
 }

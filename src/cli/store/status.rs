@@ -81,6 +81,8 @@ pub(crate) struct Status {
     pub(crate) writer_off: bool,
     /// Whether `status` ran outside any checkout (the writer lines then name theirs).
     pub(crate) outside: bool,
+    /// The tripwires of this branch's handoff (docs/hooks.md §10).
+    pub(crate) tripwires: Option<crate::ops::tripwire::Armed>,
 }
 
 /// The background writer's cost, from the store's ledger (`store::costs`).
@@ -331,6 +333,10 @@ fn compute(dir: &std::path::Path) -> Status {
             .and_then(|s| writer_costs(s, now, target.as_ref().map(|t| t.checkout()).as_deref())),
         writer_off: writer_off(target.as_ref()),
         outside: target.is_none(),
+        tripwires: store
+            .as_ref()
+            .zip(target.as_ref())
+            .and_then(|(s, t)| crate::ops::tripwire::armed(s, t)),
     }
 }
 
@@ -372,6 +378,13 @@ fn status_text(s: &Status, check: bool, all: bool) -> String {
             );
         }
     }
+    text.push_str(&match &s.tripwires {
+        Some(crate::ops::tripwire::Armed::Off(why)) => format!("tripwire off ({why})\n"),
+        Some(crate::ops::tripwire::Armed::Items(n)) => format!(
+            "tripwire {n} armed: this handoff's dead ends and traps that quote a command or cite a path are said at the tool call that repeats one (git config handoff.tripwires false turns it off)\n"
+        ),
+        None => String::new(),
+    });
     for d in &s.deliveries {
         text.push_str(&delivery_line(d));
     }
