@@ -291,17 +291,7 @@ fn compute(dir: &std::path::Path) -> Status {
     Status {
         harnesses,
         problems,
-        // Did the handoff reach the last session, per harness.
-        deliveries: target
-            .as_ref()
-            .map(|t| {
-                let main = t.main();
-                Harness::ALL
-                    .iter()
-                    .filter_map(|h| crate::ops::delivered::last(h.name(), &main))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        deliveries: deliveries(target.as_ref()),
         git_hook: crate::harness::git_hook::state(dir)
             .map(|(path, installed)| GitHook { path, installed }),
         sync: crate::sync::setup_state(dir).map(|(remotes, auto_push)| Sync {
@@ -338,6 +328,19 @@ fn compute(dir: &std::path::Path) -> Status {
             .zip(target.as_ref())
             .and_then(|(s, t)| crate::ops::tripwire::armed(s, t)),
     }
+}
+
+/// Did the handoff reach the last session, per harness.
+fn deliveries(target: Option<&crate::store::Target>) -> Vec<crate::ops::delivered::Delivered> {
+    target
+        .map(|t| {
+            let main = t.main();
+            Harness::ALL
+                .iter()
+                .filter_map(|h| crate::ops::delivered::last(h.name(), &main))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `status` as text: a row per installed integration (with `all`, every harness and scope,
