@@ -452,3 +452,38 @@ fn a_moved_line_is_not_vouched_for_through_a_folder_symlinked_out_of_the_tree() 
     assert_ne!(found[0].1, "moved_file", "{found:?}");
     assert_ne!(found[0].0, "ok", "{found:?}");
 }
+
+/// The file a cited line moved to is named from the tree, which the gate never checked: a name
+/// holding an escape reaches the brief's reader escaped (`text::visible`), never as a terminal
+/// command.
+#[test]
+fn a_moved_to_file_named_with_an_escape_is_shown_escaped() {
+    let env = TestEnv::new();
+    let main = format!(
+        "{}fn spawn_the_worker_pool() {{}}\n{}",
+        body("a", 5),
+        body("b", 5)
+    );
+    let repo = env.repo("r", "main", &[("src/main.rs", &main)]);
+    let doc = format!(
+        "# Handoff — moved\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- the pool starts at `src/main.rs:6`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/main.rs:6 | fn spawn_the_worker_pool()\n```\n",
+        repo.display()
+    );
+    env.stored(&repo, &doc);
+    write(&repo, "src/main.rs", &format!("{}{}", body("a", 5), body("b", 5)));
+    write(
+        &repo,
+        "src/w\u{1b}[31mx.rs",
+        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
+    );
+    commit_all(&env, &repo);
+    for view in [&["brief", "--paths", "src/**"][..], &["brief"][..]] {
+        let o = run(env.store().args(view).arg("-C").arg(&repo));
+        assert!(
+            o.stdout.contains("(now at src/w\\x1B[31mx.rs:4)"),
+            "{view:?}: {}",
+            o.stdout
+        );
+        assert!(!o.stdout.contains('\u{1b}'), "{view:?}: a raw escape reached the reader");
+    }
+}
