@@ -91,11 +91,7 @@ pub(crate) enum Usage {
     ProjectOnly { harness: &'static str },
     /// `--format json` for a command that prints no result.
     NothingToFormat,
-    /// `mcp` in a build without the `mcp` feature.
-    #[cfg_attr(
-        feature = "mcp",
-        allow(dead_code, reason = "said only without the server")
-    )]
+    /// `mcp` without `handoff-store-mcp` beside this binary.
     NoMcp,
     /// An MCP tool's arguments cannot be used (what is wrong with them).
     #[cfg_attr(
@@ -322,7 +318,9 @@ impl Error {
     pub(crate) fn hint(&self) -> Option<String> {
         let hint = match self {
             Error::Usage(Usage::NoDocument) => "pipe it on stdin or pass --from FILE",
-            Error::Usage(Usage::NoMcp) => "cargo install handoff-store --features mcp",
+            Error::Usage(Usage::NoMcp) => {
+                "build it with the default features, beside this one: cargo install --path . --locked, from a clone"
+            }
             Error::Usage(Usage::Detached) => "check out a branch or pass --all",
             Error::Usage(Usage::ProjectOnly { .. }) => "use --project",
             Error::Usage(Usage::NotInStore(_)) => {
@@ -553,6 +551,19 @@ mod tests {
                 .ends_with("(this repository has no remote)\nhint: pass REMOTE\n"),
             "{}",
             e.lines("handoff-store")
+        );
+    }
+
+    /// A build without the MCP server names the command that builds one with it: the README's
+    /// own install line.
+    #[test]
+    fn the_no_mcp_hint_names_the_readmes_install_command() {
+        let hint = Error::Usage(Usage::NoMcp).hint().unwrap_or_default();
+        let command = "cargo install --path . --locked";
+        assert!(hint.contains(command), "{hint}");
+        assert!(
+            include_str!("../../README.md").contains(&format!("{command}  ")),
+            "the README's Install section names it"
         );
     }
 }

@@ -36,7 +36,10 @@ impl fmt::Display for Usage {
                 f,
                 "{harness} --project needs a git checkout (the working directory or DIR)"
             ),
-            Usage::NoMcp => write!(f, "this handoff-store was built without the MCP server"),
+            Usage::NoMcp => write!(
+                f,
+                "no MCP server beside this handoff-store (handoff-store-mcp, built with the default features)"
+            ),
             Usage::McpArgument(why) => write!(f, "{why}"),
             Usage::NothingToFormat => write!(
                 f,

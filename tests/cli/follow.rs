@@ -470,7 +470,11 @@ fn a_moved_to_file_named_with_an_escape_is_shown_escaped() {
         repo.display()
     );
     env.stored(&repo, &doc);
-    write(&repo, "src/main.rs", &format!("{}{}", body("a", 5), body("b", 5)));
+    write(
+        &repo,
+        "src/main.rs",
+        &format!("{}{}", body("a", 5), body("b", 5)),
+    );
     write(
         &repo,
         "src/w\u{1b}[31mx.rs",
@@ -484,6 +488,9 @@ fn a_moved_to_file_named_with_an_escape_is_shown_escaped() {
             "{view:?}: {}",
             o.stdout
         );
-        assert!(!o.stdout.contains('\u{1b}'), "{view:?}: a raw escape reached the reader");
+        assert!(
+            !o.stdout.contains('\u{1b}'),
+            "{view:?}: a raw escape reached the reader"
+        );
     }
 }

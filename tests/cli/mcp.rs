@@ -452,3 +452,37 @@ fn a_read_whose_answer_never_got_out_consumes_nothing() {
         "a handoff no client received was marked read"
     );
 }
+
+/// `handoff-store mcp` becomes the server binary beside it (the initialize above went through
+/// it); a `handoff-store` with none beside it says so, exit 2, and names a command that builds
+/// one — the README's own install line.
+#[test]
+fn without_the_server_beside_it_mcp_names_the_command_that_builds_it() {
+    let env = TestEnv::new();
+    let alone = env.path("alone/handoff-store");
+    std::fs::create_dir_all(alone.parent().expect("folder")).expect("folder");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("handoff-store"), &alone).expect("copy");
+    let o = crate::util::run(&mut assert_cmd::Command::from_std(
+        env.std_cmd(&alone, &["mcp".as_ref()]),
+    ));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("no MCP server beside this handoff-store"),
+        "{}",
+        o.stderr
+    );
+    let install = "cargo install --path . --locked";
+    assert!(
+        o.stderr.contains(&format!(
+            "hint: build it with the default features, beside this one: {install}"
+        )),
+        "{}",
+        o.stderr
+    );
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    assert!(
+        readme.contains(&format!("{install}  ")),
+        "the README names it"
+    );
+}

@@ -29,10 +29,7 @@ use crate::ops::Place;
 mod door;
 
 /// Serve MCP on stdin and stdout until the client closes them.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
-
-pub(crate) fn run(_args: &Args) -> Result<Reply, Error> {
+pub(crate) fn run() -> Result<Reply, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
