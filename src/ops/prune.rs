@@ -101,6 +101,35 @@ fn collect(store: &Store, older_than: u64, now: SystemTime) -> Vec<Item> {
     items.extend(histories(store, &pruned_slots, cutoff, now));
     items.extend(orphaned_chains(&checkouts, cutoff, now));
     items.extend(old_runs(store, cutoff, now));
+    items.extend(stray_wires(store, &pruned_slots, now));
+    items
+}
+
+/// In `.tripwires/`: a stale temp file, and the wires of a slot that is gone (one `prune`
+/// deletes goes with it in [`delete`]).
+fn stray_wires(store: &Store, pruned_slots: &[String], now: SystemTime) -> Vec<Item> {
+    let dir = store.dir.join(".tripwires");
+    let mut items = stale_temps_in(&dir, now);
+    let Ok(entries) = crate::fs::read_dir(&dir) else {
+        return items;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(slot) = name.strip_suffix(".json").filter(|s| !s.starts_with('.')) else {
+            continue;
+        };
+        let gone = crate::fs::symlink_metadata(store.path_of(slot)).is_err();
+        if gone && !pruned_slots.iter().any(|p| p == slot) {
+            let age = age_of(&e.path(), now).unwrap_or(Duration::ZERO);
+            items.push(item(
+                &e.path(),
+                "temp",
+                "tripwires of a slot that is gone",
+                age,
+                None,
+            ));
+        }
+    }
     items
 }
 

@@ -627,3 +627,35 @@ fn a_pruned_slot_takes_its_tripwires_with_it() {
     assert!(!slot.exists(), "{}", o.stdout);
     assert!(!cache.exists(), "the slot's wires went with it");
 }
+
+#[test]
+fn the_wires_of_a_slot_removed_by_hand_are_pruned() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let slot = env.stored(
+        &repo,
+        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
+    );
+    assert!(note(&env, "pre-tool-use", &bash(&repo, "h1", "make test-slow")).is_some());
+    let name = slot
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let cache = env
+        .store_dir()
+        .join(".tripwires")
+        .join(format!("{name}.json"));
+    std::fs::remove_file(&slot).expect("removed by hand");
+    let dry = run(env.store().arg("prune"));
+    assert!(
+        dry.stdout.contains(&format!(
+            "would delete  {}  (tripwires of a slot that is gone, ",
+            cache.display()
+        )),
+        "{}",
+        dry.stdout
+    );
+    run(env.store().args(["prune", "--apply"]));
+    assert!(!cache.exists());
+}
