@@ -19,8 +19,14 @@ use crate::document::markdown::backtick_spans;
 use crate::gate::coverage::{Claim, classify};
 pub(crate) use command::Simple;
 
-/// The most of a cache file read (a handoff's wires are a few kilobytes).
-const CACHE_CAP: u64 = 256 * 1024;
+/// The most of a cache file read (a handoff's wires are a few kilobytes; the bounds below keep
+/// a hostile one under this, so it is never rebuilt at every call for its size).
+const CACHE_CAP: u64 = 1024 * 1024;
+/// The most items a handoff arms, triggers an item has of each kind, and characters a quoted
+/// span may hold.
+const MAX_WIRES: usize = 100;
+const MAX_TRIGGERS: usize = 8;
+const MAX_SPAN: usize = 200;
 /// The longest quote of an item a note carries.
 const QUOTE_CHARS: usize = 140;
 
@@ -80,7 +86,8 @@ impl Wires {
         for (kind, name) in [(Kind::DeadEnd, "Dead ends"), (Kind::Trap, "Traps")] {
             for item in doc.item_blocks(3, name) {
                 let wire = wire_of(kind, &item);
-                if !wire.commands.is_empty() || !wire.paths.is_empty() {
+                if (!wire.commands.is_empty() || !wire.paths.is_empty()) && wires.len() < MAX_WIRES
+                {
                     wires.push(wire);
                 }
             }
@@ -167,12 +174,13 @@ fn wire_of(kind: Kind, item: &str) -> Wire {
     let mut commands: Vec<Simple> = Vec::new();
     let mut paths: Vec<CitedPath> = Vec::new();
     for line in item.lines() {
-        for span in backtick_spans(line) {
+        for span in backtick_spans(line).filter(|s| s.chars().count() <= MAX_SPAN) {
             if let Some((claim, shown)) = classify(span) {
-                if paths.iter().all(|p| p.shown != shown) {
+                if paths.len() < MAX_TRIGGERS && paths.iter().all(|p| p.shown != shown) {
                     paths.push(cited(claim, shown));
                 }
             } else if let Some(c) = command::quoted(span)
+                && commands.len() < MAX_TRIGGERS
                 && !commands.contains(&c)
             {
                 commands.push(c);
@@ -258,5 +266,21 @@ mod tests {
             .collect();
         assert_eq!(all, ["make test-slow"], "Decisions and Next trip nothing");
         assert_ne!(wires[0].id, wires[1].id);
+    }
+
+    /// A hostile handoff (two hundred items of twenty long quotes each) arms a bounded set whose
+    /// cache stays under what a tool call reads.
+    #[test]
+    fn a_hostile_handoff_arms_a_bounded_set() {
+        let spans: String = (0..20)
+            .map(|i| format!("`make target-{i} {}` ", "x".repeat(150)))
+            .collect();
+        let items: String = (0..200).map(|i| format!("- {i} {spans}\n")).collect();
+        let doc = DOC.replace("### Traps\n", &format!("### Traps\n{items}"));
+        let wires = Wires::of(&doc, state());
+        assert_eq!(wires.wires.len(), MAX_WIRES);
+        assert!(wires.wires.iter().all(|w| w.commands.len() <= MAX_TRIGGERS));
+        let bytes = serde_json::to_vec(&wires).unwrap_or_default();
+        assert!((bytes.len() as u64) < CACHE_CAP, "{} bytes", bytes.len());
     }
 }
