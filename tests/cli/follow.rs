@@ -356,32 +356,7 @@ fn a_name_alone_is_never_a_rename() {
 #[test]
 fn a_delivered_handoff_names_where_a_moved_line_went_in_one_line() {
     let env = TestEnv::new();
-    let main = format!(
-        "{}fn spawn_the_worker_pool() {{}}\n{}",
-        body("a", 5),
-        body("b", 5)
-    );
-    let repo = env.repo(
-        "r",
-        "main",
-        &[("src/main.rs", &main), ("src/worker.rs", &body("w", 3))],
-    );
-    let doc = format!(
-        "# Handoff — moved\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- the pool starts at `src/main.rs:6`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/main.rs:6 | fn spawn_the_worker_pool()\n```\n",
-        repo.display()
-    );
-    env.stored(&repo, &doc);
-    write(
-        &repo,
-        "src/main.rs",
-        &format!("{}{}", body("a", 5), body("b", 5)),
-    );
-    write(
-        &repo,
-        "src/worker.rs",
-        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
-    );
-    commit_all(&env, &repo);
+    let repo = stored_then_moved_to(&env, "src/worker.rs");
     let shown = run(env.store().args(["read", "--no-consume", "-C"]).arg(&repo));
     let head = shown
         .stdout
@@ -459,28 +434,7 @@ fn a_moved_line_is_not_vouched_for_through_a_folder_symlinked_out_of_the_tree() 
 #[test]
 fn a_moved_to_file_named_with_an_escape_is_shown_escaped() {
     let env = TestEnv::new();
-    let main = format!(
-        "{}fn spawn_the_worker_pool() {{}}\n{}",
-        body("a", 5),
-        body("b", 5)
-    );
-    let repo = env.repo("r", "main", &[("src/main.rs", &main)]);
-    let doc = format!(
-        "# Handoff — moved\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- the pool starts at `src/main.rs:6`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/main.rs:6 | fn spawn_the_worker_pool()\n```\n",
-        repo.display()
-    );
-    env.stored(&repo, &doc);
-    write(
-        &repo,
-        "src/main.rs",
-        &format!("{}{}", body("a", 5), body("b", 5)),
-    );
-    write(
-        &repo,
-        "src/w\u{1b}[31mx.rs",
-        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
-    );
-    commit_all(&env, &repo);
+    let repo = stored_then_moved_to(&env, "src/w\u{1b}[31mx.rs");
     for view in [&["brief", "--paths", "src/**"][..], &["brief"][..]] {
         let o = run(env.store().args(view).arg("-C").arg(&repo));
         assert!(
@@ -493,4 +447,36 @@ fn a_moved_to_file_named_with_an_escape_is_shown_escaped() {
             "{view:?}: a raw escape reached the reader"
         );
     }
+}
+
+/// A stored handoff citing `src/main.rs:6`, whose line then moved, committed, to line 4 of
+/// `to` (a file of three lines before it); the repository.
+fn stored_then_moved_to(env: &TestEnv, to: &str) -> std::path::PathBuf {
+    let main = format!(
+        "{}fn spawn_the_worker_pool() {{}}\n{}",
+        body("a", 5),
+        body("b", 5)
+    );
+    let repo = env.repo(
+        "r",
+        "main",
+        &[("src/main.rs", &main), ("src/worker.rs", &body("w", 3))],
+    );
+    let doc = format!(
+        "# Handoff — moved\nbranch: main\ncheckout: {}\nstatus: s\n\n## Do not re-derive\n\n### Decisions\n- the pool starts at `src/main.rs:6`\n\n### Dead ends\n- None.\n\n### Traps\n- None.\n\n## Next\n1. go\n\n## Pointers\n```text\nsrc/main.rs:6 | fn spawn_the_worker_pool()\n```\n",
+        repo.display()
+    );
+    env.stored(&repo, &doc);
+    write(
+        &repo,
+        "src/main.rs",
+        &format!("{}{}", body("a", 5), body("b", 5)),
+    );
+    write(
+        &repo,
+        to,
+        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
+    );
+    commit_all(env, &repo);
+    repo
 }

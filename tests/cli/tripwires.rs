@@ -569,11 +569,7 @@ fn a_teammates_item_keeps_its_frame_and_the_setting_switches_it_off() {
 #[test]
 fn two_hooks_firing_at_once_say_it_once() {
     let env = TestEnv::new();
-    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
-    env.stored(
-        &repo,
-        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
-    );
+    let (repo, _) = one_dead_end(&env);
     for round in 0..5 {
         let sid = format!("twice-{round}");
         let input = bash(&repo, &sid, "make test-slow");
@@ -605,21 +601,9 @@ fn two_hooks_firing_at_once_say_it_once() {
 #[test]
 fn a_pruned_slot_takes_its_tripwires_with_it() {
     let env = TestEnv::new();
-    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
-    let slot = env.stored(
-        &repo,
-        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
-    );
+    let (repo, slot) = one_dead_end(&env);
     assert!(note(&env, "pre-tool-use", &bash(&repo, "p1", "make test-slow")).is_some());
-    let name = slot
-        .file_name()
-        .expect("name")
-        .to_string_lossy()
-        .into_owned();
-    let cache = env
-        .store_dir()
-        .join(".tripwires")
-        .join(format!("{name}.json"));
+    let cache = wires_of(&env, &slot);
     assert!(cache.is_file(), "the wires are kept beside the slot");
     run(env.store().arg("set-progress").arg(&slot).arg("consumed"));
     env.age(&slot, 40 * 86_400);
@@ -631,21 +615,9 @@ fn a_pruned_slot_takes_its_tripwires_with_it() {
 #[test]
 fn the_wires_of_a_slot_removed_by_hand_are_pruned() {
     let env = TestEnv::new();
-    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
-    let slot = env.stored(
-        &repo,
-        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
-    );
+    let (repo, slot) = one_dead_end(&env);
     assert!(note(&env, "pre-tool-use", &bash(&repo, "h1", "make test-slow")).is_some());
-    let name = slot
-        .file_name()
-        .expect("name")
-        .to_string_lossy()
-        .into_owned();
-    let cache = env
-        .store_dir()
-        .join(".tripwires")
-        .join(format!("{name}.json"));
+    let cache = wires_of(&env, &slot);
     std::fs::remove_file(&slot).expect("removed by hand");
     let dry = run(env.store().arg("prune"));
     assert!(
@@ -658,4 +630,26 @@ fn the_wires_of_a_slot_removed_by_hand_are_pruned() {
     );
     run(env.store().args(["prune", "--apply"]));
     assert!(!cache.exists());
+}
+
+/// A repository whose handoff has one dead end, quoting `make test-slow`; its slot.
+fn one_dead_end(env: &TestEnv) -> (std::path::PathBuf, std::path::PathBuf) {
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let slot = env.stored(
+        &repo,
+        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- None.\n\n## Next\n1. Go.\n\n## Pointers\n```text\na.txt:1 | a\n```\n",
+    );
+    (repo, slot)
+}
+
+/// Where the wires of `slot` are kept.
+fn wires_of(env: &TestEnv, slot: &Path) -> std::path::PathBuf {
+    let name = slot
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    env.store_dir()
+        .join(".tripwires")
+        .join(format!("{name}.json"))
 }
