@@ -46,7 +46,7 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
     if settings.enabled() == crate::settings::Enabled::Off || !settings.tripwires() {
         return Vec::new();
     }
-    let Some(wires) = Wires::load(store, &target.name, &target.facts.checkout) else {
+    let Some(wires) = Wires::load(store, &target.name, &target.facts.checkout, true) else {
         return Vec::new();
     };
     let rel = match call {
@@ -112,7 +112,8 @@ pub(crate) fn armed(store: &Store, target: &Target) -> Option<Armed> {
     if settings.enabled() == crate::settings::Enabled::Off {
         return Some(Armed::Off("handoff.enabled false"));
     }
-    Wires::load(store, &target.name, &target.facts.checkout).map(|w| Armed::Items(w.wires.len()))
+    Wires::load(store, &target.name, &target.facts.checkout, false)
+        .map(|w| Armed::Items(w.wires.len()))
 }
 
 /// Whether an edit of `rel` (lines `lines` where known) touches the cited path: the same file

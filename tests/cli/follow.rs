@@ -104,17 +104,7 @@ fn a_line_moved_to_another_file_is_named_there_and_healed() {
         &env,
         &[("src/main.rs", &main), ("src/worker.rs", &body("w", 3))],
     );
-    write(
-        &repo,
-        "src/main.rs",
-        &format!("{}{}", body("a", 5), body("b", 5)),
-    );
-    write(
-        &repo,
-        "src/worker.rs",
-        &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
-    );
-    commit_all(&env, &repo);
+    move_the_pool_line(&env, &repo, "src/worker.rs");
     let doc = env.write(
         "h.md",
         handoff(&head, &["src/main.rs:6 | fn spawn_the_worker_pool()"]),
@@ -467,16 +457,21 @@ fn stored_then_moved_to(env: &TestEnv, to: &str) -> std::path::PathBuf {
         repo.display()
     );
     env.stored(&repo, &doc);
+    move_the_pool_line(env, &repo, to);
+    repo
+}
+
+/// Take the pool's line out of `src/main.rs` and put it on line 4 of `to`, committed.
+fn move_the_pool_line(env: &TestEnv, repo: &Path, to: &str) {
     write(
-        &repo,
+        repo,
         "src/main.rs",
         &format!("{}{}", body("a", 5), body("b", 5)),
     );
     write(
-        &repo,
+        repo,
         to,
         &format!("{}fn spawn_the_worker_pool() {{}}\n", body("w", 3)),
     );
-    commit_all(env, &repo);
-    repo
+    commit_all(env, repo);
 }

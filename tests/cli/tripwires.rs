@@ -653,3 +653,15 @@ fn wires_of(env: &TestEnv, slot: &Path) -> std::path::PathBuf {
         .join(".tripwires")
         .join(format!("{name}.json"))
 }
+
+#[test]
+fn status_counts_the_armed_items_and_writes_nothing() {
+    let env = TestEnv::new();
+    let (repo, slot) = one_dead_end(&env);
+    let o = run(env.store().arg("status").current_dir(&repo));
+    assert!(o.stdout.contains("\ntripwire 1 armed: "), "{}", o.stdout);
+    assert!(
+        !wires_of(&env, &slot).exists(),
+        "status is a read: no cache written"
+    );
+}

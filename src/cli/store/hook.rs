@@ -52,8 +52,8 @@ enum HookEvent {
         #[arg(long, value_enum)]
         harness: Option<Harness>,
     },
-    /// PostToolUse (or the client's event after a tool call): the same, said right after the call, for a client
-    /// that lets only a later hook speak to the model.
+    /// PostToolUse (or the client's event after a tool call): the same, said right after the
+    /// call, for a client that lets only a later hook speak to the model.
     PostToolUse {
         #[arg(long, value_enum)]
         harness: Option<Harness>,

@@ -145,17 +145,16 @@ DOCUMENT
 /// the call repeats, and that it goes on only if something changed since. A teammate's handoff
 /// keeps its frame. `after`: the client speaks only once the call ran.
 pub(crate) fn tripwire_note(trip: &crate::ops::tripwire::Trip, after: bool) -> String {
-    let whose = match (
-        &trip.from,
-        crate::store::authorship::From::parse(trip.from.as_deref().unwrap_or("")),
-    ) {
-        (None, _) => "Your handoff".to_string(),
-        (Some(_), Some(f)) => format!(
-            "A teammate's handoff (\"{}\" via {})",
-            clip(&f.author, 20),
-            clip(&f.via, 20)
-        ),
-        (Some(_), None) => "A teammate's handoff".to_string(),
+    let whose = match trip.from.as_deref() {
+        None => "Your handoff".to_string(),
+        Some(from) => match crate::store::authorship::From::parse(from) {
+            Some(f) => format!(
+                "A teammate's handoff (\"{}\" via {})",
+                clip(&f.author, 20),
+                clip(&f.via, 20)
+            ),
+            None => "A teammate's handoff".to_string(),
+        },
     };
     let pointer = trip
         .pointer

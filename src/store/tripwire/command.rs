@@ -277,5 +277,11 @@ mod tests {
         }
         assert_eq!(q("cd x && make y").shown(), "make y");
         assert_eq!(q("RUST_LOG=debug cargo run").shown(), "cargo run");
+        // A redirection is no separator; a comment is no word.
+        let run = simple_commands("make x 2>&1 | tail # see the end");
+        let programs: Vec<&str> = run.iter().map(|c| c.program.as_str()).collect();
+        assert_eq!(programs, ["make", "tail"]);
+        assert_eq!(run[0].positionals, ["x", "2>&1"]);
+        assert!(run[1].positionals.is_empty(), "{run:?}");
     }
 }

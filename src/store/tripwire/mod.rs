@@ -79,9 +79,8 @@ pub(crate) struct Wires {
 }
 
 impl Wires {
-    /// The wires of `text` (no verdicts yet), for a slot in `state`.
-    pub(crate) fn of(text: &str, state: FileState) -> Wires {
-        let doc = Document::parse(text);
+    /// The wires of `doc` (no verdicts yet), for a slot in `state`.
+    fn of(doc: &Document, state: FileState) -> Wires {
         let mut wires = Vec::new();
         for (kind, name) in [(Kind::DeadEnd, "Dead ends"), (Kind::Trap, "Traps")] {
             for item in doc.item_blocks(3, name) {
@@ -100,9 +99,10 @@ impl Wires {
     }
 
     /// The wires of the slot `name` in `store`, from its cache when that was built from the
-    /// slot as it is; else built now (verdicts resolved against `checkout`) and cached.
-    /// `None`: no slot, or nothing in it to trip on is not an error — an empty list is.
-    pub(crate) fn load(store: &Store, name: &str, checkout: &Path) -> Option<Wires> {
+    /// slot as it is; else built now (verdicts resolved against `checkout`), and kept as the
+    /// cache when `keep` (the hook; `status` reads and writes nothing). `None`: no slot (a slot
+    /// with nothing to trip on gives an empty list).
+    pub(crate) fn load(store: &Store, name: &str, checkout: &Path, keep: bool) -> Option<Wires> {
         let slot = store.path_of(name);
         let state = FileState::of(&crate::fs::metadata(&slot).ok()?);
         let cache = cache_path(store, name);
@@ -111,9 +111,11 @@ impl Wires {
         }
         let bytes = super::slot::read_capped(&slot).ok()?;
         let text = String::from_utf8_lossy(&bytes);
-        let mut wires = Wires::of(&text, state);
-        wires.resolve(&Document::parse(&text), checkout);
-        if let Ok(bytes) = serde_json::to_vec(&wires)
+        let doc = Document::parse(&text);
+        let mut wires = Wires::of(&doc, state);
+        wires.resolve(&doc, checkout);
+        if keep
+            && let Ok(bytes) = serde_json::to_vec(&wires)
             && crate::store::slot::create_private_dir(&store.dir.join(".tripwires")).is_ok()
         {
             let _ = crate::durable::write(&cache, &bytes, None);
@@ -192,16 +194,15 @@ fn wire_of(kind: Kind, item: &str) -> Wire {
         .trim_start()
         .trim_start_matches(['-', '*', '+'])
         .trim_start();
-    let quote: String = crate::text::visible(first)
-        .chars()
-        .take(QUOTE_CHARS)
-        .collect();
-    let quote = if quote.len() < first.len() && item.lines().count() == 1 {
-        format!("{}…", quote.trim_end())
-    } else if item.lines().count() > 1 {
-        format!("{} …", quote.trim_end())
+    let shown = crate::text::visible(first);
+    let cut: String = shown.chars().take(QUOTE_CHARS).collect();
+    // An ellipsis where the quote stops short: of its line, or of the item's further lines.
+    let quote = if item.lines().count() > 1 {
+        format!("{} …", cut.trim_end())
+    } else if cut.chars().count() < shown.chars().count() {
+        format!("{}…", cut.trim_end())
     } else {
-        quote
+        cut
     };
     Wire {
         kind,
@@ -250,7 +251,7 @@ mod tests {
 
     #[test]
     fn dead_ends_and_traps_yield_their_commands_and_paths_and_nothing_else_does() {
-        let wires = Wires::of(DOC, state()).wires;
+        let wires = Wires::of(&Document::parse(DOC), state()).wires;
         assert_eq!(wires.len(), 3, "{wires:#?}");
         assert_eq!(wires[0].kind, Kind::DeadEnd);
         assert_eq!(wires[0].commands[0].shown(), "make test-slow");
@@ -277,7 +278,7 @@ mod tests {
             .collect();
         let items: String = (0..200).map(|i| format!("- {i} {spans}\n")).collect();
         let doc = DOC.replace("### Traps\n", &format!("### Traps\n{items}"));
-        let wires = Wires::of(&doc, state());
+        let wires = Wires::of(&Document::parse(&doc), state());
         assert_eq!(wires.wires.len(), MAX_WIRES);
         assert!(wires.wires.iter().all(|w| w.commands.len() <= MAX_TRIGGERS));
         let bytes = serde_json::to_vec(&wires).unwrap_or_default();
