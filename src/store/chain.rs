@@ -279,7 +279,7 @@ fn recordable(path: &Path, branch: &str) -> Result<Option<Recordable>, Error> {
 /// Where a version sits in its lineage: its number, the commit that first recorded its text
 /// (when an earlier one did), the number it restored.
 struct Place<'a> {
-    seq: u64,
+    seq: Option<u64>,
     since: Option<String>,
     restored: Option<u64>,
     slot: Option<&'a str>,
@@ -339,7 +339,7 @@ fn commit_version(
         progress: version.progress.clone(),
         host: version.author.clone(),
         branch: branch.to_string(),
-        seq: Some(place.seq),
+        seq: place.seq,
         since: place.since,
         restored: place.restored,
         slot: place.slot.map(str::to_string),
@@ -422,13 +422,17 @@ fn missed(
 
 /// Where the next version sits, after `prior` (docs/store.md §9.15): a number counts texts, so
 /// a version whose text equals the one before but for `progress:` (a consume) keeps its number
-/// and points at where its text was first recorded; one that brings an earlier text back (a
-/// restore) has that text's number; a new text the next number.
+/// (unknown stays unknown) and points at where its text was first recorded; one that brings an
+/// earlier text back (a restore) has that text's number; a new text the next number. `seq` is
+/// the prior's number, `None` when the prior carries none (a chain recorded before versions
+/// did): `count` gives it then, and is only called for a new text — a consume after a pull of
+/// such a chain reads no history.
 fn place_of<'a>(
     chains: &Chains,
     prior: Option<&Prior>,
     text: &str,
-    seq: &mut u64,
+    seq: &mut Option<u64>,
+    count: impl FnOnce() -> u64,
     slot: Option<&'a str>,
 ) -> Place<'a> {
     let mut place = Place {
@@ -438,15 +442,18 @@ fn place_of<'a>(
         slot,
     };
     match prior {
-        Some(p) if p.text == text && *seq > 0 => {
+        Some(p) if p.text == text => {
             place.since = Some(p.meta.since.clone().unwrap_or_else(|| p.id.clone()));
             place.restored = p.meta.restored;
         }
-        Some(p) if *seq > 0 => match earlier_number(chains, p, text) {
-            Some(n) => place.restored = Some(n),
-            None => *seq += 1,
-        },
-        _ => *seq += 1,
+        Some(p) => {
+            let known = *seq.get_or_insert_with(count);
+            match earlier_number(chains, p, text) {
+                Some(n) => place.restored = Some(n),
+                None => *seq = Some(known + 1),
+            }
+        }
+        None => *seq = Some(seq.unwrap_or(0) + 1),
     }
     place.seq = *seq;
     place
@@ -487,16 +494,16 @@ pub(crate) fn record(
         meta: Meta::parse(&v.meta),
         text: text_key(&v.document),
     });
-    let recorded_seq = tip_version.as_ref().and_then(|v| Meta::parse(&v.meta).seq);
-    let mut seq = match (&tip, recorded_seq) {
-        (None, _) => 0,
-        (Some(_), Some(n)) => n,
-        // A chain recorded before versions carried their number: counted once.
-        (Some(t), None) => chains.first_parents(t, MAX_DEPTH).len() as u64,
-    };
+    let mut seq = tip_version.as_ref().and_then(|v| Meta::parse(&v.meta).seq);
     for version in missed.iter().chain(std::iter::once(&current)) {
         let body = text_key(&version.bytes);
-        let place = place_of(chains, prior.as_ref(), &body, &mut seq, slot);
+        // A chain recorded before versions carried their number: counted once, at its next
+        // new text.
+        let count = || {
+            tip.as_deref()
+                .map_or(0, |t| chains.first_parents(t, MAX_DEPTH).len() as u64)
+        };
+        let place = place_of(chains, prior.as_ref(), &body, &mut seq, count, slot);
         let (id, meta) = commit_version(
             chains,
             key.as_ref(),

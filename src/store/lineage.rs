@@ -174,7 +174,8 @@ impl Changes {
 /// after it is the same version, read).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Version {
-    pub(crate) seq: usize,
+    /// Its number; `None` when not known (a long chain recorded without numbers).
+    pub(crate) seq: Option<usize>,
     /// Whether this version brought an earlier text back (a restore): `seq` is that text's.
     pub(crate) restored: bool,
     /// The commit that recorded its text.
@@ -236,13 +237,20 @@ fn tip_of(target: &Target) -> Option<(Chains, String)> {
 }
 
 /// The tip's number on its first-parent line: recorded in its meta, else counted (a chain
-/// recorded before versions carried their number, or a merge made by a pull).
-fn number_of(chains: &Chains, tip: &str, meta: &Meta) -> usize {
+/// recorded before versions carried their number, or a merge made by a pull) up to
+/// [`COUNT_MAX`] commits — past that, not known.
+fn number_of(chains: &Chains, tip: &str, meta: &Meta) -> Option<usize> {
     match meta.seq {
-        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        None => chains.first_parents(tip, MAX_DEPTH).len(),
+        Some(n) => usize::try_from(n).ok(),
+        None => {
+            let line = chains.first_parents(tip, COUNT_MAX + 1).len();
+            (line <= COUNT_MAX).then_some(line)
+        }
     }
 }
+
+/// How many commits `log` counts to number a chain that records no numbers.
+const COUNT_MAX: usize = 2_000;
 
 /// The number a version says it has (a restore's is the text it brought back), when this store
 /// recorded it: what a remote says of numbers is data only.
@@ -346,7 +354,7 @@ pub(crate) fn log(
         let older_unread = cut && i + 1 == texts.len();
         out.push(Version {
             older_unread,
-            seq: t.number.unwrap_or_else(|| total.saturating_sub(i)),
+            seq: t.number.or_else(|| total.map(|n| n.saturating_sub(i))),
             restored: t.restored,
             id: v.id.clone(),
             parents: v.parents.clone(),

@@ -382,3 +382,103 @@ fn lineage_knows_a_line_number_fix_a_rewording_and_a_restore() {
     let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
     assert!(o.stdout.starts_with("#3 "), "{}", o.stdout);
 }
+
+/// A chain recorded before versions carried their number (`seq:`), pulled or left from an older
+/// build: a read (a consume) records its flip without counting the chain (its number stays
+/// unknown: no `seq:`), `log` shows an unknown number as `#?` past the 2,000 commits it counts,
+/// and the next new text is numbered once, from the first-parent line as git counts it.
+#[test]
+fn a_chain_without_numbers_is_counted_once_at_its_next_new_text() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let first = canonical(&repo.to_string_lossy(), "main");
+    let slot = env.stored(&repo, &first);
+    // 2,100 commits of the slot's text, none with a number, as the chain of the branch.
+    let doc = std::fs::read(&slot).expect("slot");
+    let mut stream = Vec::new();
+    stream.extend_from_slice(format!("blob\nmark :1\ndata {}\n", doc.len()).as_bytes());
+    stream.extend_from_slice(&doc);
+    stream.push(b'\n');
+    for i in 1..=2_100u64 {
+        let meta = format!("written-at: {}\nbranch: main\nhost: h\n", 1_764_800_000 + i);
+        stream.extend_from_slice(
+            format!(
+                "commit refs/handoffs/main\nmark :{}\ncommitter a <a@b> {} +0000\ndata 2\nv\n",
+                i + 1,
+                1_764_800_000 + i
+            )
+            .as_bytes(),
+        );
+        if i > 1 {
+            stream.extend_from_slice(format!("from :{i}\n").as_bytes());
+        }
+        stream.extend_from_slice(
+            format!(
+                "M 100644 :1 handoff.md\nM 100644 inline meta\ndata {}\n{meta}\n",
+                meta.len()
+            )
+            .as_bytes(),
+        );
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["fast-import", "--quiet", "--force"])
+        .current_dir(&repo)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git fast-import");
+    use std::io::Write;
+    import
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&stream)
+        .expect("stream");
+    assert!(import.wait().expect("import").success());
+    let meta = |env: &TestEnv| env.git(&repo, &["cat-file", "-p", "refs/handoffs/main:meta"]);
+    assert!(!meta(&env).contains("seq:"), "{}", meta(&env));
+
+    let o = run(env.store().args(["read", "-C"]).arg(&repo));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let flipped = meta(&env);
+    assert!(flipped.contains("progress: consumed"), "{flipped}");
+    assert!(
+        !flipped.contains("seq:"),
+        "a consume counts nothing: {flipped}"
+    );
+    let (code, v) = json(
+        env.store()
+            .args(["log", "--json", "-n", "1", "-C"])
+            .arg(&repo),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["versions"][0]["seq"], serde_json::Value::Null, "{v}");
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(o.stdout.starts_with("#? "), "{}", o.stdout);
+
+    let line = env.git(
+        &repo,
+        &[
+            "rev-list",
+            "--first-parent",
+            "--count",
+            "refs/handoffs/main",
+        ],
+    );
+    let second = first.replace(
+        "### Traps\n- None.",
+        "### Traps\n- The queue serialises the class name: rename it and old jobs fail.",
+    );
+    env.stored(&repo, &second);
+    let numbered = meta(&env);
+    let expected = line.parse::<u64>().expect("count") + 1;
+    assert!(
+        numbered.contains(&format!("\nseq: {expected}\n")),
+        "{expected}: {numbered}"
+    );
+    let o = run(env.store().args(["log", "-n", "1", "-C"]).arg(&repo));
+    assert!(
+        o.stdout.starts_with(&format!("#{expected} ")),
+        "{}",
+        o.stdout
+    );
+}

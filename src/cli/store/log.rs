@@ -29,10 +29,11 @@ pub(super) fn log_text(l: &Log) -> String {
             || "first".to_string(),
             |p| format!("after {}", &p[..p.len().min(12)]),
         );
+        let seq = v.seq.map_or_else(|| "?".to_string(), |n| n.to_string());
         let number = if v.restored {
-            format!("{} restored", v.seq)
+            format!("{seq} restored")
         } else {
-            v.seq.to_string()
+            seq
         };
         text.push_str(&format!(
             "#{number:<4} {}  {}  {:<9} {} ({parent})\n",
