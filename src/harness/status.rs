@@ -187,6 +187,17 @@ fn row(h: Harness, scope: Scope, p: &super::install::Plan, root: Option<&Path>, 
                     program.display()
                 ))
             }
+            Some(program) if through_node(&program) => {
+                let v = client.would_run(scope, &p.file, cwd);
+                Verdict {
+                    runs: v.runs,
+                    why: format!(
+                        "{}; it runs {}, npm's shim, so each hook starts Node first: run {install} again, without --on-path, to name the binary",
+                        v.why,
+                        program.display()
+                    ),
+                }
+            }
             _ => client.would_run(scope, &p.file, cwd),
         }
     };
@@ -240,4 +251,20 @@ fn unusable(plan: &super::install::Plan) -> Option<String> {
             format!("{file} is not executable, so the client never runs it: chmod +x {file}")
         }),
     }
+}
+
+/// Whether `program` (a path, or a bare name PATH resolves) is a Node script — npm's shim of
+/// this package — rather than the binary.
+fn through_node(program: &Path) -> bool {
+    let found = if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        crate::env::on_path(program, crate::env::is_executable)
+    };
+    let Some(Ok(mut file)) = found.map(crate::fs::File::open) else {
+        return false;
+    };
+    let mut head = [0u8; 64];
+    let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
+    head[..n].starts_with(b"#!") && head[..n].windows(4).any(|w| w == b"node")
 }

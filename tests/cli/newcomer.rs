@@ -388,6 +388,22 @@ fn install_names_the_next_step_and_warns_about_a_committed_path() {
     );
     let with = row(&format!("{}:/usr/bin:/bin", bin_dir.display()));
     assert!(with.contains("installed=yes runs=yes"), "{with}");
+    assert!(!with.contains("npm's shim"), "{with}");
+    // PATH's handoff-store is npm's shim (a Node script): status says so, and how to name the
+    // binary instead.
+    let shim = env.write(
+        "npm/bin/handoff-store",
+        "#!/usr/bin/env node\nrequire('x');\n",
+    );
+    crate::util::chmod_x(&shim);
+    let through = row(&format!(
+        "{}:/usr/bin:/bin",
+        shim.parent().expect("dir").display()
+    ));
+    assert!(
+        through.contains("npm's shim") && through.contains("without --on-path"),
+        "{through}"
+    );
     let o = run(env
         .store()
         .args(["uninstall", "claude", "--project", "-C"])

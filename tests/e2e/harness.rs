@@ -56,16 +56,18 @@ pub fn install_client(client: &Client) -> Result<PathBuf, String> {
         .join("node_modules")
         .join(client.package)
         .join("package.json");
+    // The manifest first: a program without `--version` may start and serve instead (the
+    // Inspector opens its web app and never exits).
     let works = |bin: &Path| {
-        Command::new(bin)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(client.version))
-            || (bin.is_file()
-                && std::fs::read(&manifest)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                    .is_some_and(|m| m["version"] == client.version))
+        (bin.is_file()
+            && std::fs::read(&manifest)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .is_some_and(|m| m["version"] == client.version))
+            || Command::new(bin)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(client.version))
     };
     if works(&bin) {
         return Ok(bin);
