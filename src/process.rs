@@ -75,44 +75,6 @@ pub(crate) fn adopt_orphans() -> bool {
     }
 }
 
-/// Enter a user namespace that maps our own uid and gid (a child runs as the same user, with
-/// no privilege), the step that lets [`own_pid_namespace`] be taken without root. Whether it
-/// took: it needs unprivileged user namespaces, and this process must run one thread.
-pub(crate) fn own_user_namespace() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        use nix::sched::{CloneFlags, unshare};
-        let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
-        if unshare(CloneFlags::CLONE_NEWUSER).is_err() {
-            return false;
-        }
-        // Unmapped, a child would run as the overflow user: map ours before one starts.
-        crate::fs::write("/proc/self/setgroups", "deny").is_ok()
-            && crate::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1\n")).is_ok()
-            && crate::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1\n")).is_ok()
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
-}
-
-/// Start this process's next child in a PID namespace of its own (after
-/// [`own_user_namespace`]): that child is the namespace's init, and when it ends the kernel
-/// ends every process left in it — a descendant that re-forks itself faster than any scan of
-/// `/proc` can follow, or leaves its session, included. Whether it took. After it this process
-/// can start no thread and one child.
-pub(crate) fn own_pid_namespace() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWPID).is_ok()
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
-}
-
 /// Cap the size of any file this process and its children write (`RLIMIT_FSIZE`): a write
 /// past it fails (the writer gets SIGXFSZ). Whether it took.
 pub(crate) fn limit_file_size(bytes: u64) -> bool {

@@ -304,61 +304,42 @@ fn run_writer(
 /// through a pipe copied into the run's `writer.out` up to one byte past the answer's cap, and
 /// the writer is ended there; its stderr is kept up to [`WRITER_ERR_CAP`]. When the writer
 /// ends — or the supervisor dies (SIGKILL included: the writer's parent is then no longer the
-/// supervisor) — every process it started ends too, a `setsid` daemon included: the writer is
-/// the init of a PID namespace of its own where the system allows one (the kernel ends the
-/// rest with it), and this process is their subreaper either way.
+/// supervisor) — every process it started ends too, a `setsid` daemon included: this process
+/// is their subreaper.
 pub(crate) fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::error::Exit {
     let Some((program, args)) = argv.split_first() else {
         return crate::error::Exit::Relayed(127);
     };
     crate::process::adopt_orphans();
     crate::process::limit_file_size(WRITER_FILE_CAP);
-    // The writer as init of a PID namespace, so whatever it starts ends with it: the user
-    // namespace while this process has one thread, the copying threads, then the PID namespace
-    // (after which no thread can start).
-    let users = crate::process::own_user_namespace();
+    let Ok(mut child) = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        return crate::error::Exit::Relayed(127);
+    };
     let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Our own stdout and stderr by descriptor (the command's output handles stay locked by
     // the dispatcher while it runs).
     use std::os::fd::AsFd;
     let own = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
-    let (Ok(stdout), Ok(stderr), Ok((out_from, out_to)), Ok((err_from, err_to))) = (
+    let (Ok(stdout), Ok(stderr)) = (
         own(std::io::stdout().as_fd()),
         own(std::io::stderr().as_fd()),
-        std::io::pipe(),
-        std::io::pipe(),
     ) else {
+        let _ = child.kill();
+        let _ = child.wait();
         return crate::error::Exit::Relayed(127);
     };
     let out = copy_capped(
-        Some(out_from),
+        child.stdout.take(),
         stdout,
         writer::OUTPUT_CAP + 1,
         Some(over.clone()),
     );
-    let err = copy_capped(Some(err_from), stderr, WRITER_ERR_CAP, None);
-    // In its own PID namespace the writer runs under `__writer-init`, so that SIGTERM reaches
-    // it as anywhere (a namespace's init takes only the signals it handles).
-    let init = std::env::current_exe()
-        .ok()
-        .filter(|_| users && crate::process::own_pid_namespace());
-    let mut command = match init {
-        Some(exe) => {
-            let mut c = Command::new(exe);
-            c.args(["hook", "__writer-init"]).arg(program).args(args);
-            c
-        }
-        None => {
-            let mut c = Command::new(program);
-            c.args(args);
-            c
-        }
-    };
-    // The command, and with it our copies of the pipes' writing ends, is gone after this
-    // statement: the copies end when the writer's tree closes its own.
-    let Ok(mut child) = command.stdout(out_to).stderr(err_to).spawn() else {
-        return crate::error::Exit::Relayed(127);
-    };
+    let err = copy_capped(child.stderr.take(), stderr, WRITER_ERR_CAP, None);
     let code = loop {
         match child.try_wait() {
             Ok(Some(status)) => break exit_code(status),
@@ -387,35 +368,6 @@ pub(crate) fn exec_writer(parent: &str, argv: &[std::ffi::OsString]) -> crate::e
         std::thread::sleep(Duration::from_millis(10));
     }
     crate::error::Exit::Relayed(code)
-}
-
-/// `hook __writer-init <argv…>`: the init of the writer's PID namespace. It runs the writer as
-/// an ordinary process of the namespace (so SIGTERM ends it as it would anywhere), reaps what is
-/// orphaned to it, and ends with the writer's code — whereupon the kernel ends every process
-/// left in the namespace.
-pub(crate) fn writer_init(argv: &[std::ffi::OsString]) -> crate::error::Exit {
-    use nix::sys::wait::{WaitStatus, waitpid};
-    let Some((program, args)) = argv.split_first() else {
-        return crate::error::Exit::Relayed(127);
-    };
-    let Ok(writer) = Command::new(program).args(args).spawn() else {
-        return crate::error::Exit::Relayed(127);
-    };
-    let writer = nix::unistd::Pid::from_raw(writer.id() as i32);
-    loop {
-        match waitpid(None, None) {
-            Ok(WaitStatus::Exited(pid, code)) if pid == writer => {
-                return crate::error::Exit::Relayed((code & 0xff) as u8);
-            }
-            Ok(WaitStatus::Signaled(pid, signal, _)) if pid == writer => {
-                return crate::error::Exit::Relayed(
-                    u8::try_from(128 + signal as i32).unwrap_or(u8::MAX),
-                );
-            }
-            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-            Err(_) => return crate::error::Exit::Relayed(127),
-        }
-    }
 }
 
 /// The largest file the writer's process tree may write (its answer file included).

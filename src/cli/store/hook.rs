@@ -72,12 +72,6 @@ enum HookEvent {
         #[arg(num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
         argv: Vec<OsString>,
     },
-    /// The init of the writer's PID namespace (internal).
-    #[command(name = "__writer-init", hide = true)]
-    WriterInit {
-        #[arg(num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
-        argv: Vec<OsString>,
-    },
 }
 
 pub(crate) fn run(args: Args) -> Result<Reply, Error> {
@@ -96,9 +90,6 @@ pub(crate) fn run(args: Args) -> Result<Reply, Error> {
             return Ok(Reply::new(crate::hooks::supervisor::exec_writer(
                 &parent, &argv,
             )));
-        }
-        HookEvent::WriterInit { argv } => {
-            return Ok(Reply::new(crate::hooks::supervisor::writer_init(&argv)));
         }
     };
     Ok(reply(harness::hook(h, event)))
