@@ -103,12 +103,7 @@ pub(crate) fn mcp_row(harness: &'static str, file: &Path, argv: &[String]) -> Op
     if !ours {
         return None;
     }
-    let found = if path.components().count() > 1 {
-        Some(path.to_path_buf()).filter(|p| crate::env::is_executable(p))
-    } else {
-        crate::env::on_path(program, crate::env::is_executable)
-    };
-    let verdict = match found {
+    let verdict = match resolved(path) {
         Some(p) => Verdict::yes(format!("MCP server {}", p.display())),
         None => Verdict::no(format!(
             "MCP server {program}: no such program (moved, removed, or not on PATH)"
@@ -256,15 +251,19 @@ fn unusable(plan: &super::install::Plan) -> Option<String> {
 /// Whether `program` (a path, or a bare name PATH resolves) is a Node script — npm's shim of
 /// this package — rather than the binary.
 fn through_node(program: &Path) -> bool {
-    let found = if program.components().count() > 1 {
-        Some(program.to_path_buf())
-    } else {
-        crate::env::on_path(program, crate::env::is_executable)
-    };
-    let Some(Ok(mut file)) = found.map(crate::fs::File::open) else {
+    let Some(Ok(mut file)) = resolved(program).map(crate::fs::File::open) else {
         return false;
     };
     let mut head = [0u8; 64];
     let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
     head[..n].starts_with(b"#!") && head[..n].windows(4).any(|w| w == b"node")
+}
+
+/// The executable a configured program names: the path itself, or a bare name as PATH finds it.
+fn resolved(program: &Path) -> Option<std::path::PathBuf> {
+    if program.components().count() > 1 {
+        Some(program.to_path_buf()).filter(|p| crate::env::is_executable(p))
+    } else {
+        crate::env::on_path(program, crate::env::is_executable)
+    }
 }
