@@ -82,55 +82,121 @@ pub(crate) fn limit_file_size(bytes: u64) -> bool {
     setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).is_ok()
 }
 
-/// End every descendant of this process: SIGTERM, `grace` for them to go, then SIGKILL, each
-/// one reaped, until none is left (orphans come back to us as their subreaper, see
-/// [`adopt_orphans`]). Call it once every `Child` of ours was waited for.
+/// End every descendant of this process: SIGTERM, `grace` for them to go, then SIGKILL, until
+/// none is left. Call it once every `Child` of ours was waited for. Orphans come back to us
+/// as their subreaper (see [`adopt_orphans`]), so "no child left" is the kernel's word that no
+/// descendant is: that, not a scan of `/proc`, ends the rounds.
 pub(crate) fn end_descendants(grace: std::time::Duration) {
-    let started = std::time::Instant::now();
-    let mut signal = if grace.is_zero() {
-        Signal::SIGKILL
-    } else {
-        Signal::SIGTERM
-    };
-    // One empty scan is not proof: a child forked mid-scan at a pid below the scan's place
-    // (pids wrap), whose parent then exits before the scan reaches it, is in neither. Every
-    // process alive when a scan starts is in it, so a second empty scan is.
-    let mut empty_once = false;
-    // Bounded: a descendant that survives SIGKILL for seconds is the kernel's (D state).
-    for _ in 0..200 {
-        reap();
-        let left = descendants();
-        if left.is_empty() {
-            if empty_once {
-                return;
+    let until = std::time::Instant::now() + grace;
+    let mut asked = Vec::new();
+    while reap() && std::time::Instant::now() < until {
+        for pid in descendants() {
+            if !asked.contains(&pid) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
+                asked.push(pid);
             }
-            empty_once = true;
-            continue;
-        }
-        empty_once = false;
-        if signal == Signal::SIGTERM && started.elapsed() >= grace {
-            signal = Signal::SIGKILL;
-        }
-        // Stopped first, then signalled: a stopped process forks no successor, so one that
-        // re-forks itself cannot outrun the rounds.
-        for &pid in &left {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGSTOP);
-        }
-        for pid in left {
-            let pid = nix::unistd::Pid::from_raw(pid);
-            let _ = nix::sys::signal::kill(pid, signal);
-            let _ = nix::sys::signal::kill(pid, Signal::SIGCONT);
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // Bounded: a descendant that survives SIGKILL for seconds is the kernel's (D state).
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while reap() && std::time::Instant::now() < until {
+        let tree = freeze();
+        for &pid in &tree {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
-/// Reap every child of ours that has ended.
-fn reap() {
-    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-    while let Ok(status) = waitpid(None, Some(WaitPidFlag::WNOHANG)) {
-        if status == WaitStatus::StillAlive {
+/// Stop every descendant (SIGSTOP: a stopped process forks no successor) and return them. A
+/// descendant that re-forks itself lives less than one scan of `/proc`, so after one whole
+/// scan the rounds read only the pids handed out since (the kernel's `ns_last_pid`): the
+/// newest generation is among them, and each round stops what it finds, until every one found
+/// is stopped and no new pid is ours. One missed still ends up our child: the next call finds it.
+fn freeze() -> Vec<i32> {
+    let mut since = last_pid();
+    let mut tree = descendants();
+    for _ in 0..1000 {
+        for &pid in &tree {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGSTOP);
+        }
+        // Once stopped, a process's forks are done: its children have pids below the next read.
+        let waited = std::time::Instant::now();
+        while !tree.iter().all(|&pid| stopped_or_gone(pid))
+            && waited.elapsed() < std::time::Duration::from_millis(50)
+        {
+            std::thread::yield_now();
+        }
+        let now = last_pid();
+        let new = match (since, now) {
+            (Some(from), Some(to)) if from == to => Vec::new(),
+            (Some(from), Some(to)) => born_between(from, to, &tree),
+            _ => descendants()
+                .into_iter()
+                .filter(|p| !tree.contains(p))
+                .collect(),
+        };
+        if new.is_empty() {
             break;
+        }
+        tree.extend(new);
+        since = now;
+    }
+    tree
+}
+
+/// The last pid the kernel handed out in our PID namespace, where it says.
+fn last_pid() -> Option<i32> {
+    crate::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The live processes with a pid handed out after `from` up to `to` (pids wrap) whose parent is
+/// this process, one of `tree` or one of them.
+fn born_between(from: i32, to: i32, tree: &[i32]) -> Vec<i32> {
+    let after = |pid: i32| {
+        if from < to {
+            pid > from && pid <= to
+        } else {
+            pid > from || pid <= to
+        }
+    };
+    let table = processes(after);
+    let mut ours = vec![std::process::id() as i32];
+    ours.extend_from_slice(tree);
+    let mut new = Vec::new();
+    loop {
+        let before = new.len();
+        for (pid, ppid, zombie) in &table {
+            if !zombie && ours.contains(ppid) && !ours.contains(pid) {
+                ours.push(*pid);
+                new.push(*pid);
+            }
+        }
+        if new.len() == before {
+            return new;
+        }
+    }
+}
+
+/// Whether `pid` is stopped, a zombie or gone.
+fn stopped_or_gone(pid: i32) -> bool {
+    stat(pid).is_none_or(|(_, state)| matches!(state, 'T' | 't' | 'Z' | 'X'))
+}
+
+/// Reap every child of ours that has ended; whether any child is left.
+fn reap() -> bool {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    loop {
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => return true,
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return false,
         }
     }
 }
@@ -138,35 +204,12 @@ fn reap() {
 /// The live (not zombie) descendants of this process, from `/proc`.
 fn descendants() -> Vec<i32> {
     let me = std::process::id() as i32;
-    let mut parent_of = Vec::new();
-    for entry in crate::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = crate::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: comm may hold anything, so read after its last ')'.
-        let mut rest = stat
-            .rsplit_once(')')
-            .map_or("", |(_, r)| r)
-            .split_whitespace();
-        let (Some(state), Some(ppid)) =
-            (rest.next(), rest.next().and_then(|p| p.parse::<i32>().ok()))
-        else {
-            continue;
-        };
-        parent_of.push((pid, ppid, state == "Z"));
-    }
+    let table = processes(|_| true);
     let mut found = vec![me];
     let mut i = 0;
     while i < found.len() {
         let parent = found[i];
-        for (pid, ppid, _) in &parent_of {
+        for (pid, ppid, _) in &table {
             if *ppid == parent && !found.contains(pid) {
                 found.push(*pid);
             }
@@ -176,6 +219,29 @@ fn descendants() -> Vec<i32> {
     found
         .into_iter()
         .filter(|pid| *pid != me)
-        .filter(|pid| parent_of.iter().any(|(p, _, zombie)| p == pid && !zombie))
+        .filter(|pid| table.iter().any(|(p, _, zombie)| p == pid && !zombie))
         .collect()
+}
+
+/// Every process whose pid `wanted` takes, as (pid, parent, zombie), from `/proc`.
+fn processes(wanted: impl Fn(i32) -> bool) -> Vec<(i32, i32, bool)> {
+    let mut table = Vec::new();
+    for entry in crate::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        if let Some((ppid, state)) = wanted(pid).then(|| stat(pid)).flatten() {
+            table.push((pid, ppid, state == 'Z'));
+        }
+    }
+    table
+}
+
+/// A process's parent and state, from `/proc/<pid>/stat`.
+fn stat(pid: i32) -> Option<(i32, char)> {
+    let stat = crate::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`: comm may hold anything, so read after its last ')'.
+    let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = rest.next()?.chars().next()?;
+    Some((rest.next()?.parse().ok()?, state))
 }

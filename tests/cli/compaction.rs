@@ -1265,43 +1265,50 @@ fn a_descendant_holding_the_pipe_never_turns_a_good_answer_into_a_timeout() {
     assert!(!reforker_at(&last), "{last} outlived the run");
 }
 
-/// A descendant that re-forks itself as fast as it can, ignores SIGTERM and leaves its session
-/// (`setsid`) does not outlive the run either: no process of it is alive once the writer's
-/// end is recorded and the run's cleanup had its time.
+/// A descendant that re-forks itself as fast as it can (each generation forks and exits at
+/// once, so no pid lives long enough to be found by a scan of `/proc` and signalled), ignores
+/// SIGTERM and leaves its session (`setsid`), three chains of it, does not outlive the run
+/// either: once the writer's end is recorded, its log of generations no longer grows. (It stops
+/// by itself after 8 s, so a failure leaves nothing running.)
 #[test]
 fn a_fast_self_reforking_descendant_does_not_outlive_the_run() {
     let s = Scene::new();
-    let hostile = hostile_writer(
-        &s,
-        "fast-reforker.sh",
-        "#!/bin/sh\ntrap '' TERM\nsetsid \"$0\" &\nexit 0\n",
+    // Perl (perl-base is part of every Debian and Ubuntu system) forks far faster than a shell.
+    let forker = s.env.write(
+        "fast-reforker.pl",
+        "#!/usr/bin/perl\nuse POSIX ();\n$SIG{TERM} = 'IGNORE';\nmy $log = \"$ENV{FAKE_LOG}/generations\";\nmy $end = time + 8;\nmy $n = 0;\nwhile (time < $end) {\n    POSIX::_exit(0) if fork;\n    POSIX::setsid();\n    $n++;\n    if ($n % 20 == 1) { open(my $f, '>>', $log) or die; print $f \"$n\\n\"; close $f; }\n}\n",
     );
+    chmod_x(&forker);
+    // Three chains (each must be caught); the writer answers once they are under way.
+    let hostile = s.env.write(
+        "writer-fast-reforker.sh",
+        format!(
+            "#!/bin/sh\nmkdir -p \"$FAKE_LOG\"\n'{0}' &\n'{0}' &\n'{0}' &\nwhile [ ! -e \"$FAKE_LOG/generations\" ]; do sleep 0.01; done\nexec '{1}'\n",
+            forker.display(),
+            s.writer.display()
+        ),
+    );
+    chmod_x(&hostile);
+    let hostile = hostile.to_string_lossy().into_owned();
     s.pre_compact(
         "fast",
         Some(&version(&s.repo, "fresh")),
         &[("HANDOFF_WRITER", hostile.as_str())],
     );
     s.writer_ended();
-    let running = || {
-        std::fs::read_dir("/proc")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| {
-                std::fs::read(e.path().join("cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("fast-reforker.sh"))
-            })
-            .count()
-    };
-    // The run's cleanup is over within seconds of the recorded end.
-    let gone = eventually(10, || running() == 0);
-    if !gone {
-        // Leave nothing behind for the next test.
-        let _ = std::process::Command::new("pkill")
-            .args(["-KILL", "-f", "fast-reforker.sh"])
-            .status();
-    }
-    assert!(gone, "a re-forking descendant outlived the run");
+    let generations =
+        || std::fs::read_to_string(s.fake.join("generations")).map_or(0, |l| l.lines().count());
+    // The writer's end is recorded once its descendants are gone; a generation that was writing
+    // its line then has had its moment.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let then = generations();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(
+        then,
+        generations(),
+        "a re-forking descendant outlived the run"
+    );
+    assert!(then > 0, "the re-forker ran");
 }
 
 /// The commands a text tells someone to run: every `<handoff-store> …` up to the end of its
