@@ -65,3 +65,22 @@ pub(crate) fn run_of(p: &std::path::Path, store: Option<&Store>) -> Option<Run> 
     }
     run
 }
+
+/// A delivery of the handoff at `shown` to session `raw_sid` settles the session's promise for
+/// that slot once the promised write has ended: the session was just given the freshest handoff
+/// there is, so the next prompt has nothing to add (a second compaction after the write landed).
+pub(crate) fn settle(raw_sid: &str, shown: &std::path::Path) {
+    let Some(p) = path(&safe_session_id(raw_sid)).filter(|p| p.is_file()) else {
+        return;
+    };
+    let store = super::input::store();
+    let Some(run) = run_of(&p, store.as_ref()) else {
+        return;
+    };
+    let slot = store.map(|s| s.path_of(&run.job.slot));
+    if slot.as_deref() == Some(shown)
+        && run.state(crate::store::now()) != crate::store::runs::RunState::Writing
+    {
+        let _ = crate::fs::remove_file(&p);
+    }
+}

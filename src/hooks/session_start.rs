@@ -84,6 +84,10 @@ impl Injection {
                 .and_then(|d| d.document.as_ref().ok())
                 .map(|d| super::promise::key_of(d.as_bytes()));
             super::promise::make(sid, run, delivered.as_deref());
+        } else if let (InjectionBody::Document(d), Some(sid)) =
+            (&then.subject, then.session.as_deref())
+        {
+            super::promise::settle(sid, std::path::Path::new(&d.info.path));
         }
         let consumed = shown.is_some_and(|delivery| {
             delivery.consumes()

@@ -1710,6 +1710,45 @@ fn a_promise_is_kept_once_in_its_repository_with_its_own_write() {
     );
 }
 
+/// A promise is settled by a delivery of what it promised: a second compaction of the session
+/// after the write landed gives the fresh handoff with its SessionStart, and the next prompt
+/// does not give it again.
+#[test]
+fn a_compaction_that_delivers_the_promised_handoff_settles_the_promise() {
+    let s = Scene::new();
+    s.pre_compact(
+        "twice",
+        Some(&version(&s.repo, "fresh")),
+        &[("FAKE_SLEEP", "2")],
+    );
+    let start = || {
+        let mut c = s.env.hook(
+            "session-start",
+            &s.input("twice", serde_json::json!({"source": "compact"})),
+        );
+        c.env("HANDOFF_CLAIM_WINDOW_SECONDS", "0");
+        context(&run(&mut c))
+    };
+    let first = start();
+    assert!(
+        first.contains("It will be given to you with the next prompt"),
+        "{first}"
+    );
+    s.writer_ended();
+    let second = start();
+    assert!(second.contains("status: fresh "), "{second}");
+    let o = s.hook(
+        "user-prompt-submit",
+        "twice",
+        serde_json::json!({"prompt": "go on", "hook_event_name": "UserPromptSubmit"}),
+    );
+    assert!(
+        !o.stdout.contains("status: fresh "),
+        "said twice: {}",
+        o.stdout
+    );
+}
+
 /// Every state of a compaction's own write, with its title sentence, note and receipt checked
 /// against each other and against who wrote the handoff shown: promoted (its write shown), a
 /// later session's compaction (no write of its own: never "its automatic write"), refused (the
