@@ -1,9 +1,9 @@
 //! OpenAI Codex CLI (measured on 0.169.0). Its input has Claude Code's field names and it reads
 //! Claude Code's output shape. Its hooks live in `hooks.json` (`$CODEX_HOME`, else `~/.codex`,
 //! or the project's `.codex/`, which Codex reads only once the project is trusted); ours are
-//! SessionStart and the compaction pair: PreCompact starts the background writer (`codex exec`,
-//! read-only), PostCompact confirms the compaction. Its plugin (contrib/codex) brings the same
-//! hooks.
+//! SessionStart, UserPromptSubmit, the compaction pair — PreCompact starts the background
+//! writer (`codex exec`, read-only), PostCompact confirms the compaction — and PreToolUse for
+//! the tripwires. Its plugin (contrib/codex) brings the same hooks.
 //!
 //! Its hook trust. Codex runs a configured hook only when `config.toml` records a
 //! `trusted_hash` matching the hook as it is now, and skips any other silently. The supported
@@ -11,24 +11,20 @@
 //! hook's key, current hash and trust status) then `config/batchWrite` — what its TUI's "Trust"
 //! does. We never compute Codex's hash ourselves. Spawned by argv, with a deadline.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde_json::{Value, json};
-
+use super::codex_app_server::{CodexError, Hook, Trust, binary, forget, list, trust_ours};
 use super::install::setting::{self, Held};
-use super::install::{Plan, Scope, Shape, group, is_ours, project};
+use super::install::{Plan, Scope, Shape, group, project, tool_group};
 use super::status::{Row, Verdict};
 use super::{Client, Harness, Located, Note, Trusted};
 use crate::error::{Error, External, NothingToDo};
-use crate::hooks::input::HookInput;
+use crate::hooks::input::{HookInput, RawInput};
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::ops::tripwire::Call as ToolCall;
 use crate::store::runs::Answer;
 
 pub(crate) struct Codex;
@@ -74,7 +70,7 @@ fn invocation(c: &Call) -> Invocation {
     }
 }
 
-fn codex_home() -> Option<PathBuf> {
+pub(crate) fn codex_home() -> Option<PathBuf> {
     crate::env::non_empty("CODEX_HOME")
         .map(PathBuf::from)
         .or_else(|| crate::env::home().map(|h| h.join(".codex")))
@@ -126,6 +122,29 @@ impl Client for Codex {
         true
     }
 
+    /// Its shell tool reaches hooks as `Bash` (`exec_command`, measured); a patch the model
+    /// runs through it (`apply_patch <<'EOF' …`), or the `apply_patch` tool where the model has
+    /// it, is the edit of the files the patch names.
+    fn tool_call(&self, raw: &RawInput) -> Option<ToolCall> {
+        let cwd = raw.text("cwd");
+        let text = match raw.text("tool_name")? {
+            "Bash" => raw.text_in("tool_input", "command")?,
+            "apply_patch" => raw
+                .text_in("tool_input", "command")
+                .or_else(|| raw.text_in("tool_input", "input"))?,
+            _ => return None,
+        };
+        match patched_files(text) {
+            Some(files) => Some(ToolCall::Patch(
+                files
+                    .iter()
+                    .filter_map(|f| super::absolute(cwd, f))
+                    .collect(),
+            )),
+            None => Some(ToolCall::Shell(text.to_string())),
+        }
+    }
+
     fn post_compact(&self, input: &HookInput) {
         crate::hooks::post_compact::run(input, "PostCompact");
     }
@@ -147,6 +166,10 @@ impl Client for Codex {
                     ),
                     (&["hooks", "PreCompact"][..], group("pre-compact")),
                     (&["hooks", "PostCompact"][..], group("post-compact")),
+                    (
+                        &["hooks", "PreToolUse"][..],
+                        tool_group(Harness::Codex, "pre-tool-use", 10, TRIP_TOOLS),
+                    ),
                 ],
                 new_file: "{}\n",
             },
@@ -304,6 +327,39 @@ impl Client for Codex {
     }
 }
 
+/// The tools its tripwire hook runs before: its shell (named `Bash` in hook input) and
+/// `apply_patch`.
+const TRIP_TOOLS: &str = "Bash|apply_patch";
+
+/// The files an `apply_patch` envelope adds, updates, deletes or moves to (`*** Update File:
+/// <path>` …), when `text` is one (alone or as `apply_patch <<'EOF' … EOF`).
+fn patched_files(text: &str) -> Option<Vec<&str>> {
+    let body = text.trim_start();
+    let body = body
+        .strip_prefix("apply_patch")
+        .or_else(|| body.strip_prefix("applypatch"))
+        .unwrap_or(body);
+    if !body.contains("*** Begin Patch") {
+        return None;
+    }
+    let files = body
+        .lines()
+        .filter_map(|l| {
+            [
+                "*** Update File: ",
+                "*** Add File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+        })
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .collect();
+    Some(files)
+}
+
 /// The key of Codex's `config.toml` that replaces its compaction prompt.
 const COMPACT_PROMPT: &str = "compact_prompt";
 
@@ -392,258 +448,22 @@ fn steering_row(file: PathBuf) -> Option<Row> {
     })
 }
 
-/// How long one app-server answer may take.
-const DEADLINE: Duration = Duration::from_secs(30);
+#[cfg(test)]
+mod tests {
+    use super::patched_files;
 
-/// The `codex` program: `HANDOFF_CODEX_BIN`, else `codex` on PATH.
-pub(crate) fn binary() -> Option<PathBuf> {
-    super::program("HANDOFF_CODEX_BIN", "codex")
-}
-
-/// One of Codex's hooks as `hooks/list` reports it.
-#[derive(Debug, Clone)]
-pub(crate) struct Hook {
-    pub(crate) key: String,
-    pub(crate) current_hash: String,
-    /// `trusted`, `untrusted`, `modified` or `managed`.
-    pub(crate) trust: String,
-    pub(crate) ours: bool,
-    /// The plugin it comes from (`handoff-store@handoff-store`), if any.
-    pub(crate) plugin: Option<String>,
-    /// The file Codex read it from.
-    pub(crate) source_path: Option<String>,
-}
-
-/// Why talking to Codex failed.
-#[derive(Debug)]
-pub(crate) enum CodexError {
-    /// The program could not be started.
-    Spawn {
-        program: PathBuf,
-        source: std::io::Error,
-    },
-    /// Its app-server's pipe broke.
-    Pipe(std::io::Error),
-    /// No answer to `method` within the deadline.
-    NoAnswer { method: String },
-    /// It answered `method` with an error (its JSON).
-    Refused { method: String, error: Value },
-    /// `config.toml` is not TOML.
-    Config(toml_edit::TomlError),
-    /// `config.toml` could not be written.
-    Write(crate::error::Error),
-}
-
-impl std::fmt::Display for CodexError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CodexError::Spawn { program, source } => {
-                write!(f, "cannot run {}: {source}", program.display())
-            }
-            CodexError::Pipe(e) => write!(f, "codex app-server: {e}"),
-            CodexError::NoAnswer { method } => {
-                write!(f, "codex app-server did not answer {method}")
-            }
-            CodexError::Refused { method, error } => {
-                write!(f, "codex app-server {method}: {error}")
-            }
-            CodexError::Config(e) => write!(f, "{e}"),
-            CodexError::Write(e) => write!(f, "{}", e.report()),
-        }
+    #[test]
+    fn a_patch_names_the_files_it_touches_and_a_command_is_no_patch() {
+        let heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** Delete File: old.rs\n*** Add File: /abs/new.rs\n+z\n*** End Patch\nEOF\n";
+        assert_eq!(
+            patched_files(heredoc),
+            Some(vec!["src/a.rs", "src/b.rs", "old.rs", "/abs/new.rs"])
+        );
+        assert_eq!(
+            patched_files("*** Begin Patch\n*** Update File: a.rs\n*** End Patch"),
+            Some(vec!["a.rs"])
+        );
+        assert_eq!(patched_files("make test-slow"), None);
+        assert_eq!(patched_files("grep -n 'Update File' notes.md"), None);
     }
-}
-
-impl std::error::Error for CodexError {}
-
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next: u64,
-}
-
-impl Server {
-    fn start(codex: &Path, cwd: &Path) -> Result<Server, CodexError> {
-        let mut child = Command::new(codex)
-            .arg("app-server")
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|source| CodexError::Spawn {
-                program: codex.to_path_buf(),
-                source,
-            })?;
-        let no_pipe = || CodexError::Pipe(std::io::Error::other("no pipe to the child"));
-        let stdin = child.stdin.take().ok_or_else(no_pipe)?;
-        let stdout = child.stdout.take().ok_or_else(no_pipe)?;
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut server = Server {
-            child,
-            stdin,
-            lines,
-            next: 1,
-        };
-        server.call(
-            "initialize",
-            json!({"clientInfo": {"name": "handoff-store", "version": env!("CARGO_PKG_VERSION")}}),
-        )?;
-        server.send(&json!({"method": "initialized"}))?;
-        Ok(server)
-    }
-
-    fn send(&mut self, message: &Value) -> Result<(), CodexError> {
-        writeln!(self.stdin, "{message}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(CodexError::Pipe)
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, CodexError> {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"id": id, "method": method, "params": params}))?;
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(DEADLINE)
-                .map_err(|_| CodexError::NoAnswer {
-                    method: method.to_string(),
-                })?;
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if message.get("id").and_then(Value::as_u64) != Some(id) {
-                continue;
-            }
-            if let Some(error) = message.get("error") {
-                return Err(CodexError::Refused {
-                    method: method.to_string(),
-                    error: error.clone(),
-                });
-            }
-            return Ok(message.get("result").cloned().unwrap_or(Value::Null));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn hooks_of(result: &Value) -> Vec<Hook> {
-    result["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|entry| entry["hooks"].as_array().cloned().unwrap_or_default())
-        .filter_map(|h| {
-            Some(Hook {
-                key: h["key"].as_str()?.to_string(),
-                current_hash: h["currentHash"].as_str().unwrap_or("").to_string(),
-                trust: h["trustStatus"].as_str().unwrap_or("unknown").to_string(),
-                ours: is_ours(Harness::Codex, &h["command"]),
-                plugin: h["pluginId"].as_str().map(str::to_string),
-                source_path: h["sourcePath"].as_str().map(str::to_string),
-            })
-        })
-        .collect()
-}
-
-/// Codex's view of the hooks that apply in `cwd`, and the errors it reported reading their
-/// files (a hooks.json Codex cannot parse is skipped whole).
-pub(crate) fn list(codex: &Path, cwd: &Path) -> Result<(Vec<Hook>, Vec<String>), CodexError> {
-    let mut server = Server::start(codex, cwd)?;
-    let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
-    let errors = result["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|entry| entry["errors"].as_array().cloned().unwrap_or_default())
-        .map(|e| {
-            format!(
-                "{}: {}",
-                e["path"].as_str().unwrap_or("?"),
-                e["message"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
-    Ok((hooks_of(&result), errors))
-}
-
-/// What trusting our hooks found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Trust {
-    /// Trusted now; the keys of the trust entries written.
-    Recorded(Vec<String>),
-    /// Codex already trusted every hook of ours it lists.
-    Already,
-    /// Codex lists no hook of ours here (it does not read the file, or cannot).
-    NotListed,
-}
-
-/// Trust our hooks (and only ours) that apply in `cwd`, through Codex.
-pub(crate) fn trust_ours(codex: &Path, cwd: &Path) -> Result<Trust, CodexError> {
-    let mut server = Server::start(codex, cwd)?;
-    let result = server.call("hooks/list", json!({"cwds": [cwd]}))?;
-    let ours: Vec<Hook> = hooks_of(&result).into_iter().filter(|h| h.ours).collect();
-    if ours.is_empty() {
-        return Ok(Trust::NotListed);
-    }
-    let pending: Vec<&Hook> = ours
-        .iter()
-        .filter(|h| h.trust != "trusted" && !h.current_hash.is_empty())
-        .collect();
-    if pending.is_empty() {
-        return Ok(Trust::Already);
-    }
-    let state = Value::Object(
-        pending
-            .iter()
-            .map(|h| (h.key.clone(), json!({"trusted_hash": h.current_hash})))
-            .collect(),
-    );
-    // The key holds dots (a path), so the whole table is upserted rather than a dotted path.
-    server.call(
-        "config/batchWrite",
-        json!({"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}]}),
-    )?;
-    Ok(Trust::Recorded(
-        pending.into_iter().map(|h| h.key.clone()).collect(),
-    ))
-}
-
-/// Drop the trust entry `key` from `$CODEX_HOME/config.toml` (format-preserving), after our hook
-/// was uninstalled.
-pub(crate) fn forget(key: &str) -> Result<(), CodexError> {
-    let Some(home) = codex_home() else {
-        return Ok(());
-    };
-    let file = home.join("config.toml");
-    let Ok(Some(text)) = super::install::read_config(&file) else {
-        return Ok(());
-    };
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(CodexError::Config)?;
-    let removed = doc
-        .get_mut("hooks")
-        .and_then(|h| h.get_mut("state"))
-        .and_then(|s| s.as_table_like_mut())
-        .and_then(|t| t.remove(key))
-        .is_some();
-    if removed {
-        // Its line endings and mode kept, never a read-only one.
-        let text = super::install::line_endings_of(&text, doc.to_string());
-        super::install::write_config(&file, &text).map_err(CodexError::Write)?;
-    }
-    Ok(())
 }

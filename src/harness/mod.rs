@@ -11,6 +11,7 @@
 mod claude_code;
 mod cline;
 pub(crate) mod codex;
+mod codex_app_server;
 mod copilot;
 mod cursor;
 mod gemini;
@@ -264,15 +265,21 @@ pub(crate) enum Trusted {
 
 /// An edit of `path`, made absolute against the session's `cwd` (the client's, else ours).
 pub(crate) fn edit(cwd: Option<&str>, path: &str) -> Option<Call> {
+    let path = absolute(cwd, path)?;
+    Some(Call::Edit { path, lines: None })
+}
+
+/// `path` made absolute against the session's `cwd` (the client's, else ours).
+pub(crate) fn absolute(cwd: Option<&str>, path: &str) -> Option<PathBuf> {
     let path = Path::new(path);
-    let path = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
+    if path.is_absolute() {
+        return Some(path.to_path_buf());
+    }
+    Some(
         cwd.map(PathBuf::from)
             .or_else(|| std::env::current_dir().ok())?
-            .join(path)
-    };
-    Some(Call::Edit { path, lines: None })
+            .join(path),
+    )
 }
 
 /// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`,

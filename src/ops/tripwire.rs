@@ -21,6 +21,8 @@ pub(crate) enum Call {
         path: PathBuf,
         lines: Option<(u64, u64)>,
     },
+    /// The files one patch adds, updates, deletes or moves (an `apply_patch` envelope).
+    Patch(Vec<PathBuf>),
 }
 
 /// One dead end or trap the call repeats.
@@ -49,13 +51,22 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
     let Some(wires) = Wires::load(store, &target.name, &target.facts.checkout, true) else {
         return Vec::new();
     };
-    let rel = match call {
-        Call::Edit { path, .. } => relative(path, &target.facts.checkout),
-        Call::Shell(_) => None,
+    let root = &target.facts.checkout;
+    let edited: Vec<(String, Option<(u64, u64)>)> = match call {
+        Call::Edit { path, lines } => relative(path, root)
+            .map(|r| (r, *lines))
+            .into_iter()
+            .collect(),
+        Call::Patch(paths) => paths
+            .iter()
+            .filter_map(|p| relative(p, root))
+            .map(|r| (r, None))
+            .collect(),
+        Call::Shell(_) => Vec::new(),
     };
     let run = match call {
         Call::Shell(line) => crate::store::tripwire::command::simple_commands(line),
-        Call::Edit { .. } => Vec::new(),
+        Call::Edit { .. } | Call::Patch(_) => Vec::new(),
     };
     let mut trips = Vec::new();
     for wire in &wires.wires {
@@ -65,7 +76,7 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
                 .iter()
                 .find(|q| run.iter().any(|r| q.matches(r)))
                 .map(|q| (Simple::shown(q), None)),
-            Call::Edit { lines, .. } => rel.as_deref().and_then(|rel| {
+            Call::Edit { .. } | Call::Patch(_) => edited.iter().find_map(|(rel, lines)| {
                 wire.paths
                     .iter()
                     .find(|p| edits(p, rel, *lines))

@@ -513,6 +513,56 @@ fn each_quoted_form_trips_once_per_session_and_says_which_item() {
     );
 }
 
+/// Codex gives its shell as `Bash`; a patch run through it (`apply_patch <<'EOF'`, which Codex
+/// applies itself) is an edit of each file the patch names, relative to the session's
+/// directory; a heredoc that is no patch is a command like any other.
+#[test]
+fn a_codex_patch_through_its_shell_is_an_edit_of_the_files_it_names() {
+    let env = TestEnv::new();
+    let repo = corpus_repo(&env);
+    env.stored(&repo, &corpus_handoff());
+    let codex = |sid: &str, cwd: &Path, command: &str| {
+        let stdin = serde_json::json!({"session_id": sid, "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "call_1",
+            "turn_id": "t", "model": "gpt-5", "permission_mode": "default", "transcript_path": null})
+        .to_string();
+        let o = run(env
+            .hook("pre-tool-use", &stdin)
+            .args(["--harness", "codex"]));
+        assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{stdin}");
+        (!o.stdout.is_empty()).then(|| {
+            let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON line");
+            assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+            assert!(v["hookSpecificOutput"].get("permissionDecision").is_none());
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+    };
+    let patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.md\n+hi\n*** Update File: legacy.rs\n@@\n-a\n+b\n*** End Patch\nEOF\n";
+    let said = codex("c1", &repo.join("src"), patch).expect("the patch updates src/legacy.rs");
+    assert!(
+        said.contains("`src/legacy.rs` looks dead")
+            && said.contains("This call touches `src/legacy.rs`"),
+        "{said}"
+    );
+    assert_eq!(codex("c1", &repo.join("src"), patch), None, "said once");
+    let elsewhere = patch.replace("legacy.rs", "fresh.rs");
+    assert_eq!(
+        codex("c2", &repo.join("src"), &elsewhere),
+        None,
+        "another file"
+    );
+    let heredoc = "cat <<'EOF' > /tmp/x\nsrc/legacy.rs\nEOF\n";
+    assert_eq!(codex("c3", &repo, heredoc), None, "no patch, no edit");
+    let said = codex("c4", &repo, "make test-slow").expect("its shell is a shell");
+    assert!(
+        said.starts_with("Your handoff lists as a dead end"),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_teammates_item_keeps_its_frame_and_the_setting_switches_it_off() {
     let env = TestEnv::new();

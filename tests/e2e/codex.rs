@@ -400,7 +400,7 @@ impl Suite {
     }
 
     /// A scene with a `CODEX_HOME` whose config points Codex at the mock (plus `extra` lines).
-    fn codex_scene(&self, extra: &str) -> Result<(Scene, PathBuf), String> {
+    pub fn codex_scene(&self, extra: &str) -> Result<(Scene, PathBuf), String> {
         let scene = self.scene(false, false)?;
         let codex_home = scene.home.join(".codex");
         std::fs::create_dir_all(&codex_home).map_err(|e| e.to_string())?;
@@ -427,7 +427,12 @@ impl Suite {
 
     /// `handoff-store install codex` in the scene, as a user would run it; what it said.
     /// `codex <args>` in the scene; it must succeed. What it printed on stdout.
-    fn codex_run(&self, scene: &Scene, codex_home: &Path, args: &[&str]) -> Result<String, String> {
+    pub fn codex_run(
+        &self,
+        scene: &Scene,
+        codex_home: &Path,
+        args: &[&str],
+    ) -> Result<String, String> {
         let mut cmd = Command::new(&self.codex);
         self.codex_env(scene, codex_home, &mut cmd);
         let out = cmd.args(args).output().map_err(|e| e.to_string())?;
@@ -442,7 +447,7 @@ impl Suite {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    fn codex_install(&self, scene: &Scene, codex_home: &Path) -> Result<String, String> {
+    pub fn codex_install(&self, scene: &Scene, codex_home: &Path) -> Result<String, String> {
         let mut install = Command::new(STORE_BIN);
         self.codex_env(scene, codex_home, &mut install);
         let out = install

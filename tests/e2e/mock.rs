@@ -509,6 +509,10 @@ fn responses_reply(
             }
             WriterStep::Answer(doc) => message(&doc),
         }
+    } else if text.contains("E2E-TRIPWIRE") {
+        let done = text.matches("\"function_call_output\"").count()
+            + text.matches("\"custom_tool_call_output\"").count();
+        codex_tripwire_item(&text, done).unwrap_or_else(|| message("tripwire walk done"))
     } else {
         message("ok from the mock")
     };
@@ -529,6 +533,25 @@ fn responses_reply(
         .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
         .collect();
     send(out, "200 OK", "text/event-stream", &body)
+}
+
+/// Codex's tripwire walk: the command through its shell tool (`exec_command`), a patch of the
+/// trap's file through the same shell (`apply_patch <<'EOF'`, which Codex applies itself), the
+/// command again, an ordinary one; then `None` (a text).
+fn codex_tripwire_item(text: &str, done: usize) -> Option<Value> {
+    let shell = |command: &str| {
+        json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
+               "name": "exec_command", "arguments": json!({"cmd": command}).to_string()})
+    };
+    let file = format!("{}/src/legacy.rs", tripwire_repo(text));
+    match done {
+        0 | 2 => Some(shell("make test-slow")),
+        1 => Some(shell(&format!(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {file}\n@@\n-fn legacy() {{}}\n+fn legacy_kept() {{}}\n*** End Patch\nEOF\n"
+        ))),
+        3 => Some(shell("git status --short")),
+        _ => None,
+    }
 }
 
 /// A Gemini API answer (Gemini CLI): the request recorded, then one candidate, streamed as one

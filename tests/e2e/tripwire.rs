@@ -13,6 +13,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::claude_tripwire,
     ),
     (
+        "tripwire: install codex; Codex's tool hooks tell the model of the dead end at make test-slow and of the trap at the apply_patch of src/legacy.rs, once each",
+        Suite::codex_tripwire,
+    ),
+    (
         "tripwire: install gemini; Gemini CLI's AfterTool does the same right after each call",
         Suite::gemini_tripwire,
     ),
@@ -49,6 +53,18 @@ impl Suite {
     /// The scene's repository with the Makefile and the legacy file, the handoff stored, and
     /// the client's hooks installed by `install <word>`.
     fn tripwire_scene(&self, scene: &Scene, word: &str) -> Check {
+        self.tripwire_scene_with(scene, |s| {
+            let (code, out) = self.store_cmd(s, &["install", word], None);
+            ensure(code == 0, || format!("install {word}: {out}")).map(|_| String::new())
+        })
+    }
+
+    /// [`Suite::tripwire_scene`], the hooks installed by `install`.
+    fn tripwire_scene_with(
+        &self,
+        scene: &Scene,
+        install: impl FnOnce(&Scene) -> Result<String, String>,
+    ) -> Check {
         std::fs::create_dir_all(scene.repo.join("src")).map_err(|e| e.to_string())?;
         std::fs::write(
             scene.repo.join("Makefile"),
@@ -62,8 +78,7 @@ impl Suite {
         let repo = scene.repo.to_string_lossy().into_owned();
         let (code, out) = self.store_cmd(scene, &["write", "--checkout", &repo], Some(HANDOFF));
         ensure(code == 0, || format!("write exited {code}: {out}"))?;
-        let (code, out) = self.store_cmd(scene, &["install", word], None);
-        ensure(code == 0, || format!("install {word}: {out}"))
+        install(scene).map(|_| ())
     }
 
     /// The walk's requests, by how many tool results each carries (`marker` counts them in
@@ -156,6 +171,31 @@ impl Suite {
             std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
         ensure(written.contains("fn legacy_kept()"), || {
             format!("the write was not made (a tripwire never blocks): {written}")
+        })
+    }
+
+    fn codex_tripwire(&self) -> Check {
+        let (scene, codex_home) = self.codex_scene("")?;
+        self.tripwire_scene_with(&scene, |_| self.codex_install(&scene, &codex_home))?;
+        let prompt = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
+        let mark = self.mock.mark();
+        self.codex_run(
+            &scene,
+            &codex_home,
+            &[
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                &prompt,
+            ],
+        )?;
+        let steps = self.notes_by_step(mark, "_call_output\"");
+        // Calls: make, the patch through the shell, make again, git status.
+        Self::walk_heard(&steps, 2, 4)?;
+        let edited =
+            std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
+        ensure(edited.contains("fn legacy_kept()"), || {
+            format!("the patch was not applied (a tripwire never blocks): {edited}")
         })
     }
 }
