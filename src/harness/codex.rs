@@ -134,15 +134,7 @@ impl Client for Codex {
                 .or_else(|| raw.text_in("tool_input", "input"))?,
             _ => return None,
         };
-        match patched_files(text) {
-            Some(files) => Some(ToolCall::Patch(
-                files
-                    .iter()
-                    .filter_map(|f| super::absolute(cwd, f))
-                    .collect(),
-            )),
-            None => Some(ToolCall::Shell(text.to_string())),
-        }
+        super::patch(cwd, text).or_else(|| Some(ToolCall::Shell(text.to_string())))
     }
 
     fn post_compact(&self, input: &HookInput) {
@@ -331,35 +323,6 @@ impl Client for Codex {
 /// `apply_patch`.
 const TRIP_TOOLS: &str = "Bash|apply_patch";
 
-/// The files an `apply_patch` envelope adds, updates, deletes or moves to (`*** Update File:
-/// <path>` …), when `text` is one (alone or as `apply_patch <<'EOF' … EOF`).
-fn patched_files(text: &str) -> Option<Vec<&str>> {
-    let body = text.trim_start();
-    let body = body
-        .strip_prefix("apply_patch")
-        .or_else(|| body.strip_prefix("applypatch"))
-        .unwrap_or(body);
-    if !body.contains("*** Begin Patch") {
-        return None;
-    }
-    let files = body
-        .lines()
-        .filter_map(|l| {
-            [
-                "*** Update File: ",
-                "*** Add File: ",
-                "*** Delete File: ",
-                "*** Move to: ",
-            ]
-            .iter()
-            .find_map(|p| l.strip_prefix(p))
-        })
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-        .collect();
-    Some(files)
-}
-
 /// The key of Codex's `config.toml` that replaces its compaction prompt.
 const COMPACT_PROMPT: &str = "compact_prompt";
 
@@ -446,24 +409,4 @@ fn steering_row(file: PathBuf) -> Option<Row> {
         runs: verdict.runs,
         why: verdict.why,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::patched_files;
-
-    #[test]
-    fn a_patch_names_the_files_it_touches_and_a_command_is_no_patch() {
-        let heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** Delete File: old.rs\n*** Add File: /abs/new.rs\n+z\n*** End Patch\nEOF\n";
-        assert_eq!(
-            patched_files(heredoc),
-            Some(vec!["src/a.rs", "src/b.rs", "old.rs", "/abs/new.rs"])
-        );
-        assert_eq!(
-            patched_files("*** Begin Patch\n*** Update File: a.rs\n*** End Patch"),
-            Some(vec!["a.rs"])
-        );
-        assert_eq!(patched_files("make test-slow"), None);
-        assert_eq!(patched_files("grep -n 'Update File' notes.md"), None);
-    }
 }

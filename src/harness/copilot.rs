@@ -14,6 +14,9 @@
 //! headless mode, under the same supervisor as Claude Code's; agentStop and sessionEnd look past
 //! that point, and a completion that succeeded confirms the run, whose handoff may then replace
 //! the slot. A failed compaction confirms nothing: the slot stays as it was.
+//!
+//! Its preToolUse hook (`toolName`, `toolArgs`) takes `additionalContext` too, and Copilot puts
+//! it before the model's next turn without holding the call back (measured): the tripwires.
 
 use std::path::{Path, PathBuf};
 
@@ -113,6 +116,24 @@ impl Client for Copilot {
         }
     }
 
+    /// Its tools: `bash`; `apply_patch` (freeform: its `toolArgs` is the patch), `edit` and
+    /// `create` (`path`).
+    fn tool_call(&self, raw: &RawInput) -> Option<crate::ops::tripwire::Call> {
+        let cwd = raw.text("cwd");
+        match raw.text("toolName")? {
+            "bash" => Some(crate::ops::tripwire::Call::Shell(
+                raw.text_in("toolArgs", "command")?.to_string(),
+            )),
+            "apply_patch" => super::patch(
+                cwd,
+                raw.text("toolArgs")
+                    .or_else(|| raw.text_in("toolArgs", "input"))?,
+            ),
+            "edit" | "create" => super::edit(cwd, raw.text_in("toolArgs", "path")?),
+            _ => None,
+        }
+    }
+
     fn render(
         &self,
         _event: &Event,
@@ -136,7 +157,7 @@ impl Client for Copilot {
     }
 
     /// preCompact (the writer) and agentStop / sessionEnd (which confirm the compaction from
-    /// its events file) besides sessionStart.
+    /// its events file) besides sessionStart; preToolUse for the tripwires.
     fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
         if scope == Scope::User {
             return Err(Error::Usage(Usage::ProjectOnly {
@@ -152,6 +173,7 @@ impl Client for Copilot {
                     (&["hooks", "preCompact"][..], hook("pre-compact")),
                     (&["hooks", "agentStop"][..], hook("post-compact")),
                     (&["hooks", "sessionEnd"][..], hook("post-compact")),
+                    (&["hooks", "preToolUse"][..], hook("pre-tool-use")),
                 ],
                 new_file: "{\n  \"version\": 1\n}\n",
             },

@@ -282,6 +282,44 @@ pub(crate) fn absolute(cwd: Option<&str>, path: &str) -> Option<PathBuf> {
     )
 }
 
+/// The edit a patch in OpenAI's `apply_patch` envelope makes (Codex's and Copilot's edit
+/// tool): of each file it names, made absolute against `cwd`; `None` when `text` is no patch.
+pub(crate) fn patch(cwd: Option<&str>, text: &str) -> Option<Call> {
+    let files = patched_files(text)?;
+    Some(Call::Patch(
+        files.iter().filter_map(|f| absolute(cwd, f)).collect(),
+    ))
+}
+
+/// The files an `apply_patch` envelope adds, updates, deletes or moves to (`*** Update File:
+/// <path>` …), when `text` is one (alone or as `apply_patch <<'EOF' … EOF`).
+fn patched_files(text: &str) -> Option<Vec<&str>> {
+    let body = text.trim_start();
+    let body = body
+        .strip_prefix("apply_patch")
+        .or_else(|| body.strip_prefix("applypatch"))
+        .unwrap_or(body);
+    if !body.contains("*** Begin Patch") {
+        return None;
+    }
+    let files = body
+        .lines()
+        .filter_map(|l| {
+            [
+                "*** Update File: ",
+                "*** Add File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+        })
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .collect();
+    Some(files)
+}
+
 /// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`,
 /// and the receipt as `systemMessage`.
 fn claude_json(event: &str, context: &str, receipt: Option<&str>) -> Option<String> {
@@ -403,6 +441,21 @@ fn tool_hook(client: &dyn Client, event: &Event, raw: &RawInput) -> HookReply {
 mod tests {
     use super::*;
     use crate::hooks::input::Source;
+
+    #[test]
+    fn a_patch_names_the_files_it_touches_and_a_command_is_no_patch() {
+        let heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** Delete File: old.rs\n*** Add File: /abs/new.rs\n+z\n*** End Patch\nEOF\n";
+        assert_eq!(
+            patched_files(heredoc),
+            Some(vec!["src/a.rs", "src/b.rs", "old.rs", "/abs/new.rs"])
+        );
+        assert_eq!(
+            patched_files("*** Begin Patch\n*** Update File: a.rs\n*** End Patch"),
+            Some(vec!["a.rs"])
+        );
+        assert_eq!(patched_files("make test-slow"), None);
+        assert_eq!(patched_files("grep -n 'Update File' notes.md"), None);
+    }
 
     fn input(h: Harness, v: serde_json::Value) -> HookInput {
         let raw = RawInput::parse(v.to_string().as_bytes()).unwrap_or_default();

@@ -563,6 +563,61 @@ fn a_codex_patch_through_its_shell_is_an_edit_of_the_files_it_names() {
     );
 }
 
+/// Copilot CLI's preToolUse (`toolName`, `toolArgs`): `bash` is its shell; its freeform
+/// `apply_patch` (the patch as `toolArgs` itself) and `edit` are edits of the files they name;
+/// the note comes as its flat `additionalContext`.
+#[test]
+fn copilot_says_it_at_its_shell_and_its_patch() {
+    let env = TestEnv::new();
+    let repo = corpus_repo(&env);
+    env.stored(&repo, &corpus_handoff());
+    let copilot = |sid: &str, tool: &str, args: serde_json::Value| {
+        let stdin = serde_json::json!({"sessionId": sid, "timestamp": 1, "cwd": repo,
+            "toolName": tool, "toolArgs": args})
+        .to_string();
+        let o = run(env
+            .hook("pre-tool-use", &stdin)
+            .args(["--harness", "copilot"]));
+        assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{stdin}");
+        (!o.stdout.is_empty()).then(|| {
+            let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON line");
+            v["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+    };
+    let patch = "*** Begin Patch\n*** Update File: src/legacy.rs\n@@\n-a\n+b\n*** End Patch\n";
+    let said = copilot("p1", "apply_patch", serde_json::json!(patch)).expect("the patch");
+    assert!(said.contains("This call touches `src/legacy.rs`"), "{said}");
+    let said = copilot(
+        "p2",
+        "edit",
+        serde_json::json!({"path": repo.join("src/legacy.rs")}),
+    )
+    .expect("an edit");
+    assert!(said.contains("`src/legacy.rs` looks dead"), "{said}");
+    let said = copilot(
+        "p3",
+        "bash",
+        serde_json::json!({"command": "make test-slow"}),
+    )
+    .expect("its shell");
+    assert!(
+        said.starts_with("Your handoff lists as a dead end"),
+        "{said}"
+    );
+    assert_eq!(
+        copilot(
+            "p4",
+            "view",
+            serde_json::json!({"path": repo.join("src/legacy.rs")})
+        ),
+        None,
+        "a read is how one checks"
+    );
+}
+
 #[test]
 fn a_teammates_item_keeps_its_frame_and_the_setting_switches_it_off() {
     let env = TestEnv::new();

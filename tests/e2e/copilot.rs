@@ -259,7 +259,7 @@ impl Suite {
     /// preCompact would look for a GitHub login. A user of their own provider points
     /// `HANDOFF_COPILOT_BIN` at a script that sets those variables and runs copilot — the one
     /// the README shows, written here into the scene's home.
-    fn copilot_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
+    pub fn copilot_cmd(&self, scene: &Scene, args: &[&str]) -> Result<String, String> {
         let env = self.copilot_env(scene)?;
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         self.run_client(&self.copilot, scene, &env, args)
@@ -310,7 +310,7 @@ impl Suite {
 
     /// The user's trust step: the repository listed under `trustedFolders` in
     /// ~/.copilot/config.json, what Copilot's folder-trust prompt records.
-    fn copilot_trust(scene: &Scene) -> Check {
+    pub fn copilot_trust(scene: &Scene) -> Check {
         let config = scene.home.join(".copilot/config.json");
         std::fs::create_dir_all(scene.home.join(".copilot")).map_err(|e| e.to_string())?;
         std::fs::write(

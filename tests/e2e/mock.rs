@@ -709,9 +709,36 @@ fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std:
             WriterStep::Answer(doc) => reply = doc,
         }
     }
+    // Copilot CLI's tripwire walk: the command, a patch of the trap's file (its freeform
+    // `apply_patch`), the command again, an ordinary one; then a text.
+    if !writer && !compaction && text.contains("E2E-TRIPWIRE") {
+        let file = format!("{}/src/legacy.rs", tripwire_repo(&text));
+        let bash = |command: &str| ("bash", json!({"command": command, "description": "Run"}));
+        tool = match text.matches("\"role\":\"tool\"").count() {
+            0 | 2 => Some(bash("make test-slow")),
+            1 => Some((
+                "apply_patch",
+                json!(format!(
+                    "*** Begin Patch\n*** Update File: {file}\n@@\n-fn legacy() {{}}\n+fn legacy_kept() {{}}\n*** End Patch\n"
+                )),
+            )),
+            3 => Some(bash("git status --short")),
+            _ => {
+                reply = "tripwire walk done".into();
+                None
+            }
+        };
+    }
     let id = next_id("chatcmpl");
     let usage = json!({"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105});
     let (message, finish) = match &tool {
+        // A freeform tool (Copilot's `apply_patch`) takes its input as it is.
+        Some((name, Value::String(input))) => (
+            json!({"role": "assistant", "tool_calls": [{"index": 0,
+                "id": next_id("call"), "type": "custom",
+                "custom": {"name": name, "input": input}}]}),
+            "tool_calls",
+        ),
         Some((name, arguments)) => (
             json!({"role": "assistant", "tool_calls": [{"index": 0,
                 "id": next_id("call"), "type": "function",

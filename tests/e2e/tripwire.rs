@@ -2,8 +2,8 @@
 //! `make test-slow` and whose trap cites `src/legacy.rs`; the mock model runs `make test-slow`,
 //! edits `src/legacy.rs`, runs `make test-slow` again and then an ordinary command. The request
 //! after each first match carries its note exactly once; the repeat and the ordinary command add
-//! nothing. Claude Code says it before the call (PreToolUse), Gemini CLI right after it
-//! (AfterTool).
+//! nothing. Claude Code, Codex and Copilot CLI say it before the call (PreToolUse,
+//! preToolUse), Gemini CLI right after it (AfterTool).
 
 use crate::harness::{Check, Scenario, Scene, Suite, ensure, git};
 
@@ -15,6 +15,10 @@ pub const SCENARIOS: &[Scenario] = &[
     (
         "tripwire: install codex; Codex's tool hooks tell the model of the dead end at make test-slow and of the trap at the apply_patch of src/legacy.rs, once each",
         Suite::codex_tripwire,
+    ),
+    (
+        "tripwire: install copilot; Copilot CLI's preToolUse does the same before each call, the edit an apply_patch",
+        Suite::copilot_tripwire,
     ),
     (
         "tripwire: install gemini; Gemini CLI's AfterTool does the same right after each call",
@@ -191,6 +195,26 @@ impl Suite {
         )?;
         let steps = self.notes_by_step(mark, "_call_output\"");
         // Calls: make, the patch through the shell, make again, git status.
+        Self::walk_heard(&steps, 2, 4)?;
+        let edited =
+            std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
+        ensure(edited.contains("fn legacy_kept()"), || {
+            format!("the patch was not applied (a tripwire never blocks): {edited}")
+        })
+    }
+
+    fn copilot_tripwire(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.tripwire_scene_with(&scene, |s| {
+            let (code, out) = self.store_cmd(s, &["install", "copilot"], None);
+            ensure(code == 0, || format!("install copilot: {out}"))?;
+            Self::copilot_trust(s).map(|_| out)
+        })?;
+        let prompt = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
+        let mark = self.mock.mark();
+        self.copilot_cmd(&scene, &["-p", &prompt, "--allow-all-tools"])?;
+        let steps = self.notes_by_step(mark, "\"role\":\"tool\"");
+        // Calls: make, the patch (its freeform apply_patch), make again, git status.
         Self::walk_heard(&steps, 2, 4)?;
         let edited =
             std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
