@@ -14,6 +14,9 @@
 //   instructions join output.context.
 // - session.compacted confirms the compaction (post-compact); the next call asks again, as
 //   after a compaction.
+// - tool.execute.after: a shell command or an edit that repeats a dead end or trap of the
+//   branch's handoff gets one line appended to the tool's output, once per item and session
+//   (the tripwires; the call itself is never held back or changed).
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -33,6 +36,8 @@ const LIMIT_MS = 60_000;
 const MAX_OUTPUT = 1 << 20;
 // A transcript is for the writer its compaction starts, which has an hour at most.
 const KEEP_MS = 3600 * 1000;
+// The tools a tripwire listens to: those that run a command or write a file.
+const TRIP_TOOLS = new Set(["bash", "edit", "write", "multiedit", "apply_patch", "patch"]);
 
 /** Run `handoff-store hook <event> --harness opencode` with `input` on stdin; its stdout. */
 function hook(event, input, cwd) {
@@ -202,6 +207,22 @@ export const HandoffStore = async ({ client, directory }) => {
       ).then(contextOf);
       const text = await session.asked;
       if (text) output.system.push(text);
+    },
+    "tool.execute.after": async (input, output) => {
+      if (!TRIP_TOOLS.has(input?.tool) || typeof output?.output !== "string") return;
+      const text = contextOf(
+        await hook(
+          "post-tool-use",
+          {
+            session_id: input.sessionID,
+            cwd: directory,
+            tool_name: input.tool,
+            tool_input: input.args ?? {},
+          },
+          directory,
+        ),
+      );
+      if (text) output.output += `\n\n${text}`;
     },
     "experimental.session.compacting": async (input, output) => {
       const transcript = await saveTranscript(client, input?.sessionID);

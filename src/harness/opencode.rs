@@ -5,7 +5,8 @@
 //! Claude Code's field names on stdin: `session-start` on a session's first model call (the
 //! delivery joins the system prompt, `experimental.chat.system.transform`), `pre-compact` on
 //! `experimental.session.compacting` (our instructions join `output.context`; the writer reads
-//! the session's messages the plugin saved), `post-compact` on the `session.compacted` event.
+//! the session's messages the plugin saved), `post-compact` on the `session.compacted` event,
+//! `post-tool-use` on `tool.execute.after` (a tripwire's line joins the tool's output).
 //!
 //! What it cannot do: no receipt is shown to the person (a plugin has no such line), and the
 //! delivery is asked for at a session's first model call, not when the session opens.
@@ -18,7 +19,7 @@ use super::install::{Scope, Shape, home, project};
 use super::{Client, Harness, Located};
 use crate::error::Error;
 use crate::hooks::Event;
-use crate::hooks::input::HookInput;
+use crate::hooks::input::{HookInput, RawInput};
 use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
 use crate::store::runs::Answer;
@@ -111,6 +112,22 @@ impl Client for OpenCode {
 
     fn install_help(&self) -> &'static str {
         "OpenCode's plugin (plugins/handoff-store.js)"
+    }
+
+    /// Its tools, as the plugin passes them (`tool.execute.after`): `bash`; `edit`, `write`,
+    /// `multiedit` (`filePath`); `apply_patch` / `patch` (`patchText`).
+    fn tool_call(&self, raw: &RawInput) -> Option<crate::ops::tripwire::Call> {
+        let cwd = raw.text("cwd");
+        match raw.text("tool_name")? {
+            "bash" => Some(crate::ops::tripwire::Call::Shell(
+                raw.text_in("tool_input", "command")?.to_string(),
+            )),
+            "edit" | "write" | "multiedit" => {
+                super::edit(cwd, raw.text_in("tool_input", "filePath")?)
+            }
+            "apply_patch" | "patch" => super::patch(cwd, raw.text_in("tool_input", "patchText")?),
+            _ => None,
+        }
     }
 
     /// The plugin reads `{"context": …}`; nothing else is printed.

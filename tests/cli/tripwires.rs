@@ -618,6 +618,56 @@ fn copilot_says_it_at_its_shell_and_its_patch() {
     );
 }
 
+/// OpenCode's plugin passes `tool.execute.after`'s tool and args: `bash`, `edit` / `write`
+/// (`filePath`), `apply_patch` (`patchText`); the note comes back as `{"context": …}`, worded
+/// as after the call.
+#[test]
+fn opencode_says_it_after_its_shell_its_edit_and_its_patch() {
+    let env = TestEnv::new();
+    let repo = corpus_repo(&env);
+    env.stored(&repo, &corpus_handoff());
+    let opencode = |sid: &str, tool: &str, args: serde_json::Value| {
+        let stdin = serde_json::json!({"session_id": sid, "cwd": repo, "tool_name": tool,
+            "tool_input": args})
+        .to_string();
+        let o = run(env
+            .hook("post-tool-use", &stdin)
+            .args(["--harness", "opencode"]));
+        assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{stdin}");
+        (!o.stdout.is_empty()).then(|| {
+            let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON line");
+            v["context"].as_str().unwrap_or_default().to_string()
+        })
+    };
+    let said = opencode(
+        "o1",
+        "bash",
+        serde_json::json!({"command": "make test-slow"}),
+    )
+    .expect("its shell");
+    assert!(said.contains("That call ran `make test-slow`"), "{said}");
+    let said = opencode(
+        "o2",
+        "edit",
+        serde_json::json!({"filePath": repo.join("src/legacy.rs")}),
+    )
+    .expect("an edit");
+    assert!(said.contains("That call ran `src/legacy.rs`"), "{said}");
+    let patch = "*** Begin Patch\n*** Update File: src/legacy.rs\n@@\n-a\n+b\n*** End Patch";
+    let said =
+        opencode("o3", "apply_patch", serde_json::json!({"patchText": patch})).expect("a patch");
+    assert!(said.contains("`src/legacy.rs` looks dead"), "{said}");
+    assert_eq!(
+        opencode(
+            "o4",
+            "read",
+            serde_json::json!({"filePath": repo.join("src/legacy.rs")})
+        ),
+        None,
+        "a read is how one checks"
+    );
+}
+
 #[test]
 fn a_teammates_item_keeps_its_frame_and_the_setting_switches_it_off() {
     let env = TestEnv::new();

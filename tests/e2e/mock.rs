@@ -197,6 +197,14 @@ fn respond(
                 &text,
                 text.matches("\"tool_result\"").count(),
             ))
+        } else if text.contains("E2E-TRIPWIRE")
+            && request["tools"].to_string().contains("\"name\":\"bash\"")
+            && !text.contains("You are writing a handoff")
+        {
+            Some(opencode_tripwire_turn(
+                &text,
+                text.matches("\"tool_result\"").count(),
+            ))
         } else if text.contains("You are writing a handoff for a Claude Code session") {
             hold = std::mem::take(&mut s.writer_delay);
             Some(writer_turn(&request, s.writer_doc.as_deref()))
@@ -287,6 +295,25 @@ fn tripwire_turn(text: &str, done: usize) -> Reply {
             input: json!({"command": "git status --short", "description": "Show the status"}),
         },
         None => Reply::Text("tripwire walk done".into()),
+    }
+}
+
+/// OpenCode's tripwire walk (its tools: `bash`, `edit`): the command, an edit of the trap's
+/// file, the command again, an ordinary one; then a text.
+fn opencode_tripwire_turn(text: &str, done: usize) -> Reply {
+    let file = format!("{}/src/legacy.rs", tripwire_repo(text));
+    let bash = |command: &str| Reply::Tool {
+        name: "bash",
+        input: json!({"command": command, "description": "Run"}),
+    };
+    match done {
+        0 | 2 => bash("make test-slow"),
+        1 => Reply::Tool {
+            name: "edit",
+            input: json!({"filePath": file, "oldString": "fn legacy()", "newString": "fn legacy_kept()"}),
+        },
+        3 => bash("git status --short"),
+        _ => Reply::Text("tripwire walk done".into()),
     }
 }
 

@@ -32,7 +32,7 @@ fn body_line(tag: &str) -> String {
 }
 
 /// `opencode serve` for one scene, on a free loopback port; stopped when dropped.
-struct Server {
+pub struct Server {
     child: Child,
     base: String,
 }
@@ -45,7 +45,7 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn start(suite: &Suite, scene: &Scene) -> Result<Server, String> {
+    pub fn start(suite: &Suite, scene: &Scene) -> Result<Server, String> {
         let dir = scene.repo.parent().ok_or("the checkout has no parent")?;
         let config = dir.join("opencode-config.json");
         let provider = json!({
@@ -53,6 +53,8 @@ impl Server {
             "model": "mock/m",
             "autoupdate": false,
             "share": "disabled",
+            // What a user who lets the agent work would have; the tripwire walk edits and runs.
+            "permission": {"edit": "allow", "bash": "allow"},
             "provider": {"mock": {
                 "npm": "@ai-sdk/anthropic",
                 "name": "Mock",
@@ -140,7 +142,7 @@ impl Server {
     }
 
     /// A new session (what `/new` makes); its id.
-    fn session(&self) -> Result<String, String> {
+    pub fn session(&self) -> Result<String, String> {
         let made = self.call("POST", "/session", Some(&json!({})))?;
         made["id"]
             .as_str()
@@ -149,7 +151,7 @@ impl Server {
     }
 
     /// The user says `text` in `session`; returns once the model answered.
-    fn say(&self, session: &str, text: &str) -> Check {
+    pub fn say(&self, session: &str, text: &str) -> Check {
         let parts = json!({"parts": [{"type": "text", "text": text}]});
         self.call("POST", &format!("/session/{session}/message"), Some(&parts))
             .map(|_| ())

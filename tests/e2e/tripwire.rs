@@ -21,6 +21,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::copilot_tripwire,
     ),
     (
+        "tripwire: install opencode; its plugin appends the note to the output of each first matching call (tool.execute.after)",
+        Suite::opencode_tripwire,
+    ),
+    (
         "tripwire: install gemini; Gemini CLI's AfterTool does the same right after each call",
         Suite::gemini_tripwire,
     ),
@@ -220,6 +224,27 @@ impl Suite {
             std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
         ensure(edited.contains("fn legacy_kept()"), || {
             format!("the patch was not applied (a tripwire never blocks): {edited}")
+        })
+    }
+
+    fn opencode_tripwire(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.tripwire_scene_with(&scene, |s| {
+            let (code, out) = self.store_cmd(s, &["install", "opencode", "--project"], None);
+            ensure(code == 0, || format!("install opencode: {out}")).map(|_| out)
+        })?;
+        let server = crate::opencode::Server::start(self, &scene)?;
+        let prompt = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
+        let mark = self.mock.mark();
+        let session = server.session()?;
+        server.say(&session, &prompt)?;
+        let steps = self.notes_by_step(mark, "\"tool_result\"");
+        // Calls: make, edit, make again, git status.
+        Self::walk_heard(&steps, 2, 4)?;
+        let edited =
+            std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
+        ensure(edited.contains("fn legacy_kept()"), || {
+            format!("the edit was not made (a tripwire never blocks): {edited}")
         })
     }
 }
