@@ -164,6 +164,7 @@ impl Client for ClaudeCode {
                 new_file: "{}\n",
             },
             skill: Some(base.join("skills/handoff/SKILL.md")),
+            scripts: Vec::new(),
         })
     }
 

@@ -5,6 +5,10 @@
 //! reads one object on every run, whose `contextModification` is added to the task. Its CLI runs
 //! start hooks detached and drops their output, so a delivery here never marks the handoff
 //! consumed: it is offered again on the next task instead.
+//!
+//! Its `PreToolUse` script (beside `TaskStart`) runs before each tool call and waits for it;
+//! its `contextModification` reaches the model as a `<hook_context source="PreToolUse">` after
+//! the tool's result, without holding the call back (the CLI, 3.0.65, measured): the tripwires.
 
 use std::path::Path;
 
@@ -24,7 +28,7 @@ impl Client for Cline {
     }
 
     fn install_help(&self) -> &'static str {
-        "Cline's TaskStart hook (.clinerules/hooks/TaskStart)"
+        "Cline's TaskStart and PreToolUse hooks (.clinerules/hooks/)"
     }
 
     fn input(&self, raw: &RawInput, _event: &Event) -> HookInput {
@@ -47,6 +51,35 @@ impl Client for Cline {
         }
     }
 
+    /// Its tools, from the call as the CLI gives it (`tool_call`: `run_commands` with
+    /// `commands`, `editor` with `path`) or as the extension does (`preToolUse`:
+    /// `execute_command`, `write_to_file`, `replace_in_file`).
+    fn tool_call(&self, raw: &RawInput) -> Option<crate::ops::tripwire::Call> {
+        let cwd = raw.first("workspaceRoots");
+        let name = raw
+            .text_in("tool_call", "name")
+            .or_else(|| raw.text_in("preToolUse", "toolName"))?;
+        let field = |key: &str| {
+            let given = raw.strings_at(&["tool_call", "input", key]);
+            if given.is_empty() {
+                raw.strings_at(&["preToolUse", "parameters", key])
+            } else {
+                given
+            }
+        };
+        match name {
+            "run_commands" | "execute_command" => {
+                let mut lines = field("commands");
+                lines.extend(field("command"));
+                (!lines.is_empty()).then(|| crate::ops::tripwire::Call::Shell(lines.join("\n")))
+            }
+            "editor" | "write_to_file" | "replace_in_file" => {
+                super::edit(cwd, field("path").first()?)
+            }
+            _ => None,
+        }
+    }
+
     fn render(
         &self,
         _event: &Event,
@@ -64,14 +97,16 @@ impl Client for Cline {
             Scope::Project => project(Harness::Cline, root, ".clinerules/hooks/TaskStart")?,
             Scope::User => home()?.join(".cline/hooks/TaskStart"),
         };
-        let command = self.hook_command("session-start");
+        let script = |event: &str| format!("#!/bin/sh\nexec {}\n", self.hook_command(event));
+        let tool = file.with_file_name("PreToolUse");
         Ok(Located {
             file,
             shape: Shape::File {
-                text: format!("#!/bin/sh\nexec {command}\n"),
+                text: script("session-start"),
                 executable: true,
             },
             skill: None,
+            scripts: vec![(tool, script("pre-tool-use"))],
         })
     }
 

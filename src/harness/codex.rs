@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::codex_app_server::{CodexError, Hook, Trust, binary, forget, list, trust_ours};
+use super::codex_app_server::{
+    CodexError, Hook, Trust, binary, codex_home, forget, list, trust_ours,
+};
 use super::install::setting::{self, Held};
 use super::install::{Plan, Scope, Shape, group, project, tool_group};
 use super::status::{Row, Verdict};
@@ -68,12 +70,6 @@ fn invocation(c: &Call) -> Invocation {
         answer: Answer::File(ANSWER.into()),
         cwd: None,
     }
-}
-
-pub(crate) fn codex_home() -> Option<PathBuf> {
-    crate::env::non_empty("CODEX_HOME")
-        .map(PathBuf::from)
-        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
 }
 
 /// What Codex said about its hooks here: `None` when there is no codex to ask.
@@ -166,6 +162,7 @@ impl Client for Codex {
                 new_file: "{}\n",
             },
             skill: None,
+            scripts: Vec::new(),
         })
     }
 

@@ -11,8 +11,14 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::Harness;
-use super::codex::codex_home;
 use super::install::is_ours;
+
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+pub(crate) fn codex_home() -> Option<PathBuf> {
+    crate::env::non_empty("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| crate::env::home().map(|h| h.join(".codex")))
+}
 
 /// How long one app-server answer may take.
 const DEADLINE: Duration = Duration::from_secs(30);

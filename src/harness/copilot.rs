@@ -178,6 +178,7 @@ impl Client for Copilot {
                 new_file: "{\n  \"version\": 1\n}\n",
             },
             skill: None,
+            scripts: Vec::new(),
         })
     }
 

@@ -72,6 +72,7 @@ impl Client for Cursor {
                 new_file: "{\n  \"version\": 1\n}\n",
             },
             skill: None,
+            scripts: Vec::new(),
         })
     }
 

@@ -216,6 +216,7 @@ impl Client for Gemini {
                 new_file: "{}\n",
             },
             skill: None,
+            scripts: Vec::new(),
         })
     }
 

@@ -98,6 +98,9 @@ pub(crate) struct Located {
     pub(crate) shape: Shape,
     /// The `/handoff` skill's file, installed and removed with the hooks.
     pub(crate) skill: Option<PathBuf>,
+    /// Scripts of ours beside the file, each one the client runs by an event's name, with
+    /// their text (Cline's `PreToolUse` beside its `TaskStart`).
+    pub(crate) scripts: Vec<(PathBuf, String)>,
 }
 
 /// A line `install` adds for the user: its tag (`note`, `trust`, `trusted`) and text.

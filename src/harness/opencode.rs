@@ -188,6 +188,7 @@ impl Client for OpenCode {
                 executable: false,
             },
             skill: None,
+            scripts: Vec::new(),
         })
     }
 }

@@ -68,6 +68,24 @@ impl RawInput {
             .filter(|s| !s.is_empty())
     }
 
+    /// The strings at `path` (objects by key): one string, or every string of an array
+    /// (`tool_call.input.commands`); empty ones left out.
+    pub(crate) fn strings_at(&self, path: &[&str]) -> Vec<&str> {
+        let Some((first, rest)) = path.split_first() else {
+            return Vec::new();
+        };
+        let mut value = self.0.get(*first);
+        for key in rest {
+            value = value.and_then(|v| v.get(key));
+        }
+        let all = match value {
+            Some(Value::String(s)) => vec![s.as_str()],
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        all.into_iter().filter(|s| !s.is_empty()).collect()
+    }
+
     /// Whether the field is present at all, whatever its value.
     pub(crate) fn has(&self, key: &str) -> bool {
         self.0.contains_key(key)

@@ -382,8 +382,17 @@ fn files_of_our_own_are_created_and_removed_whole() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o111, 0o111, "executable");
+    let tool = repo.join(".clinerules/hooks/PreToolUse");
+    let script = std::fs::read_to_string(&tool).expect("the tripwires' script");
+    assert!(
+        script.starts_with("#!/bin/sh\nexec ")
+            && script.ends_with(" hook pre-tool-use --harness cline\n"),
+        "{script}"
+    );
+    let mode = std::fs::metadata(&tool).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o111, 0o111, "executable");
     assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "cline"])).code, 0);
-    assert!(!cline.exists());
+    assert!(!cline.exists() && !tool.exists());
     assert!(
         !repo.join(".clinerules").exists(),
         "the folders install created are removed with the file"
@@ -413,6 +422,82 @@ fn files_of_our_own_are_created_and_removed_whole() {
         0
     );
     assert!(!user.exists());
+}
+
+/// Cline's tripwires are a `PreToolUse` script beside `TaskStart`: someone else's script of
+/// that name is left alone and `install` says so, `uninstall` leaves it too, and a hook
+/// answers Cline's tool-call input (its CLI's `tool_call`, its extension's `preToolUse`).
+#[test]
+fn clines_tool_script_is_ours_only_where_none_was() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("src/legacy.rs", "fn old() {}\n")]);
+    env.stored(
+        &repo,
+        "# Handoff — t\nstatus: s.\n\n## Do not re-derive\n\n### Decisions\n- None.\n\n### Dead ends\n- `make test-slow` hangs.\n\n### Traps\n- `src/legacy.rs` looks dead.\n\n## Next\n1. Go.\n\n## Pointers\n```text\nsrc/legacy.rs:1 | fn old\n```\n",
+    );
+    let tool = repo.join(".clinerules/hooks/PreToolUse");
+    std::fs::create_dir_all(repo.join(".clinerules/hooks")).expect("their folder");
+    std::fs::write(&tool, "#!/bin/sh\necho theirs\n").expect("theirs");
+    let o = run(&mut hs(&env, &repo, &["install", "cline"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("PreToolUse is someone else's, so it was left alone"),
+        "{}",
+        o.stdout
+    );
+    assert!(repo.join(".clinerules/hooks/TaskStart").is_file());
+    assert_eq!(run(&mut hs(&env, &repo, &["uninstall", "cline"])).code, 0);
+    assert_eq!(
+        std::fs::read_to_string(&tool).expect("theirs"),
+        "#!/bin/sh\necho theirs\n"
+    );
+    std::fs::remove_file(&tool).expect("theirs gone");
+    assert_eq!(run(&mut hs(&env, &repo, &["install", "cline"])).code, 0);
+    let fire = |stdin: serde_json::Value| {
+        let o = run(env
+            .hook("pre-tool-use", &stdin.to_string())
+            .args(["--harness", "cline"]));
+        assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+        serde_json::from_str::<serde_json::Value>(&o.stdout)
+            .ok()
+            .and_then(|v| v["contextModification"].as_str().map(str::to_string))
+            .filter(|t| !t.is_empty())
+    };
+    let cli = |task: &str, name: &str, input: serde_json::Value| {
+        serde_json::json!({"taskId": task, "hookName": "tool_call", "workspaceRoots": [repo],
+            "tool_call": {"id": "call_1", "name": name, "input": input}})
+    };
+    let said = fire(cli(
+        "t1",
+        "run_commands",
+        serde_json::json!({"commands": ["ls", "make test-slow"]}),
+    ))
+    .expect("the dead end");
+    assert!(
+        said.contains("This call touches `make test-slow`"),
+        "{said}"
+    );
+    let said = fire(cli(
+        "t1",
+        "editor",
+        serde_json::json!({"path": repo.join("src/legacy.rs"), "new_text": "x"}),
+    ))
+    .expect("the trap");
+    assert!(said.contains("`src/legacy.rs` looks dead"), "{said}");
+    let extension = serde_json::json!({"taskId": "t2", "hookName": "PreToolUse",
+        "workspaceRoots": [repo], "preToolUse": {"toolName": "execute_command",
+        "parameters": {"command": "make test-slow"}}});
+    assert!(fire(extension).is_some(), "the extension's spelling");
+    assert_eq!(
+        fire(cli(
+            "t3",
+            "read_files",
+            serde_json::json!({"paths": [repo.join("src/legacy.rs")]})
+        )),
+        None,
+        "a read is how one checks"
+    );
 }
 
 /// OpenCode's install is a plugin file naming this binary as a JSON string (run by argument

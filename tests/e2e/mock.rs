@@ -740,9 +740,21 @@ fn chat_reply(out: &mut TcpStream, request: Value, state: &Mutex<State>) -> std:
     // `apply_patch`), the command again, an ordinary one; then a text.
     if !writer && !compaction && text.contains("E2E-TRIPWIRE") {
         let file = format!("{}/src/legacy.rs", tripwire_repo(&text));
-        let bash = |command: &str| ("bash", json!({"command": command, "description": "Run"}));
+        // Cline's CLI offers `run_commands` and `editor` instead.
+        let cline = request["tools"].to_string().contains("\"run_commands\"");
+        let bash = |command: &str| {
+            if cline {
+                ("run_commands", json!({"commands": [command]}))
+            } else {
+                ("bash", json!({"command": command, "description": "Run"}))
+            }
+        };
         tool = match text.matches("\"role\":\"tool\"").count() {
             0 | 2 => Some(bash("make test-slow")),
+            1 if cline => Some((
+                "editor",
+                json!({"path": file, "old_text": "fn legacy()", "new_text": "fn legacy_kept()"}),
+            )),
             1 => Some((
                 "apply_patch",
                 json!(format!(

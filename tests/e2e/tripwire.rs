@@ -25,6 +25,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::opencode_tripwire,
     ),
     (
+        "tripwire: install cline; Cline's PreToolUse script does the same before each call (its CLI's run_commands and editor)",
+        Suite::cline_tripwire,
+    ),
+    (
         "tripwire: install gemini; Gemini CLI's AfterTool does the same right after each call",
         Suite::gemini_tripwire,
     ),
@@ -240,6 +244,38 @@ impl Suite {
         server.say(&session, &prompt)?;
         let steps = self.notes_by_step(mark, "\"tool_result\"");
         // Calls: make, edit, make again, git status.
+        Self::walk_heard(&steps, 2, 4)?;
+        let edited =
+            std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
+        ensure(edited.contains("fn legacy_kept()"), || {
+            format!("the edit was not made (a tripwire never blocks): {edited}")
+        })
+    }
+
+    fn cline_tripwire(&self) -> Check {
+        let scene = self.scene(false, false)?;
+        self.tripwire_scene(&scene, "cline")?;
+        let cline = |args: &[&str]| self.run_client(&self.cline, &scene, &[], args);
+        let base = format!("{}/v1", self.mock.url());
+        let prompt = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
+        let mark = self.mock.mark();
+        let ran = cline(&[
+            "auth",
+            "-p",
+            "openai-compatible",
+            "-k",
+            "e2e-not-a-key",
+            "-m",
+            "mock",
+            "-b",
+            &base,
+        ])
+        .and_then(|_| cline(&[&prompt]));
+        // Cline's CLI leaves its hub daemon running after the task; it must not outlive the scene.
+        crate::harness::stop_left_behind(&scene.home);
+        ran?;
+        let steps = self.notes_by_step(mark, "\"role\":\"tool\"");
+        // Calls: make, the edit, make again, git status.
         Self::walk_heard(&steps, 2, 4)?;
         let edited =
             std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;

@@ -182,12 +182,23 @@ fn install(what: Integration, dir: Option<&str>, scope: ScopeArgs) -> Result<Don
     };
     let done = harness_install::install(&store, &plan)?;
     let skill = harness_install::install_skill(&plan)?;
+    let mut notes: Vec<_> = harness_install::install_scripts(&plan)?
+        .into_iter()
+        .map(|path| Note {
+            tag: "note",
+            text: format!(
+                "{} is someone else's, so it was left alone: the hook of ours of that name (the tripwires) is not installed",
+                path.display()
+            ),
+        })
+        .collect();
+    notes.extend(h.client().after_install(&store, &plan, &dir));
     Ok(Done::Harness {
         harness: h,
         file: done.file,
         changed: done.changed,
         skill: plan.skill.clone().filter(|_| skill),
-        notes: h.client().after_install(&store, &plan, &dir),
+        notes,
         project: plan.scope == Scope::Project,
         on_path: scope.on_path,
         in_use: crate::store::Target::at(&dir)

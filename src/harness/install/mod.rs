@@ -8,6 +8,7 @@
 mod file;
 mod ours;
 mod plan;
+mod scripts;
 pub(crate) mod setting;
 mod skill;
 
@@ -27,6 +28,7 @@ pub(crate) fn read_config(file: &Path) -> Result<Option<String>, Error> {
 pub(crate) fn write_config(file: &Path, text: &str) -> Result<(), Error> {
     file::write_setting(file, text)
 }
+pub(crate) use scripts::{install_scripts, scripts_in_place};
 pub(crate) use skill::{install_skill, uninstall_skill};
 
 use std::path::{Path, PathBuf};
@@ -227,6 +229,8 @@ pub(crate) fn remove_created_if_empty(created: &[String]) {
 
 /// Take our hook out of the plan's file.
 pub(crate) fn uninstall(store: &Store, plan: &Plan) -> Result<Removed, Error> {
+    // The scripts beside the file first: they sit in the folder its install may have created.
+    scripts::uninstall_scripts(plan)?;
     let current = read_text(&plan.file)?;
     let record_file = record_path(store, &plan.file);
     let record: Option<Record> =

@@ -111,11 +111,14 @@ fn collect_commands<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// Whether our hook is in the plan's file now.
+/// Whether our hook is in the plan's file now, and the scripts beside it are in place.
 pub(crate) fn is_installed(plan: &Plan) -> bool {
     let Ok(Some(text)) = read_text(&plan.file) else {
         return false;
     };
+    if !super::scripts_in_place(plan) {
+        return false;
+    }
     match &plan.shape {
         Shape::Json { groups, .. } => groups.iter().all(|(path, _)| {
             jsonc::elements(&text, path)

@@ -38,6 +38,8 @@ pub(crate) struct Plan {
     pub(crate) shape: Shape,
     /// The `/handoff` skill's file (Claude Code), installed and removed with the hooks.
     pub(crate) skill: Option<PathBuf>,
+    /// Scripts of ours beside the file, with their text (see `install::scripts`).
+    pub(crate) scripts: Vec<(PathBuf, String)>,
 }
 
 /// The user's home, for a user-scope file.
@@ -74,5 +76,6 @@ pub(crate) fn plan(h: Harness, scope: Scope, root: Option<&Path>) -> Result<Plan
         file: located.file,
         shape: located.shape,
         skill: located.skill,
+        scripts: located.scripts,
     })
 }
