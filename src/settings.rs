@@ -33,7 +33,7 @@ enum Kind {
 }
 
 /// Every setting, in the order `config` lists them.
-pub(crate) const KEYS: [Key; 8] = [
+pub(crate) const KEYS: [Key; 9] = [
     Key {
         git: "handoff.enabled",
         env: "HANDOFF_ENABLED",
@@ -81,6 +81,12 @@ pub(crate) const KEYS: [Key; 8] = [
         env: "HANDOFF_TRIPWIRES",
         default: "true",
         kind: Kind::Bool,
+    },
+    Key {
+        git: "handoff.holdout",
+        env: "HANDOFF_HOLDOUT",
+        default: "0",
+        kind: Kind::Number,
     },
 ];
 
@@ -313,6 +319,15 @@ impl Settings {
     /// `handoff.tripwires`: whether a tool call that repeats a dead end or trap is told so.
     pub(crate) fn tripwires(&self) -> bool {
         self.value("handoff.tripwires") != "false"
+    }
+
+    /// `handoff.holdout N`: one reset in N (N ≥ 2), drawn at random, gets only a line saying a
+    /// handoff exists — the user's own trial of what a handoff is worth (`impact`). `None`: off.
+    pub(crate) fn holdout(&self) -> Option<u64> {
+        self.value("handoff.holdout")
+            .parse()
+            .ok()
+            .filter(|n| *n >= 2)
     }
 
     pub(crate) fn stale_hours(&self) -> u64 {

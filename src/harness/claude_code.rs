@@ -135,6 +135,49 @@ impl Client for ClaudeCode {
         crate::hooks::session_end::run(input);
     }
 
+    /// Its transcript (`~/.claude/projects/<folder>/<session>.jsonl`): a line per message,
+    /// each with its `timestamp`; an assistant message's `tool_use` blocks, and its `usage`
+    /// (input, cache written, cache read, output), repeated on each line of one message (its
+    /// `message.id` counts it once).
+    fn transcript_line(&self, line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+        let at = line
+            .get("timestamp")
+            .and_then(serde_json::Value::as_str)
+            .and_then(crate::store::time::parse_iso)?;
+        let mut out = crate::ops::impact::Line {
+            at: Some(at),
+            ..Default::default()
+        };
+        let message = line.get("message").filter(|_| line["type"] == "assistant");
+        let Some(message) = message else {
+            return Some(out);
+        };
+        let usage = &message["usage"];
+        let tokens = [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+        .iter()
+        .filter_map(|k| usage.get(k).and_then(serde_json::Value::as_u64))
+        .fold(0u64, u64::saturating_add);
+        if usage.is_object() {
+            let id = message["id"].as_str().map(str::to_string);
+            out.usage = Some((id, tokens));
+        }
+        let cwd = line["cwd"].as_str();
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_use"
+                && let Some(name) = block["name"].as_str()
+            {
+                out.tools
+                    .push(super::transcript_tool(self, name, &block["input"], cwd));
+            }
+        }
+        Some(out)
+    }
+
     fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {
         let base = match scope {
             Scope::User => home()?.join(".claude"),

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use serde_json::json;
+
 use super::codex_app_server::{
     CodexError, Hook, Trust, binary, codex_home, forget, list, trust_ours,
 };
@@ -131,6 +133,69 @@ impl Client for Codex {
             _ => return None,
         };
         super::patch(cwd, text).or_else(|| Some(ToolCall::Shell(text.to_string())))
+    }
+
+    /// Its rollout file (the hooks' `transcript_path`): a line per item with its `timestamp`;
+    /// `response_item` tool calls (`function_call` `exec_command` with `cmd`, read as its shell;
+    /// `custom_tool_call` `apply_patch`; `local_shell_call`), and `event_msg` `token_count`,
+    /// whose `last_token_usage` is one request's (its `input_tokens` hold the cached ones).
+    fn transcript_line(&self, line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+        let at = line["timestamp"]
+            .as_str()
+            .and_then(crate::store::time::parse_iso)?;
+        let mut out = crate::ops::impact::Line {
+            at: Some(at),
+            ..Default::default()
+        };
+        let payload = &line["payload"];
+        let tool = |name: &str, input: serde_json::Value| {
+            let cwd = input["workdir"].as_str().map(str::to_string);
+            super::transcript_tool(self, name, &input, cwd.as_deref())
+        };
+        match (line["type"].as_str(), payload["type"].as_str()) {
+            (Some("event_msg"), Some("token_count")) => {
+                let last = &payload["info"]["last_token_usage"];
+                let n = ["input_tokens", "output_tokens"]
+                    .iter()
+                    .filter_map(|k| last.get(k).and_then(serde_json::Value::as_u64))
+                    .fold(0u64, u64::saturating_add);
+                out.usage = last.is_object().then_some((None, n));
+            }
+            (Some("response_item"), Some("function_call")) => {
+                let args: serde_json::Value = payload["arguments"]
+                    .as_str()
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or_default();
+                let name = payload["name"].as_str().unwrap_or_default();
+                out.tools.push(match (name, args["cmd"].as_str()) {
+                    ("exec_command", Some(cmd)) => {
+                        tool("Bash", json!({"command": cmd, "workdir": args["workdir"]}))
+                    }
+                    _ => tool(name, args),
+                });
+            }
+            (Some("response_item"), Some("custom_tool_call")) => {
+                let name = payload["name"].as_str().unwrap_or_default();
+                out.tools
+                    .push(tool(name, json!({"input": payload["input"]})));
+            }
+            (Some("response_item"), Some("local_shell_call")) => {
+                let words: Vec<&str> = payload["action"]["command"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(serde_json::Value::as_str)
+                    .collect();
+                // `bash -lc <script>`: the script is the command.
+                let command = match words.as_slice() {
+                    [_, "-lc" | "-c", script] => script.to_string(),
+                    _ => words.join(" "),
+                };
+                out.tools.push(tool("Bash", json!({"command": command})));
+            }
+            _ => {}
+        }
+        Some(out)
     }
 
     fn post_compact(&self, input: &HookInput) {

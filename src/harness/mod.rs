@@ -20,6 +20,7 @@ pub(crate) mod install;
 pub(crate) mod jsonc;
 mod opencode;
 pub(crate) mod status;
+mod tool_calls;
 pub(crate) mod watch;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +34,7 @@ use crate::hooks::{Event, HookReply};
 use crate::ops::tripwire::Call;
 use install::{Plan, Scope, Shape};
 use status::Verdict;
+pub(crate) use tool_calls::{edit, patch, transcript_line, transcript_tool};
 
 /// The clients we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -185,6 +187,13 @@ pub(crate) trait Client: Sync {
         }
     }
 
+    /// One line of its session transcript, as `impact` reads it (docs/store.md §9.20): its
+    /// time, the model usage it reports, its tool calls. `None`: a line it does not read, or a
+    /// client whose transcripts are not read.
+    fn transcript_line(&self, _line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+        None
+    }
+
     /// SessionStart: what to inject.
     fn session_start(&self, input: &HookInput) -> Option<Injection> {
         crate::hooks::session_start::run(input)
@@ -264,63 +273,6 @@ pub(crate) enum Trusted {
     Recorded(Vec<String>),
     /// Every hook of ours the client (its name) lists was trusted already.
     Already(&'static str),
-}
-
-/// An edit of `path`, made absolute against the session's `cwd` (the client's, else ours).
-pub(crate) fn edit(cwd: Option<&str>, path: &str) -> Option<Call> {
-    let path = absolute(cwd, path)?;
-    Some(Call::Edit { path, lines: None })
-}
-
-/// `path` made absolute against the session's `cwd` (the client's, else ours).
-pub(crate) fn absolute(cwd: Option<&str>, path: &str) -> Option<PathBuf> {
-    let path = Path::new(path);
-    if path.is_absolute() {
-        return Some(path.to_path_buf());
-    }
-    Some(
-        cwd.map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok())?
-            .join(path),
-    )
-}
-
-/// The edit a patch in OpenAI's `apply_patch` envelope makes (Codex's and Copilot's edit
-/// tool): of each file it names, made absolute against `cwd`; `None` when `text` is no patch.
-pub(crate) fn patch(cwd: Option<&str>, text: &str) -> Option<Call> {
-    let files = patched_files(text)?;
-    Some(Call::Patch(
-        files.iter().filter_map(|f| absolute(cwd, f)).collect(),
-    ))
-}
-
-/// The files an `apply_patch` envelope adds, updates, deletes or moves to (`*** Update File:
-/// <path>` …), when `text` is one (alone or as `apply_patch <<'EOF' … EOF`).
-fn patched_files(text: &str) -> Option<Vec<&str>> {
-    let body = text.trim_start();
-    let body = body
-        .strip_prefix("apply_patch")
-        .or_else(|| body.strip_prefix("applypatch"))
-        .unwrap_or(body);
-    if !body.contains("*** Begin Patch") {
-        return None;
-    }
-    let files = body
-        .lines()
-        .filter_map(|l| {
-            [
-                "*** Update File: ",
-                "*** Add File: ",
-                "*** Delete File: ",
-                "*** Move to: ",
-            ]
-            .iter()
-            .find_map(|p| l.strip_prefix(p))
-        })
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-        .collect();
-    Some(files)
 }
 
 /// Claude Code's output for an injection: one `hookSpecificOutput` JSON object naming `event`,
@@ -444,21 +396,6 @@ fn tool_hook(client: &dyn Client, event: &Event, raw: &RawInput) -> HookReply {
 mod tests {
     use super::*;
     use crate::hooks::input::Source;
-
-    #[test]
-    fn a_patch_names_the_files_it_touches_and_a_command_is_no_patch() {
-        let heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** Delete File: old.rs\n*** Add File: /abs/new.rs\n+z\n*** End Patch\nEOF\n";
-        assert_eq!(
-            patched_files(heredoc),
-            Some(vec!["src/a.rs", "src/b.rs", "old.rs", "/abs/new.rs"])
-        );
-        assert_eq!(
-            patched_files("*** Begin Patch\n*** Update File: a.rs\n*** End Patch"),
-            Some(vec!["a.rs"])
-        );
-        assert_eq!(patched_files("make test-slow"), None);
-        assert_eq!(patched_files("grep -n 'Update File' notes.md"), None);
-    }
 
     fn input(h: Harness, v: serde_json::Value) -> HookInput {
         let raw = RawInput::parse(v.to_string().as_bytes()).unwrap_or_default();

@@ -11,6 +11,7 @@ pub(crate) mod post_checkout;
 pub(crate) mod post_compact;
 pub(crate) mod pre_compact;
 pub(crate) mod promise;
+pub(crate) mod resets;
 pub(crate) mod session_end;
 pub(crate) mod session_start;
 pub(crate) mod supervisor;

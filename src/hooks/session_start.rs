@@ -12,12 +12,13 @@ use super::claims::claim;
 use super::input::{HookInput, Source};
 use super::texts::injection::{
     InjectionBody, OwnWrite, background_section, cleared_section, compact_section,
-    compose_document, offer_text, placeholder_section,
+    compose_document, offer_text, placeholder_section, size_word, verdict_word,
 };
 use crate::ops::deliver::{self, Content};
 use crate::ops::marker::{FRESH_SECONDS, Marker, marker_path};
 use crate::ops::startup::{AtStartup, Plan, Start, at_startup};
 use crate::store::deliver::Delivery;
+use crate::store::resets::Arm;
 use crate::store::slot::Flip;
 use crate::store::{PickKind, Store, Target, now};
 
@@ -57,6 +58,10 @@ struct Then {
     prompt_hook: bool,
     /// A promise this injection keeps, used up once it got out.
     kept_promise: Option<PathBuf>,
+    /// What the reset was given, for its log; the transcript and checkout it happened in.
+    arm: Arm,
+    transcript: Option<String>,
+    checkout: String,
 }
 
 impl Injection {
@@ -84,8 +89,8 @@ impl Injection {
                 .and_then(|d| d.document.as_ref().ok())
                 .map(|d| super::promise::key_of(d.as_bytes()));
             super::promise::make(sid, run, delivered.as_deref());
-        } else if let (InjectionBody::Document(d), Some(sid)) =
-            (&then.subject, then.session.as_deref())
+        } else if let (InjectionBody::Document(d), Some(sid), Arm::Delivered) =
+            (&then.subject, then.session.as_deref(), then.arm)
         {
             super::promise::settle(sid, std::path::Path::new(&d.info.path));
         }
@@ -99,13 +104,34 @@ impl Injection {
                     )
                 })
         });
+        let chars = self.text.encode_utf16().count();
+        // A reset's injection (not a note, not a fresh start's offer) goes into the reset log.
+        if then.title_source != "note" && !then.title_source.contains("offered") {
+            let seen = super::resets::Seen {
+                client: then.client,
+                session: then.session.clone(),
+                transcript: then.transcript.clone(),
+                source: super::resets::source_word(then.title_source),
+                checkout: then.checkout.clone(),
+                main: then.main.clone(),
+            };
+            let store = then.store.clone().or_else(super::input::store);
+            super::resets::record(
+                store.as_ref(),
+                seen,
+                then.arm,
+                None,
+                chars,
+                shown.map(|d| &**d),
+            );
+        }
         crate::ops::delivered::record(&crate::ops::delivered::Delivered {
             at: crate::store::iso(now()),
             harness: then.client.to_string(),
             session: then.session,
             source: then.title_source.to_string(),
             event: self.event,
-            chars: self.text.encode_utf16().count(),
+            chars,
             cut: self.text.contains(super::texts::truncate::TRUNCATED),
             consumed,
             read_before: shown.is_some_and(|d| d.info.progress.as_deref() == Some("consumed")),
@@ -138,6 +164,9 @@ impl Then {
             marker: None,
             prompt_hook: input.prompt_hook,
             kept_promise: None,
+            arm: Arm::Delivered,
+            transcript: input.transcript.clone(),
+            checkout: target.checkout(),
         }
     }
 }
@@ -172,7 +201,18 @@ pub(crate) fn run(input: &HookInput) -> Option<Injection> {
         return None;
     }
     match start_of(input.source) {
-        Start::Compact | Start::Clear => deliver(input, input.source, "SessionStart"),
+        Start::Compact | Start::Clear => {
+            let injection = deliver(input, input.source, "SessionStart");
+            if injection.is_none() {
+                let word = if input.source == Some(Source::Compact) {
+                    "compact"
+                } else {
+                    "clear"
+                };
+                super::resets::nothing(input, word);
+            }
+            injection
+        }
         Start::Startup => startup(input),
         // The conversation is back (`--continue`, `/resume`): it has what it had.
         Start::Resumed => None,
@@ -248,29 +288,6 @@ fn startup(input: &HookInput) -> Option<Injection> {
     })
 }
 
-/// The gate's verdict in a word or two, for the person (`gate OK`, `gate FAILED`).
-fn verdict_word(v: &crate::store::verdict::GateVerdict) -> String {
-    use crate::store::verdict::GateStatus;
-    match (v.status, v.exit) {
-        (GateStatus::Ok, _) => "gate OK".into(),
-        (GateStatus::Failed, _) => "gate FAILED".into(),
-        (GateStatus::Malformed, _) => "gate MALFORMED".into(),
-        (GateStatus::Unexpected, Some(n)) => format!("gate error, exit {n}"),
-        (GateStatus::NotRun | GateStatus::Unexpected, _) => "gate not run".into(),
-    }
-}
-
-/// How long a text is, for the person: `812 chars`, `2.6k chars` — counted as the cap counts
-/// them, in UTF-16 units (docs/hooks.md §1).
-fn size_word(text: &str) -> String {
-    let n = text.encode_utf16().count();
-    if n < 1000 {
-        format!("{n} chars")
-    } else {
-        format!("{:.1}k chars", n as f64 / 1000.0)
-    }
-}
-
 /// Compose the injection for `source` (its title naming `event`).
 pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) -> Option<Injection> {
     let target = input.target()?;
@@ -314,18 +331,12 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     if nothing_to_say {
         return None;
     }
+    if super::resets::holds_out(&subject, &target, title_source) {
+        return Some(held_out(input, &target, subject, title_source, event, now));
+    }
 
     let reference = target.facts.reference.as_str();
-    // After a compaction, the handoff's place in its lineage and what it changed.
-    let lineage = match &subject {
-        InjectionBody::Document(d) if compact && d.kind == crate::store::PickKind::Exact => {
-            let key = store
-                .as_ref()
-                .and_then(crate::store::authorship::StoreKey::read);
-            crate::store::lineage::since_previous(key.as_ref(), &target).map(|l| format!(" — {l}"))
-        }
-        _ => None,
-    };
+    let lineage = lineage(&subject, compact, store.as_ref(), &target);
     let mut head = vec![format!(
         "# Context reset ({event}, source: {title_source}){}",
         lineage.unwrap_or_default()
@@ -362,6 +373,54 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
             ..Then::of(input, &target, title_source, subject)
         },
     })
+}
+
+/// After a compaction, the handoff's place in its lineage and what it changed (` — …`).
+fn lineage(
+    subject: &InjectionBody,
+    compact: bool,
+    store: Option<&crate::store::Store>,
+    target: &Target,
+) -> Option<String> {
+    match subject {
+        InjectionBody::Document(d) if compact && d.kind == crate::store::PickKind::Exact => {
+            let key = store.and_then(crate::store::authorship::StoreKey::read);
+            crate::store::lineage::since_previous(key.as_ref(), target).map(|l| format!(" — {l}"))
+        }
+        _ => None,
+    }
+}
+
+/// A reset drawn for the holdout (docs/hooks.md §11): the one short paragraph a fresh start's
+/// offer says, never the handoff.
+fn held_out(
+    input: &HookInput,
+    target: &Target,
+    subject: InjectionBody,
+    title_source: &'static str,
+    event: &str,
+    now: i64,
+) -> Injection {
+    let text = match &subject {
+        InjectionBody::Document(d) => {
+            let age = d.info.mtime.map_or(0, |m| (now - m).max(0) as u64);
+            offer_text(d, &target.facts.reference, &target.checkout(), age)
+        }
+        _ => String::new(),
+    };
+    Injection {
+        text,
+        event: event.to_string(),
+        receipt: format!(
+            "handoff-store: held out (handoff.holdout): the model was told a handoff for {} exists, not given it",
+            target.facts.reference
+        ),
+        then: Then {
+            arm: Arm::Holdout,
+            store: super::input::store(),
+            ..Then::of(input, target, title_source, subject)
+        },
+    }
 }
 
 /// What session `sid`'s compaction wrote into `target`'s slot — its newest background write,

@@ -12,6 +12,7 @@ pub(crate) mod deliver;
 pub(crate) mod delivered;
 pub(crate) mod fix;
 pub(crate) mod history;
+pub(crate) mod impact;
 pub(crate) mod list;
 pub(crate) mod log;
 pub(crate) mod marker;

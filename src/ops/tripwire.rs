@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::store::tripwire::{CitedPath, Kind, Simple, Wires};
+use crate::store::tripwire::{CitedPath, Kind, Simple, Wire, Wires};
 use crate::store::{Store, Target};
 
 /// A tool call, as the client's hook input gives it.
@@ -51,7 +51,35 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
     let Some(wires) = Wires::load(store, &target.name, &target.facts.checkout, true) else {
         return Vec::new();
     };
-    let root = &target.facts.checkout;
+    trips(&wires.wires, &target.facts.checkout, call)
+        .into_iter()
+        .map(|(wire, matched, path)| {
+            // The pointer: the path that matched, else the item's first one that has a verdict.
+            let pointer = path
+                .filter(|p| p.verdict.is_some())
+                .or_else(|| wire.paths.iter().find(|p| p.verdict.is_some()))
+                .and_then(|p| Some((p.shown.clone(), p.verdict.clone()?)));
+            Trip {
+                kind: wire.kind,
+                id: wire.id.clone(),
+                quote: wire.quote.clone(),
+                matched,
+                pointer,
+                from: wires.from.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The items of `wires` that `call` repeats, in their order, each with what matched (the
+/// quoted command as shown, or the cited path) and the cited path when a path did: the one
+/// matching rule, for the tripwires and for `impact`. `root`: the checkout the call's paths
+/// are read against.
+pub(crate) fn trips<'w>(
+    wires: &'w [Wire],
+    root: &Path,
+    call: &Call,
+) -> Vec<(&'w Wire, String, Option<&'w CitedPath>)> {
     let edited: Vec<(String, Option<(u64, u64)>)> = match call {
         Call::Edit { path, lines } => relative(path, root)
             .map(|r| (r, *lines))
@@ -68,8 +96,8 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
         Call::Shell(line) => crate::store::tripwire::command::simple_commands(line),
         Call::Edit { .. } | Call::Patch(_) => Vec::new(),
     };
-    let mut trips = Vec::new();
-    for wire in &wires.wires {
+    let mut found = Vec::new();
+    for wire in wires {
         let matched = match call {
             Call::Shell(_) => wire
                 .commands
@@ -83,24 +111,11 @@ pub(crate) fn check(store: &Store, target: &Target, call: &Call) -> Vec<Trip> {
                     .map(|p| (p.path.clone(), Some(p)))
             }),
         };
-        let Some((matched, path)) = matched else {
-            continue;
-        };
-        // The pointer: the path that matched, else the item's first one that has a verdict.
-        let pointer = path
-            .filter(|p| p.verdict.is_some())
-            .or_else(|| wire.paths.iter().find(|p| p.verdict.is_some()))
-            .and_then(|p| Some((p.shown.clone(), p.verdict.clone()?)));
-        trips.push(Trip {
-            kind: wire.kind,
-            id: wire.id.clone(),
-            quote: wire.quote.clone(),
-            matched,
-            pointer,
-            from: wires.from.clone(),
-        });
+        if let Some((matched, path)) = matched {
+            found.push((wire, matched, path));
+        }
     }
-    trips
+    found
 }
 
 /// What `status` says of the tripwires of a checkout: off and why, or how many dead ends and
@@ -145,7 +160,7 @@ fn edits(cited: &CitedPath, rel: &str, lines: Option<(u64, u64)>) -> bool {
 /// `path` relative to the checkout `root` (slash-separated), when it lies inside it: taken as
 /// written, else through its folder's real path (a file about to be created has none of its
 /// own); `..` never climbs out.
-fn relative(path: &Path, root: &Path) -> Option<String> {
+pub(crate) fn relative(path: &Path, root: &Path) -> Option<String> {
     let inside = |p: &Path| -> Option<String> {
         let rest = p.strip_prefix(root).ok()?;
         let mut parts = Vec::new();

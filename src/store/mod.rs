@@ -14,6 +14,7 @@ pub(crate) mod info;
 pub(crate) mod lineage;
 pub(crate) mod naming;
 pub(crate) mod placeholder;
+pub(crate) mod resets;
 pub(crate) mod runs;
 pub mod slot;
 pub(crate) mod target;

@@ -42,6 +42,14 @@ pub(crate) fn iso(epoch: i64) -> String {
         .unwrap_or_default()
 }
 
+/// Seconds since the epoch of an RFC 3339 time (`2026-12-07T00:15:32.912Z`), as transcripts
+/// write them.
+pub(crate) fn parse_iso(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp())
+}
+
 /// Seconds since the epoch of a file time (negative before 1970).
 pub(crate) fn epoch(t: SystemTime) -> i64 {
     match t.duration_since(SystemTime::UNIX_EPOCH) {

@@ -520,7 +520,7 @@ fn the_supervisor_has_a_session_of_its_own_and_the_writer_survives_the_terminal_
     let s = Scene::new();
     let probe = s.env.write(
         "probe-writer.sh",
-        "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\ncut -d' ' -f6,7 /proc/self/stat > \"$FAKE_LOG/stat\"\nsleep 3\ntouch \"$FAKE_LOG/survived\"\n",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p \"$FAKE_LOG\"\ncut -d' ' -f6,7 /proc/self/stat > \"$FAKE_LOG/stat.tmp\"\nmv \"$FAKE_LOG/stat.tmp\" \"$FAKE_LOG/stat\"\nsleep 3\ntouch \"$FAKE_LOG/survived\"\n",
     );
     chmod_x(&probe);
     let input = s

@@ -10,6 +10,7 @@ mod follow;
 mod gate;
 mod harness;
 mod hooks;
+mod impact;
 mod injection;
 mod labels;
 mod layers;

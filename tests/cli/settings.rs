@@ -224,6 +224,7 @@ handoff.autoPush       true     local    {}
 handoff.offerMaxDays   3        system   {sys}
 handoff.staleHours     12       worktree {}
 handoff.tripwires      true     default
+handoff.holdout        0        default
 ignored  handoff.offerMaxDays=soon (env HANDOFF_OFFER_MAX_DAYS): it takes a whole number",
         home.display(),
         local.display(),

@@ -9,6 +9,7 @@ mod config;
 mod fix;
 mod history;
 mod hook;
+mod impact;
 mod install;
 mod list;
 mod log;
@@ -172,6 +173,14 @@ enum Command {
     /// added and removed in Decisions, Dead ends and Traps.
     #[command(after_help = "Examples:\n  handoff-store log\n  handoff-store log -n 3 --json")]
     Log(log::Args),
+    /// What the handoffs changed: for each /clear and compaction logged, the session's own
+    /// transcript read from there on — tool calls, tokens and minutes to the first edit, reads
+    /// of cited files, repeated dead ends — per client and arm (`handoff.holdout` for a fair
+    /// comparison).
+    #[command(
+        after_help = "Examples:\n  handoff-store impact\n  handoff-store impact --all --since 30 --json\n  git config handoff.holdout 5        # one reset in 5 held out: a fair comparison"
+    )]
+    Impact(impact::Args),
     /// Print a brief for a subagent: its task, the decisions and traps that touch its paths,
     /// and their pointers with verdicts (at most 1,500 characters; nothing stored or consumed).
     #[command(
@@ -281,6 +290,7 @@ fn reply(args: Vec<OsString>, paint: Paint) -> Reply {
         Command::Config(a) => config::run(&a, format),
         Command::Fix(a) => fix::run(&a, format),
         Command::Log(a) => log::run(&a, format),
+        Command::Impact(a) => impact::run(&a, format),
         Command::Brief(a) => brief::run(&a, format),
         Command::Split(a) => split::run(&a, format),
         Command::Mcp(a) => mcp_run(&a),

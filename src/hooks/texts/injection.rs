@@ -562,6 +562,29 @@ pub(crate) fn compose_document(
     )
 }
 
+/// The gate's verdict in a word or two, for the person (`gate OK`, `gate FAILED`).
+pub(crate) fn verdict_word(v: &crate::store::verdict::GateVerdict) -> String {
+    use crate::store::verdict::GateStatus;
+    match (v.status, v.exit) {
+        (GateStatus::Ok, _) => "gate OK".into(),
+        (GateStatus::Failed, _) => "gate FAILED".into(),
+        (GateStatus::Malformed, _) => "gate MALFORMED".into(),
+        (GateStatus::Unexpected, Some(n)) => format!("gate error, exit {n}"),
+        (GateStatus::NotRun | GateStatus::Unexpected, _) => "gate not run".into(),
+    }
+}
+
+/// How long a text is, for the person: `812 chars`, `2.6k chars` — counted as the cap counts
+/// them, in UTF-16 units (docs/hooks.md §1).
+pub(crate) fn size_word(text: &str) -> String {
+    let n = text.encode_utf16().count();
+    if n < 1000 {
+        format!("{n} chars")
+    } else {
+        format!("{:.1}k chars", n as f64 / 1000.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

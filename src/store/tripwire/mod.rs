@@ -78,23 +78,28 @@ pub(crate) struct Wires {
     pub(crate) wires: Vec<Wire>,
 }
 
+/// What trips each dead end and trap of `doc` (no verdicts), the items with nothing to trip
+/// on left out.
+pub(crate) fn wires_of(doc: &Document) -> Vec<Wire> {
+    let mut wires = Vec::new();
+    for (kind, name) in [(Kind::DeadEnd, "Dead ends"), (Kind::Trap, "Traps")] {
+        for item in doc.item_blocks(3, name) {
+            let wire = wire_of(kind, &item);
+            if (!wire.commands.is_empty() || !wire.paths.is_empty()) && wires.len() < MAX_WIRES {
+                wires.push(wire);
+            }
+        }
+    }
+    wires
+}
+
 impl Wires {
     /// The wires of `doc` (no verdicts yet), for a slot in `state`.
     fn of(doc: &Document, state: FileState) -> Wires {
-        let mut wires = Vec::new();
-        for (kind, name) in [(Kind::DeadEnd, "Dead ends"), (Kind::Trap, "Traps")] {
-            for item in doc.item_blocks(3, name) {
-                let wire = wire_of(kind, &item);
-                if (!wire.commands.is_empty() || !wire.paths.is_empty()) && wires.len() < MAX_WIRES
-                {
-                    wires.push(wire);
-                }
-            }
-        }
         Wires {
             state: key(state),
             from: doc.field("from").map(|f| f.value),
-            wires,
+            wires: wires_of(doc),
         }
     }
 

@@ -1,0 +1,120 @@
+//! The reset log's hook side (docs/hooks.md §11): what each reset was given — the handoff, the
+//! holdout's one line, or nothing and why — recorded once the injection got out (a reset given
+//! nothing, when the hook decided so), and the holdout's draw. Only where a store exists: a
+//! machine that never used handoffs gets no log.
+
+use crate::store::deliver::Delivery;
+use crate::store::resets::{self, Arm, Reset};
+use crate::store::{Store, Target};
+
+/// Whether this reset is drawn for the holdout: `handoff.holdout N` set (N ≥ 2), then one
+/// chance in N, from the operating system's randomness.
+/// (`HANDOFF_HOLDOUT_DRAW=held` or `given` decides the draw instead: the tests' seam.)
+pub(crate) fn draw(target: &Target) -> bool {
+    let Some(n) = target.settings().holdout() else {
+        return false;
+    };
+    match std::env::var("HANDOFF_HOLDOUT_DRAW").as_deref() {
+        Ok("held") => return true,
+        Ok("given") => return false,
+        _ => {}
+    }
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).is_ok() && u64::from_le_bytes(bytes) % n == 0
+}
+
+/// Whether this reset's delivery of `subject` is held out: a handoff to show, at a `/clear` or
+/// compaction, and the draw says so.
+pub(crate) fn holds_out(
+    subject: &super::texts::injection::InjectionBody,
+    target: &Target,
+    title_source: &str,
+) -> bool {
+    matches!(subject, super::texts::injection::InjectionBody::Document(_))
+        && matches!(source_word(title_source), "compact" | "clear")
+        && draw(target)
+}
+
+/// The source word a reset is logged under, from the injection's title (`compact`, `clear`,
+/// `startup, handled as clear` …).
+pub(crate) fn source_word(title_source: &str) -> &'static str {
+    if title_source.contains("compact") {
+        "compact"
+    } else if title_source.contains("clear") {
+        "clear"
+    } else {
+        "startup"
+    }
+}
+
+/// One reset as the hook saw it.
+pub(crate) struct Seen<'a> {
+    pub(crate) client: &'a str,
+    pub(crate) session: Option<String>,
+    pub(crate) transcript: Option<String>,
+    pub(crate) source: &'static str,
+    pub(crate) checkout: String,
+    pub(crate) main: String,
+}
+
+/// Record a reset given `arm` (`why` for none): `chars` injected, the handoff `shown` or held
+/// out.
+pub(crate) fn record(
+    store: Option<&Store>,
+    seen: Seen<'_>,
+    arm: Arm,
+    why: Option<&str>,
+    chars: usize,
+    shown: Option<&Delivery>,
+) {
+    let Some(store) = store.filter(|s| s.dir.is_dir()) else {
+        return;
+    };
+    let doc = shown
+        .and_then(|d| d.document.as_deref().ok())
+        .map(crate::document::Document::parse);
+    let reset = Reset {
+        at: crate::store::now(),
+        client: seen.client.to_string(),
+        session: seen.session,
+        transcript: seen.transcript,
+        source: seen.source.to_string(),
+        arm,
+        why: why.map(str::to_string),
+        chars,
+        verdict: shown.map(|d| format!("{:?}", d.verdict.status).to_ascii_uppercase()),
+        handoff: shown.map(|d| d.info.path.clone()),
+        checkout: seen.checkout,
+        main: seen.main,
+        cited: doc.as_ref().map(resets::cited_paths).unwrap_or_default(),
+        wires: doc
+            .as_ref()
+            .map(crate::store::tripwire::wires_of)
+            .unwrap_or_default(),
+    };
+    resets::record(store, &reset);
+}
+
+/// A reset (`/clear` or a compaction) the hook gave nothing: recorded with why.
+pub(crate) fn nothing(input: &super::input::HookInput, source: &'static str) {
+    let Some(target) = input.target() else {
+        return;
+    };
+    let store = super::input::store();
+    let why = if !crate::store::usage::Use::of(store.as_ref(), &target).acts() {
+        "not in use"
+    } else if source == "clear" && !target.settings().delivers_on_clear() {
+        "handoff.onClear off"
+    } else {
+        "no handoff"
+    };
+    let seen = Seen {
+        client: input.client,
+        session: input.session.as_ref().map(|s| s.raw().to_string()),
+        transcript: input.transcript.clone(),
+        source,
+        checkout: target.checkout(),
+        main: target.main(),
+    };
+    record(store.as_ref(), seen, Arm::None, Some(why), 0, None);
+}

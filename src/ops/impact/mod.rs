@@ -1,0 +1,288 @@
+//! `handoff-store impact` (docs/store.md §9.20): what happened after each logged reset, read
+//! from the session's own transcript — tool calls, model tokens and minutes to the first file
+//! edit, reads of files the handoff already cited, calls that repeated one of its dead ends or
+//! traps (the tripwires' matching) — and, per client, each arm's medians and the difference
+//! between arms with a bootstrap interval. The client's transcript format is read by the
+//! caller's [`LineReader`] (each client's in its own file); a transcript gone or unreadable is
+//! counted as such, never a failure. Transcripts are streamed a line at a time: a line past
+//! [`LINE_CAP`] is skipped, so memory stays bounded whatever the file's size.
+
+mod stats;
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::tripwire::{Call, trips};
+use crate::store::Store;
+use crate::store::resets::{Arm, Reset};
+pub(crate) use stats::{Compared, ENOUGH, Summary};
+
+/// The longest transcript line read; a longer one is skipped (a pasted blob, an image).
+pub(crate) const LINE_CAP: usize = 16 * 1024 * 1024;
+
+/// What one transcript line records, as its client's reader says.
+#[derive(Debug, Default)]
+pub(crate) struct Line {
+    /// When (seconds since the epoch), where the line says.
+    pub(crate) at: Option<i64>,
+    /// A model request's usage: its id where the client repeats the usage on several lines (each
+    /// request is counted once), and its tokens, cache included.
+    pub(crate) usage: Option<(Option<String>, u64)>,
+    /// The tool calls the line records.
+    pub(crate) tools: Vec<Tool>,
+}
+
+/// One tool call in a transcript.
+#[derive(Debug)]
+pub(crate) struct Tool {
+    /// A shell command or an edit, as the tripwires read it; `None` for any other tool.
+    pub(crate) call: Option<Call>,
+    /// What the call names — a read's path, a search's path, a shell command line — where a
+    /// cited path is looked for: reading it again is re-deriving what the handoff said.
+    pub(crate) names: Option<String>,
+}
+
+/// A client's transcript reader: `client` names it, the line is parsed JSON; `None` when the
+/// client's transcripts are not read (or the line records nothing).
+pub(crate) type LineReader = fn(client: &str, line: &serde_json::Value) -> Option<Line>;
+
+/// Which resets to measure.
+pub(crate) struct Request {
+    /// The repository's main worktree (`-C DIR`), or every repository (`--all`).
+    pub(crate) main: Option<String>,
+    /// Only resets of the last this many days.
+    pub(crate) since_days: u64,
+    /// The bootstrap's seed (the same seed, the same interval).
+    pub(crate) seed: u64,
+    pub(crate) reader: LineReader,
+}
+
+/// What a reset's transcript gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Transcript {
+    /// Read to its end.
+    Read,
+    /// The client gave no transcript path.
+    NotGiven,
+    /// The file is gone.
+    Missing,
+    /// It could not be read, or its client's format is not read.
+    Unreadable,
+}
+
+/// One reset and what followed it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Measured {
+    pub(crate) at: i64,
+    pub(crate) client: String,
+    pub(crate) session: Option<String>,
+    pub(crate) source: String,
+    pub(crate) arm: Arm,
+    pub(crate) transcript: Transcript,
+    /// Up to the first file edit: tool calls before it, tokens through the request that made it,
+    /// minutes from the reset. `None` when no edit followed.
+    pub(crate) to_first_edit: Option<ToEdit>,
+    /// Tool calls after the reset in all (up to the session's next logged reset).
+    pub(crate) tool_calls: u64,
+    /// Calls that named a file the handoff cited (a read, a search, a shell command).
+    pub(crate) cited_reads: u64,
+    /// Calls that repeated a dead end or trap of the handoff.
+    pub(crate) repeats: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub(crate) struct ToEdit {
+    pub(crate) tool_calls: u64,
+    pub(crate) tokens: u64,
+    pub(crate) minutes: f64,
+}
+
+/// The report: every reset measured, then per client and arm a summary, and the comparisons.
+#[derive(Debug, Serialize)]
+pub(crate) struct Impact {
+    pub(crate) resets: Vec<Measured>,
+    pub(crate) summaries: Vec<Summary>,
+    pub(crate) compared: Vec<Compared>,
+}
+
+/// Measure every reset the request selects.
+pub(crate) fn impact(store: &Store, request: &Request) -> Impact {
+    let since = crate::store::now() - (request.since_days.min(36_500) as i64) * 86_400;
+    let resets: Vec<Reset> = crate::store::resets::read(store, since)
+        .into_iter()
+        .filter(|r| request.main.as_deref().is_none_or(|m| r.main == m))
+        .collect();
+    let measured: Vec<Measured> = resets
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            // The span ends at the same transcript's next reset.
+            let until = resets[i + 1..]
+                .iter()
+                .find(|n| n.transcript.is_some() && n.transcript == r.transcript)
+                .map(|n| n.at);
+            measure(r, until, request.reader)
+        })
+        .collect();
+    let (summaries, compared) = stats::report(&measured, request.seed);
+    Impact {
+        resets: measured,
+        summaries,
+        compared,
+    }
+}
+
+/// What followed reset `r` in its transcript, up to `until`.
+fn measure(r: &Reset, until: Option<i64>, reader: LineReader) -> Measured {
+    let mut m = Measured {
+        at: r.at,
+        client: r.client.clone(),
+        session: r.session.clone(),
+        source: r.source.clone(),
+        arm: r.arm,
+        transcript: Transcript::NotGiven,
+        to_first_edit: None,
+        tool_calls: 0,
+        cited_reads: 0,
+        repeats: 0,
+    };
+    let Some(path) = r.transcript.as_deref().map(PathBuf::from) else {
+        return m;
+    };
+    m.transcript = match follow(r, &path, until, reader, &mut m) {
+        Ok(()) => Transcript::Read,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Transcript::Missing,
+        Err(_) => Transcript::Unreadable,
+    };
+    m
+}
+
+/// Stream the transcript at `path`, adding what follows the reset to `m`.
+fn follow(
+    r: &Reset,
+    path: &Path,
+    until: Option<i64>,
+    reader: LineReader,
+    m: &mut Measured,
+) -> std::io::Result<()> {
+    let file = crate::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut lines = std::io::BufReader::new(file);
+    let root = Path::new(&r.checkout);
+    let mut seen_usage: Option<String> = None;
+    let (mut tools, mut tokens) = (0u64, 0u64);
+    let mut buf = Vec::new();
+    let mut understood = false;
+    loop {
+        buf.clear();
+        let n = std::io::Read::take(&mut lines, LINE_CAP as u64 + 1).read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        if buf.len() > LINE_CAP {
+            // Skip the rest of an overlong line.
+            while !buf.ends_with(b"\n") {
+                buf.clear();
+                if std::io::Read::take(&mut lines, LINE_CAP as u64).read_until(b'\n', &mut buf)?
+                    == 0
+                {
+                    break;
+                }
+            }
+            continue;
+        }
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf) else {
+            continue;
+        };
+        let Some(line) = reader(&r.client, &value) else {
+            continue;
+        };
+        understood = true;
+        let Some(at) = line.at else { continue };
+        if at < r.at {
+            continue;
+        }
+        if until.is_some_and(|u| at >= u) {
+            break;
+        }
+        if let Some((id, n)) = line.usage
+            && (id.is_none() || id != seen_usage)
+        {
+            seen_usage = id;
+            if m.to_first_edit.is_none() {
+                tokens = tokens.saturating_add(n);
+            }
+        }
+        for tool in line.tools {
+            m.tool_calls += 1;
+            let edit = matches!(tool.call, Some(Call::Edit { .. } | Call::Patch(_)));
+            if let Some(call) = &tool.call
+                && !trips(&r.wires, root, call).is_empty()
+            {
+                m.repeats += 1;
+            }
+            if !edit
+                && let Some(names) = &tool.names
+                && r.cited.iter().any(|c| names_path(names, c))
+            {
+                m.cited_reads += 1;
+            }
+            if m.to_first_edit.is_none() {
+                if edit {
+                    m.to_first_edit = Some(ToEdit {
+                        tool_calls: tools,
+                        tokens,
+                        minutes: (at - r.at) as f64 / 60.0,
+                    });
+                } else {
+                    tools += 1;
+                }
+            }
+        }
+    }
+    if !understood && m.tool_calls == 0 {
+        return Err(std::io::Error::other("no line of its client's format"));
+    }
+    Ok(())
+}
+
+/// Whether `text` names the repository path `cited`: the path itself, or as the end of a longer
+/// one (`/abs/checkout/src/a.rs`), never inside another name (`src/a.rs.bak`).
+fn names_path(text: &str, cited: &str) -> bool {
+    let cited = cited.trim_end_matches('/');
+    if cited.is_empty() {
+        return false;
+    }
+    text.match_indices(cited).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + cited.len()..].chars().next();
+        before.is_none_or(|c| c == '/' || !is_name_char(c))
+            && after.is_none_or(|c| c == '/' || !is_name_char(c))
+    })
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_path;
+
+    #[test]
+    fn a_cited_path_is_named_whole() {
+        assert!(names_path("/w/repo/src/a.rs", "src/a.rs"));
+        assert!(names_path("sed -n 1,20p src/a.rs", "src/a.rs"));
+        assert!(names_path(
+            "grep -rn x vendor/cache/y.json",
+            "vendor/cache/"
+        ));
+        assert!(!names_path("cat src/a.rs.bak", "src/a.rs"));
+        assert!(!names_path("cat xsrc/a.rs", "src/a.rs"));
+    }
+}

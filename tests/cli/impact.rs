@@ -1,0 +1,378 @@
+//! `impact` (docs/store.md §9.20) and the reset log under it (docs/hooks.md §11): the hooks log
+//! each reset with its arm; `impact` reads the session's transcript from the reset on, counts
+//! what followed, and compares arms only with enough resets in each.
+
+use std::path::Path;
+
+use crate::util::*;
+
+/// A Claude Code transcript line at `at` (seconds since the epoch): `kind` `user` or
+/// `assistant`, the assistant's tool calls as (name, input), its message id and usage.
+fn claude_line(at: i64, cwd: &Path, tools: &[(&str, serde_json::Value)], id: &str) -> String {
+    let time = chrono::DateTime::from_timestamp(at, 0)
+        .expect("time")
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let content: Vec<serde_json::Value> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, (name, input))| {
+            serde_json::json!({"type": "tool_use", "id": format!("toolu_{id}_{i}"), "name": name, "input": input})
+        })
+        .collect();
+    serde_json::json!({"parentUuid": null, "isSidechain": false, "userType": "external",
+        "cwd": cwd, "sessionId": "s1", "version": "2.1.197", "type": "assistant",
+        "message": {"id": id, "type": "message", "role": "assistant", "model": "claude-sonnet",
+            "content": content, "stop_reason": "tool_use",
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20,
+                "cache_read_input_tokens": 1000, "output_tokens": 10}},
+        "uuid": format!("u-{id}"), "timestamp": time})
+    .to_string()
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
+}
+
+/// A `/clear` in `repo` for session `sid` whose transcript is `transcript`: the hook's reply.
+fn clear(
+    env: &TestEnv,
+    repo: &Path,
+    sid: &str,
+    transcript: &Path,
+    extra: &[(&str, &str)],
+) -> Outcome {
+    let mut c = env.hook(
+        "session-start",
+        &serde_json::json!({"session_id": sid, "cwd": repo, "source": "clear",
+            "transcript_path": transcript})
+        .to_string(),
+    );
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    run(&mut c)
+}
+
+fn impact(env: &TestEnv, repo: &Path, args: &[&str]) -> serde_json::Value {
+    let (code, v) = json(
+        env.store()
+            .current_dir(repo)
+            .arg("impact")
+            .args(args)
+            .arg("--json"),
+    );
+    assert_eq!(code, 0, "{v}");
+    v
+}
+
+/// After a logged `/clear`, the session's own transcript is read from the reset on: 4 tool
+/// calls before the first edit (a dead end's command and two reads of a cited file among them),
+/// the tokens of the requests up to the edit (a message's usage counted once, though Claude
+/// Code repeats it on each of the message's lines), the minutes; what came before the reset is
+/// not counted.
+#[test]
+fn a_clear_is_logged_and_its_transcript_read_from_there_on() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let doc = version(&repo, "fresh").replace(
+        "### Dead ends\n",
+        "### Dead ends\n- `make test-slow` hangs on the fixture lock.\n",
+    );
+    env.stored(&repo, &doc);
+    let transcript = env.path("t.jsonl");
+    std::fs::write(&transcript, "").expect("transcript");
+    let o = clear(&env, &repo, "s1", &transcript, &[]);
+    assert!(context(&o).contains("status: fresh"), "delivered");
+    let t = now();
+    let invoice = repo.join("app/Mail/Invoice.php");
+    let lines = [
+        // Before the reset: not counted.
+        claude_line(
+            t - 3600,
+            &repo,
+            &[("Bash", serde_json::json!({"command": "ls"}))],
+            "m0",
+        ),
+        claude_line(
+            t + 1,
+            &repo,
+            &[("Read", serde_json::json!({"file_path": invoice}))],
+            "m1",
+        ),
+        // One message, two lines, the same usage.
+        claude_line(
+            t + 2,
+            &repo,
+            &[("Bash", serde_json::json!({"command": "make test-slow"}))],
+            "m2",
+        ),
+        claude_line(
+            t + 2,
+            &repo,
+            &[(
+                "Grep",
+                serde_json::json!({"pattern": "build", "path": "app/Mail/Invoice.php"}),
+            )],
+            "m2",
+        ),
+        claude_line(
+            t + 3,
+            &repo,
+            &[("Bash", serde_json::json!({"command": "git status"}))],
+            "m3",
+        ),
+        claude_line(
+            t + 120,
+            &repo,
+            &[(
+                "Edit",
+                serde_json::json!({"file_path": invoice, "old_string": "a", "new_string": "b"}),
+            )],
+            "m4",
+        ),
+        claude_line(
+            t + 130,
+            &repo,
+            &[("Bash", serde_json::json!({"command": "make test"}))],
+            "m5",
+        ),
+    ];
+    std::fs::write(&transcript, lines.join("\n") + "\n").expect("transcript");
+    let v = impact(&env, &repo, &[]);
+    let resets = v["resets"].as_array().expect("resets");
+    assert_eq!(resets.len(), 1, "{v}");
+    let r = &resets[0];
+    assert_eq!(r["arm"], "delivered");
+    assert_eq!(r["source"], "clear");
+    assert_eq!(r["transcript"], "read");
+    assert_eq!(r["to_first_edit"]["tool_calls"], 4, "{r}");
+    assert_eq!(r["to_first_edit"]["tokens"], 4 * 1130, "{r}");
+    let minutes = r["to_first_edit"]["minutes"].as_f64().expect("minutes");
+    assert!((1.9..=2.1).contains(&minutes), "{r}");
+    assert_eq!(r["tool_calls"], 6, "{r}");
+    assert_eq!(
+        r["cited_reads"], 2,
+        "the Read and the Grep of a cited file: {r}"
+    );
+    // `make test-slow`, and the edit beneath `app/Mail/`, which the handoff's other dead end
+    // cites.
+    assert_eq!(r["repeats"], 2, "{r}");
+    let summary = &v["summaries"][0];
+    assert_eq!(summary["median_tool_calls_to_edit"], 4.0);
+    // Nothing to compare with: no other arm.
+    assert_eq!(v["compared"], serde_json::json!([]));
+    // The transcript gone: counted as such, not a failure.
+    std::fs::remove_file(&transcript).expect("gone");
+    let v = impact(&env, &repo, &[]);
+    assert_eq!(v["resets"][0]["transcript"], "missing", "{v}");
+}
+
+/// A reset given nothing (a repository not in use) is logged with why; a held-out reset gets
+/// the one-line offer, never the handoff, and is logged in its arm; nothing is consumed.
+#[test]
+fn a_holdout_reset_gets_one_line_and_is_logged_in_its_arm() {
+    let env = TestEnv::new();
+    let used = env.shop("shop", "main");
+    let slot = env.stored(&used, &version(&used, "fresh"));
+    let unused = env.repo("other", "main", &[("a.txt", "a\n")]);
+    let transcript = env.write("t.jsonl", "");
+    let o = clear(&env, &unused, "s0", &transcript, &[]);
+    assert_eq!(o.stdout, "", "a repository not in use hears nothing");
+    env.git(&used, &["config", "handoff.holdout", "3"]);
+    let o = clear(
+        &env,
+        &used,
+        "s1",
+        &transcript,
+        &[("HANDOFF_HOLDOUT_DRAW", "held")],
+    );
+    let text = context(&o);
+    assert!(
+        text.contains("Handoff available") && !text.contains("## Do not re-derive"),
+        "only the line that a handoff exists: {text}"
+    );
+    assert!(
+        std::fs::read_to_string(&slot)
+            .expect("slot")
+            .contains("progress: complete"),
+        "a held-out handoff is not consumed"
+    );
+    let o = clear(
+        &env,
+        &used,
+        "s2",
+        &transcript,
+        &[("HANDOFF_HOLDOUT_DRAW", "given")],
+    );
+    assert!(
+        context(&o).contains("## Do not re-derive"),
+        "the other arm gets it"
+    );
+    let v = impact(&env, &used, &["--all"]);
+    let arms: Vec<(String, String)> = v["resets"]
+        .as_array()
+        .expect("resets")
+        .iter()
+        .map(|r| {
+            (
+                r["session"].as_str().unwrap_or_default().to_string(),
+                r["arm"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        arms,
+        [
+            ("s0".to_string(), "none".to_string()),
+            ("s1".to_string(), "holdout".to_string()),
+            ("s2".to_string(), "delivered".to_string())
+        ]
+    );
+    let log = files_under(&env.store_dir().join(".resets"));
+    let text: String = log
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("log"))
+        .collect();
+    assert!(text.contains("\"why\":\"not in use\""), "{text}");
+    // Only this checkout's resets without --all.
+    let v = impact(&env, &used, &[]);
+    assert_eq!(v["resets"].as_array().map(Vec::len), Some(2), "{v}");
+}
+
+/// The log's records for `n` resets of `arm`, each with its own transcript whose first edit
+/// comes after `calls(i)` tool calls; written as the hooks write them (one day's file).
+fn logged(
+    env: &TestEnv,
+    repo: &Path,
+    arm: &str,
+    n: usize,
+    calls: impl Fn(usize) -> usize,
+) -> String {
+    let t = now() - 86_400 / 2;
+    let mut out = String::new();
+    for i in 0..n {
+        let transcript = env.path(&format!("t-{arm}-{i}.jsonl"));
+        let mut lines: Vec<String> = (0..calls(i))
+            .map(|k| {
+                claude_line(
+                    t + 1 + k as i64,
+                    repo,
+                    &[("Bash", serde_json::json!({"command": "ls"}))],
+                    &format!("{arm}{i}-{k}"),
+                )
+            })
+            .collect();
+        lines.push(claude_line(
+            t + 100,
+            repo,
+            &[(
+                "Write",
+                serde_json::json!({"file_path": repo.join("x"), "content": "x"}),
+            )],
+            &format!("{arm}{i}-w"),
+        ));
+        std::fs::write(&transcript, lines.join("\n") + "\n").expect("transcript");
+        out.push_str(
+            &serde_json::json!({"at": t, "client": "claude-code", "session": format!("{arm}{i}"),
+                "transcript": transcript, "source": "clear", "arm": arm, "chars": 10,
+                "checkout": repo, "main": repo, "cited": [], "wires": []})
+            .to_string(),
+        );
+        out.push('\n');
+    }
+    out
+}
+
+/// An arm below 30 resets gives no figure; at 30 each, the difference of medians has a 95 %
+/// interval, the same for the same seed.
+#[test]
+fn arms_are_compared_only_with_thirty_resets_each_and_the_seed_fixes_the_interval() {
+    let env = TestEnv::new();
+    let repo = env.repo("r", "main", &[("a.txt", "a\n")]);
+    let main = std::fs::canonicalize(&repo).expect("real path");
+    let day = chrono::DateTime::from_timestamp(now() - 86_400 / 2, 0)
+        .expect("day")
+        .format("%Y-%m-%d")
+        .to_string();
+    let file = env.store_dir().join(".resets").join(format!("{day}.jsonl"));
+    std::fs::create_dir_all(file.parent().expect("dir")).expect("dir");
+    let compare = |holdout: usize| {
+        let text = logged(&env, &main, "delivered", 30, |i| 2 + i % 3)
+            + &logged(&env, &main, "holdout", holdout, |i| 6 + i % 5);
+        std::fs::write(&file, text).expect("log");
+        impact(&env, &repo, &["--seed", "7"])
+    };
+    let v = compare(29);
+    let c = &v["compared"][0];
+    assert_eq!(c["measure"], "tool_calls_to_first_edit");
+    assert_eq!(c["against"], "holdout");
+    assert_eq!(c["observational"], false);
+    assert_eq!(c["n"], serde_json::json!([30, 29]));
+    assert_eq!(c["difference"], serde_json::Value::Null, "29 is not enough");
+    let text = run(env.store().current_dir(&repo).args(["impact"])).stdout;
+    assert!(
+        text.contains("not enough data (30 and 29 resets; 30 in each arm needed)"),
+        "{text}"
+    );
+    let v = compare(30);
+    let d = &v["compared"][0]["difference"];
+    assert_eq!(d["median"], -5.0, "medians 3 and 8: {v}");
+    assert!(
+        d["low"].as_f64() <= Some(-5.0) && d["high"].as_f64() >= Some(-5.0),
+        "{d}"
+    );
+    assert_eq!(
+        &compare(30)["compared"],
+        &v["compared"],
+        "the same seed, the same interval"
+    );
+}
+
+/// A transcript's last line cut short (a client killed mid-write) and a line past the cap (a
+/// pasted blob) are passed over; the lines around them still count.
+#[test]
+fn a_cut_line_and_an_overlong_line_are_passed_over() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let transcript = env.write("t.jsonl", "");
+    context(&clear(&env, &repo, "s1", &transcript, &[]));
+    let t = now();
+    let ls = |at: i64, id: &str| {
+        claude_line(
+            at,
+            &repo,
+            &[("Bash", serde_json::json!({"command": "ls"}))],
+            id,
+        )
+    };
+    let blob = format!(
+        "{{\"type\":\"user\",\"x\":\"{}\"}}",
+        "x".repeat(17 * 1024 * 1024)
+    );
+    let text = [
+        ls(t + 1, "a"),
+        blob,
+        ls(t + 2, "b"),
+        claude_line(
+            t + 3,
+            &repo,
+            &[(
+                "Write",
+                serde_json::json!({"file_path": repo.join("n.txt"), "content": "n"}),
+            )],
+            "c",
+        ),
+        ls(t + 4, "d")[..40].to_string(),
+    ]
+    .join("\n");
+    std::fs::write(&transcript, text).expect("transcript");
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["transcript"], "read", "{r}");
+    assert_eq!(r["to_first_edit"]["tool_calls"], 2, "{r}");
+    assert_eq!(r["tool_calls"], 3, "{r}");
+}
