@@ -404,7 +404,11 @@ fn held_out(
     let text = match &subject {
         InjectionBody::Document(d) => {
             let age = d.info.mtime.map_or(0, |m| (now - m).max(0) as u64);
-            offer_text(d, &target.facts.reference, &target.checkout(), age)
+            offer_text(d, &target.facts.reference, &target.checkout(), age).replacen(
+                "(SessionStart, source: startup)",
+                &format!("({event}, source: {title_source}, held out)"),
+                1,
+            )
         }
         _ => String::new(),
     };

@@ -191,7 +191,8 @@ fn a_holdout_reset_gets_one_line_and_is_logged_in_its_arm() {
     );
     let text = context(&o);
     assert!(
-        text.contains("Handoff available") && !text.contains("## Do not re-derive"),
+        text.starts_with("# Handoff available (SessionStart, source: clear, held out)")
+            && !text.contains("## Do not re-derive"),
         "only the line that a handoff exists: {text}"
     );
     assert!(

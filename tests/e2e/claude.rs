@@ -139,8 +139,20 @@ impl Suite {
         extra: &[&str],
         messages: &[&str],
     ) -> Result<Vec<String>, String> {
+        self.session_env(scene, &[], extra, messages)
+    }
+
+    /// [`Suite::session_args`] with `env` added to the client's (and so its hooks').
+    pub fn session_env(
+        &self,
+        scene: &Scene,
+        env: &[(&str, &str)],
+        extra: &[&str],
+        messages: &[&str],
+    ) -> Result<Vec<String>, String> {
         let mut cmd = Command::new(&self.claude);
         self.env(scene, &mut cmd);
+        cmd.envs(env.iter().copied());
         let mut child = cmd
             .args(extra)
             .args([

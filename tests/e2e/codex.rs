@@ -413,7 +413,7 @@ impl Suite {
     }
 
     /// The environment Codex and our binary run with in a Codex scene.
-    fn codex_env(&self, scene: &Scene, codex_home: &Path, cmd: &mut Command) {
+    pub fn codex_env(&self, scene: &Scene, codex_home: &Path, cmd: &mut Command) {
         cmd.env_clear()
             .current_dir(&scene.repo)
             .env("HOME", &scene.home)

@@ -22,6 +22,7 @@ mod codex;
 mod copilot;
 mod gemini;
 mod harness;
+mod impact;
 mod mcp;
 mod mock;
 mod opencode;
@@ -94,6 +95,7 @@ fn main() {
         opencode::SCENARIOS,
         mcp::SCENARIOS,
         tripwire::SCENARIOS,
+        impact::SCENARIOS,
     ]
     .concat();
     // A positional argument (as in `cargo test <filter>`) picks the scenarios whose name holds

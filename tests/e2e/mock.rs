@@ -197,6 +197,11 @@ fn respond(
                 &text,
                 text.matches("\"tool_result\"").count(),
             ))
+        } else if text.contains("E2E-IMPACT")
+            && request["tools"].to_string().contains("\"Bash\"")
+            && !text.contains("You are writing a handoff")
+        {
+            Some(impact_turn(&text, text.matches("\"tool_result\"").count()))
         } else if text.contains("E2E-TRIPWIRE")
             && request["tools"].to_string().contains("\"name\":\"bash\"")
             && !text.contains("You are writing a handoff")
@@ -295,6 +300,55 @@ fn tripwire_turn(text: &str, done: usize) -> Reply {
             input: json!({"command": "git status --short", "description": "Show the status"}),
         },
         None => Reply::Text("tripwire walk done".into()),
+    }
+}
+
+/// The impact walk (`E2E-IMPACT in <repo>`): four tool calls before the first edit — an
+/// ordinary command, a read of the cited file, the dead end's command, the cited file read
+/// again — then the edit (a new file), then a text. Claude Code's tools.
+fn impact_turn(text: &str, done: usize) -> Reply {
+    let repo = text
+        .split("E2E-IMPACT in ")
+        .nth(1)
+        .and_then(|rest| rest.split([' ', '"', '\\']).next())
+        .unwrap_or_default()
+        .to_string();
+    let bash = |command: &str| Reply::Tool {
+        name: "Bash",
+        input: json!({"command": command, "description": "Run"}),
+    };
+    let read = || Reply::Tool {
+        name: "Read",
+        input: json!({"file_path": format!("{repo}/src/legacy.rs")}),
+    };
+    match done {
+        0 => bash("ls"),
+        1 | 3 => read(),
+        2 => bash("make test-slow"),
+        4 => Reply::Tool {
+            name: "Write",
+            input: json!({"file_path": format!("{repo}/src/new.rs"), "content": "fn new() {}\n"}),
+        },
+        _ => Reply::Text("impact walk done".into()),
+    }
+}
+
+/// Codex's impact walk: the same four calls through its shell (`exec_command`), then a patch
+/// adding a file, then a text.
+pub(crate) fn codex_impact_item(done: usize) -> Option<Value> {
+    let shell = |command: &str| {
+        json!({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
+               "name": "exec_command", "arguments": json!({"cmd": command}).to_string()})
+    };
+    match done {
+        0 => Some(shell("ls")),
+        1 => Some(shell("cat src/legacy.rs")),
+        2 => Some(shell("make test-slow")),
+        3 => Some(shell("sed -n 1p src/legacy.rs")),
+        4 => Some(shell(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/new.rs\n+fn new() {}\n*** End Patch\nEOF\n",
+        )),
+        _ => None,
     }
 }
 
@@ -536,6 +590,9 @@ fn responses_reply(
             }
             WriterStep::Answer(doc) => message(&doc),
         }
+    } else if text.contains("E2E-IMPACT") {
+        let done = text.matches("\"function_call_output\"").count();
+        codex_impact_item(done).unwrap_or_else(|| message("impact walk done"))
     } else if text.contains("E2E-TRIPWIRE") {
         let done = text.matches("\"function_call_output\"").count()
             + text.matches("\"custom_tool_call_output\"").count();

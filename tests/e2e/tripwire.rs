@@ -64,7 +64,7 @@ src/legacy.rs:1 | fn legacy
 impl Suite {
     /// The scene's repository with the Makefile and the legacy file, the handoff stored, and
     /// the client's hooks installed by `install <word>`.
-    fn tripwire_scene(&self, scene: &Scene, word: &str) -> Check {
+    pub fn tripwire_scene(&self, scene: &Scene, word: &str) -> Check {
         self.tripwire_scene_with(scene, |s| {
             let (code, out) = self.store_cmd(s, &["install", word], None);
             ensure(code == 0, || format!("install {word}: {out}")).map(|_| String::new())
@@ -72,7 +72,7 @@ impl Suite {
     }
 
     /// [`Suite::tripwire_scene`], the hooks installed by `install`.
-    fn tripwire_scene_with(
+    pub fn tripwire_scene_with(
         &self,
         scene: &Scene,
         install: impl FnOnce(&Scene) -> Result<String, String>,
