@@ -127,8 +127,14 @@ impl Client for ClaudeCode {
         crate::hooks::pre_compact::run(input, &spec)
     }
 
-    fn post_compact(&self, input: &HookInput) {
-        crate::hooks::post_compact::run(input, "PostCompact");
+    /// PostCompact confirms the compaction; its `compact_summary` is audited against the
+    /// handoff delivered at it, and the person sees what the summary kept (`systemMessage`).
+    fn post_compact(&self, input: &HookInput) -> Option<String> {
+        let said = crate::hooks::post_compact::run(input, "PostCompact")?;
+        serde_json::to_string(
+            &serde_json::json!({"systemMessage": format!("handoff-store: {said}")}),
+        )
+        .ok()
     }
 
     fn session_end(&self, input: &HookInput) {

@@ -44,6 +44,7 @@ impl Client for Cline {
                 Source::Clear
             }),
             transcript: None,
+            summary: None,
             reason: None,
             consume: false,
             prompt_hook: false,

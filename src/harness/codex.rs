@@ -198,8 +198,9 @@ impl Client for Codex {
         Some(out)
     }
 
-    fn post_compact(&self, input: &HookInput) {
+    fn post_compact(&self, input: &HookInput) -> Option<String> {
         crate::hooks::post_compact::run(input, "PostCompact");
+        None
     }
 
     fn locate(&self, scope: Scope, root: Option<&Path>) -> Result<Located, Error> {

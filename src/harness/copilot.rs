@@ -106,6 +106,7 @@ impl Client for Copilot {
             cwd: raw.text("cwd").map(str::to_string),
             source,
             transcript: raw.text("transcriptPath").map(str::to_string),
+            summary: None,
             // sessionEnd is told apart by having a `reason` at all.
             reason: raw
                 .has("reason")
@@ -152,8 +153,9 @@ impl Client for Copilot {
         None
     }
 
-    fn post_compact(&self, input: &HookInput) {
+    fn post_compact(&self, input: &HookInput) -> Option<String> {
         after(input);
+        None
     }
 
     /// preCompact (the writer) and agentStop / sessionEnd (which confirm the compaction from

@@ -39,6 +39,7 @@ impl Client for Cursor {
                 .map(str::to_string),
             source: Some(Source::Clear),
             transcript: raw.text("transcript_path").map(str::to_string),
+            summary: None,
             reason: None,
             consume: true,
             prompt_hook: false,

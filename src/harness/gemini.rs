@@ -179,8 +179,9 @@ impl Client for Gemini {
     }
 
     /// AfterAgent, the end of every turn.
-    fn post_compact(&self, input: &HookInput) {
+    fn post_compact(&self, input: &HookInput) -> Option<String> {
         observe(input);
+        None
     }
 
     /// Our MCP server, where `gemini mcp add` registered it (`mcpServers` of either settings

@@ -217,7 +217,10 @@ pub(crate) trait Client: Sync {
     }
 
     /// The client's word that a compaction happened.
-    fn post_compact(&self, _input: &HookInput) {}
+    /// Its line on stdout, if any (the audit's receipt, where the client shows one).
+    fn post_compact(&self, _input: &HookInput) -> Option<String> {
+        None
+    }
 
     /// A session ended.
     fn session_end(&self, _input: &HookInput) {}
@@ -343,8 +346,10 @@ fn client_hook(client: &dyn Client, event: &Event) -> HookReply {
             };
         }
         Event::PostCompact => {
-            client.post_compact(&input);
-            return HookReply::default();
+            return HookReply {
+                out: client.post_compact(&input),
+                ..HookReply::default()
+            };
         }
         Event::SessionEnd => {
             client.session_end(&input);

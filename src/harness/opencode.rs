@@ -152,8 +152,9 @@ impl Client for OpenCode {
     }
 
     /// `session.compacted`: the compaction happened.
-    fn post_compact(&self, input: &HookInput) {
+    fn post_compact(&self, input: &HookInput) -> Option<String> {
         crate::hooks::post_compact::run(input, "session.compacted");
+        None
     }
 
     /// Our MCP server in its configuration (`mcp`, a local server's `command` an argument

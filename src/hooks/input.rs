@@ -173,6 +173,9 @@ pub(crate) struct HookInput {
     pub(crate) cwd: Option<String>,
     pub(crate) source: Option<Source>,
     pub(crate) transcript: Option<String>,
+    /// The compaction's summary, where the client hands it to its post-compaction hook
+    /// (Claude Code's PostCompact `compact_summary`).
+    pub(crate) summary: Option<String>,
     /// Why a session ended (SessionEnd's `reason`).
     pub(crate) reason: Option<String>,
     /// Whether a delivery may mark the handoff consumed: not for a client known to run the
@@ -195,6 +198,7 @@ impl HookInput {
             cwd: raw.text("cwd").map(str::to_string),
             source: raw.text("source").map(Source::parse),
             transcript: raw.text("transcript_path").map(str::to_string),
+            summary: raw.text("compact_summary").map(str::to_string),
             reason: raw.text("reason").map(str::to_string),
             consume: true,
             prompt_hook: false,

@@ -1,14 +1,24 @@
 //! `hook post-compact`: a client's word that a compaction really happened (Claude Code fires
 //! PostCompact only then). It confirms this session's background write, whose candidate may then
 //! replace the slot; a compaction the client refused never gets here, so its handoff stays
-//! untouched.
+//! untouched. Where the client hands over the compaction's summary, it is audited against the
+//! handoff delivered at that compaction (docs/hooks.md §11): the reset log records what it kept.
 
 use super::input::{HookInput, store};
 
-/// Confirm the session's newest unconfirmed run, `by` naming the client's signal. Prints
-/// nothing.
-pub(crate) fn run(input: &HookInput, by: &str) {
-    let Some(sid) = input.sid() else { return };
-    let Some(store) = store() else { return };
+/// Confirm the session's newest unconfirmed run, `by` naming the client's signal; then audit
+/// the summary, where there is one: the sentence for the person.
+pub(crate) fn run(input: &HookInput, by: &str) -> Option<String> {
+    let sid = input.sid()?;
+    let store = store()?;
     crate::ops::after::confirm_compaction(&store, sid, by);
+    let summary = input.summary.as_deref()?;
+    let target = input.target()?;
+    // In Claude Code (2.1.197, measured) SessionStart(compact) has delivered the slot's handoff
+    // by now: that is the handoff the summary is held against.
+    let bytes = crate::store::slot::read_capped(&store.path_of(&target.name)).ok()?;
+    let doc = crate::document::Document::parse(&String::from_utf8_lossy(&bytes));
+    let audit = crate::ops::audit::audit(&doc, summary);
+    crate::store::resets::annotate(&store, input.session.as_ref()?.raw(), &audit);
+    Some(audit.sentence())
 }

@@ -91,6 +91,7 @@ pub(crate) fn record(
             .as_ref()
             .map(crate::store::tripwire::wires_of)
             .unwrap_or_default(),
+        audit: None,
     };
     resets::record(store, &reset);
 }

@@ -8,6 +8,7 @@
 //! What follows a change of a slot is decided once, in [`after`].
 
 pub(crate) mod after;
+pub(crate) mod audit;
 pub(crate) mod deliver;
 pub(crate) mod delivered;
 pub(crate) mod fix;

@@ -74,6 +74,49 @@ pub(crate) struct Reset {
     /// Its dead ends' and traps' triggers, as the tripwires read them.
     #[serde(default)]
     pub(crate) wires: Vec<Wire>,
+    /// At a compaction whose client hands over its summary: what the summary kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) audit: Option<Audit>,
+}
+
+/// Kept and total of one kind of item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Count {
+    pub(crate) kept: usize,
+    pub(crate) of: usize,
+}
+
+/// What a compaction's summary kept of the handoff delivered at it (`ops::audit`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Audit {
+    pub(crate) decisions: Count,
+    pub(crate) dead_ends: Count,
+    pub(crate) traps: Count,
+    pub(crate) next: Count,
+    pub(crate) paths: Count,
+    /// The items it dropped (their first line, shortened), dead ends and traps first.
+    pub(crate) dropped: Vec<String>,
+}
+
+impl Audit {
+    /// For the person: `the compaction kept 7 of 9 decisions, 2 of 3 traps, …`.
+    pub(crate) fn sentence(&self) -> String {
+        let parts: Vec<String> = [
+            (self.decisions, "decisions"),
+            (self.dead_ends, "dead ends"),
+            (self.traps, "traps"),
+            (self.next, "next steps"),
+            (self.paths, "cited paths"),
+        ]
+        .iter()
+        .filter(|(c, _)| c.of > 0)
+        .map(|(c, what)| format!("{} of {} {what}", c.kept, c.of))
+        .collect();
+        if parts.is_empty() {
+            return "the handoff has no item to look for in the compaction's summary".into();
+        }
+        format!("the compaction's summary kept {}", parts.join(", "))
+    }
 }
 
 fn day_of(at: i64) -> String {
@@ -116,6 +159,39 @@ pub(crate) fn record(store: &Store, reset: &Reset) {
             let _ = crate::fs::remove_file(&path);
         }
     }
+}
+
+/// Add `audit` to session `session`'s newest compaction in the log (today's or yesterday's
+/// file), when it has none yet: the summary is known after the compaction's delivery. Whether
+/// one was found.
+pub(crate) fn annotate(store: &Store, session: &str, audit: &Audit) -> bool {
+    let Ok(_lock) = slot::lock(store, "resets", std::time::Duration::from_secs(2)) else {
+        return false;
+    };
+    for (_, path) in days(&dir(store)).into_iter().rev().take(2) {
+        let Some(bytes) = crate::fs::read_regular(&path, DAY_CAP) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let found = lines.iter().rposition(|l| {
+            serde_json::from_str::<Reset>(l).is_ok_and(|r| {
+                r.session.as_deref() == Some(session) && r.source == "compact" && r.audit.is_none()
+            })
+        });
+        let Some(i) = found else { continue };
+        let Ok(mut reset) = serde_json::from_str::<Reset>(&lines[i]) else {
+            continue;
+        };
+        reset.audit = Some(audit.clone());
+        let Ok(line) = serde_json::to_string(&reset) else {
+            return false;
+        };
+        lines[i] = line;
+        let out: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        return slot::replace(&path, out.as_bytes(), None, None).is_ok();
+    }
+    false
 }
 
 /// The day files in `dir`, by day.

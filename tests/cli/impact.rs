@@ -377,3 +377,63 @@ fn a_cut_line_and_an_overlong_line_are_passed_over() {
     assert_eq!(r["to_first_edit"]["tool_calls"], 2, "{r}");
     assert_eq!(r["tool_calls"], 3, "{r}");
 }
+
+/// At PostCompact, Claude Code's `compact_summary` is held against the handoff delivered at that
+/// compaction: the person's receipt and the reset log say what it kept, `impact` sums it; a
+/// client that hands over no summary gets no audit.
+#[test]
+fn a_compaction_summary_is_audited_against_the_handoff_delivered() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let transcript = env.write("t.jsonl", "");
+    let input = |event: &str, extra: serde_json::Value| {
+        let mut v = serde_json::json!({"session_id": "c1", "cwd": repo,
+            "transcript_path": transcript, "hook_event_name": event});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v.to_string()
+    };
+    let o = run(&mut env.hook(
+        "session-start",
+        &input("SessionStart", serde_json::json!({"source": "compact"})),
+    ));
+    assert!(context(&o).contains("source: compact"));
+    // The canonical handoff: one decision (typing the builder's return), one dead end (a
+    // docblock on the caller), no trap, one next step, two cited paths.
+    let summary = "We typed the builder return rather than annotating every caller at each call site. Next: Reminder, the same way.";
+    let o = run(&mut env.hook(
+        "post-compact",
+        &input(
+            "PostCompact",
+            serde_json::json!({"trigger": "auto", "compact_summary": summary}),
+        ),
+    ));
+    assert_eq!(o.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON line");
+    assert_eq!(
+        v["systemMessage"],
+        "handoff-store: the compaction's summary kept 1 of 1 decisions, 0 of 1 dead ends, 1 of 1 next steps, 0 of 2 cited paths",
+        "{}",
+        o.stdout
+    );
+    let v = impact(&env, &repo, &[]);
+    let audit = &v["resets"][0]["audit"];
+    assert_eq!(
+        audit["decisions"],
+        serde_json::json!({"kept": 1, "of": 1}),
+        "{v}"
+    );
+    assert_eq!(audit["dead_ends"], serde_json::json!({"kept": 0, "of": 1}));
+    assert!(
+        audit["dropped"][0]
+            .as_str()
+            .is_some_and(|d| d.starts_with("A docblock on the caller")),
+        "{audit}"
+    );
+    assert_eq!(v["summaries"][0]["audited"], 1);
+    // Without a summary (another client, or none given): confirmed, not audited, nothing said.
+    let o = run(&mut env.hook("post-compact", &input("PostCompact", serde_json::json!({}))));
+    assert_eq!(o.stdout, "");
+}

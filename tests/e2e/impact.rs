@@ -16,6 +16,10 @@ pub const SCENARIOS: &[Scenario] = &[
         Suite::claude_impact,
     ),
     (
+        "impact: claude: a compaction whose summary keeps 7 of 9 decisions and drops a trap: PostCompact's receipt and the reset log say so",
+        Suite::claude_audit,
+    ),
+    (
         "impact: codex: the same from Codex's rollout file",
         Suite::codex_impact,
     ),
@@ -133,4 +137,82 @@ impl Suite {
         ensure(resets[0]["client"] == "codex", || format!("{}", resets[0]))?;
         Self::walked(&resets[0])
     }
+
+    fn claude_audit(&self) -> Check {
+        let scene = self.scene(true, false)?;
+        std::fs::create_dir_all(scene.repo.join("src")).map_err(|e| e.to_string())?;
+        std::fs::write(scene.repo.join("src/legacy.rs"), "fn legacy() {}\n")
+            .map_err(|e| e.to_string())?;
+        crate::harness::git(&scene.repo, &["add", "-A"])?;
+        crate::harness::git(&scene.repo, &["commit", "-q", "-m", "legacy"])?;
+        let repo = scene.repo.to_string_lossy().into_owned();
+        let (code, out) = self.store_cmd(&scene, &["write", "--checkout", &repo], Some(AUDITED));
+        ensure(code == 0, || format!("write: {out}"))?;
+        self.mock.set_summary(Some(SUMMARY.into()));
+        let ran = self.session_args(&scene, &[], &["one", "two", "three", "/compact", "after"]);
+        self.mock.set_summary(None);
+        ran?;
+        let resets = self.resets(&scene)?;
+        let compacted = resets
+            .iter()
+            .find(|r| r["source"] == "compact")
+            .ok_or_else(|| format!("no compaction logged: {resets:?}"))?;
+        let audit = &compacted["audit"];
+        ensure(
+            audit["decisions"] == serde_json::json!({"kept": 7, "of": 9})
+                && audit["traps"] == serde_json::json!({"kept": 1, "of": 2}),
+            || format!("the summary kept 7 of 9 decisions, 1 of 2 traps: {audit}"),
+        )?;
+        ensure(
+            audit["dropped"].as_array().is_some_and(|d| {
+                d.iter().any(|x| {
+                    x.as_str()
+                        .is_some_and(|t| t.starts_with("Deleting expired carts"))
+                })
+            }),
+            || format!("the dropped trap is named: {audit}"),
+        )?;
+        // Claude Code prints PostCompact's systemMessage with the compaction's own lines.
+        ensure(
+            self.printed()
+                .contains("the compaction's summary kept 7 of 9 decisions, 1 of 2 traps"),
+            || "the person did not see what the summary kept".into(),
+        )
+    }
 }
+
+/// A handoff of nine decisions and two traps, each in words of its own.
+const AUDITED: &str = "# Handoff — e2e audit
+status: the shop's checkout works end to end.
+
+## Do not re-derive
+
+### Decisions
+- Store sessions in Redis, not Postgres, because expiry is native.
+- Render invoices with Twig templates instead of Blade.
+- Queue emails through SQS rather than cron polling.
+- Hash passwords with Argon2id instead of bcrypt.
+- Paginate the orders API with cursors, not offsets.
+- Validate webhooks by HMAC signature before parsing.
+- Cache product pages for five minutes at the edge.
+- Log payment failures to Sentry with the order number.
+- Retry flaky shipping calls three times with backoff.
+
+### Dead ends
+- None.
+
+### Traps
+- The legacy tax table looks unused but the nightly report reads it.
+- Deleting expired carts also deletes saved wishlists.
+
+## Next
+1. Ship the checkout.
+
+## Pointers
+```text
+src/legacy.rs:1 | fn legacy
+```
+";
+
+/// The mock's compaction summary: seven of the decisions and one trap, reworded.
+const SUMMARY: &str = "<summary>Decisions: sessions are stored in Redis (not Postgres) since expiry is native; invoices render through Twig templates, not Blade; emails are queued through SQS instead of cron polling; passwords hashed with Argon2id, not bcrypt; the orders API paginates with cursors rather than offsets; webhooks are validated by their HMAC signature before parsing; product pages are cached five minutes at the edge. Trap: the legacy tax table looks unused, but the nightly report reads it.</summary>";

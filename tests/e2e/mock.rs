@@ -26,6 +26,8 @@ pub struct State {
     pub writer_doc: Option<String>,
     /// Gemini's compressor answers with more than it was given, which Gemini CLI refuses.
     pub refuse_summary: bool,
+    /// What Claude Code's compaction is answered with, when not the default.
+    pub summary: Option<String>,
     /// Overflow refusals already sent, so each prompt is refused once.
     overflowed: Vec<String>,
     /// How long the background writer's first request is held before it is answered (a slow
@@ -72,6 +74,11 @@ impl Mock {
     /// Hold the writer's first request `delay` before answering it.
     pub fn set_writer_delay(&self, delay: std::time::Duration) {
         self.lock().writer_delay = delay;
+    }
+
+    /// Answer Claude Code's compaction with `summary` (`None`: the default one).
+    pub fn set_summary(&self, summary: Option<String>) {
+        self.lock().summary = summary;
     }
 
     pub fn set_refuse_summary(&self, refuse: bool) {
@@ -177,9 +184,9 @@ fn respond(
             s.overflowed.push(last_user);
             None
         } else if compaction {
-            Some(Reply::Text(
-                "<summary>1. Primary request: e2e. 2. Decisions kept verbatim.</summary>".into(),
-            ))
+            Some(Reply::Text(s.summary.clone().unwrap_or_else(|| {
+                "<summary>1. Primary request: e2e. 2. Decisions kept verbatim.</summary>".into()
+            })))
         } else if last_user.contains("E2E-CALL-MCP")
             && text.contains("mcp__handoff__handoff_read")
             && !text.contains("tool_result")

@@ -74,9 +74,19 @@ fn summary_line(s: &Summary) -> String {
         ));
     }
     line.push_str(&format!(
-        "; {} call(s) named a cited file, {} repeated a dead end or trap\n",
+        "; {} call(s) named a cited file, {} repeated a dead end or trap",
         s.cited_reads, s.repeats
     ));
+    if s.audited > 0 {
+        line.push_str(&format!(
+            "; over {} compaction(s), {}",
+            s.audited,
+            s.kept
+                .sentence()
+                .replacen("the compaction's summary", "the summaries", 1)
+        ));
+    }
+    line.push('\n');
     line
 }
 

@@ -91,6 +91,8 @@ pub(crate) struct Measured {
     pub(crate) cited_reads: u64,
     /// Calls that repeated a dead end or trap of the handoff.
     pub(crate) repeats: u64,
+    /// At a compaction whose summary the client handed over: what it kept of the handoff.
+    pub(crate) audit: Option<crate::store::resets::Audit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -148,6 +150,7 @@ fn measure(r: &Reset, until: Option<i64>, reader: LineReader) -> Measured {
         tool_calls: 0,
         cited_reads: 0,
         repeats: 0,
+        audit: r.audit.clone(),
     };
     let Some(path) = r.transcript.as_deref().map(PathBuf::from) else {
         return m;

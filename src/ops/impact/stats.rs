@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::{Measured, Transcript};
-use crate::store::resets::Arm;
+use crate::store::resets::{Arm, Audit};
 
 /// The fewest resets with a measure an arm needs before a figure is given.
 pub(crate) const ENOUGH: usize = 30;
@@ -30,6 +30,9 @@ pub(crate) struct Summary {
     /// Calls naming a file the handoff cited, and calls repeating a dead end or trap, in all.
     pub(crate) cited_reads: u64,
     pub(crate) repeats: u64,
+    /// Compactions whose summary was audited, and what those summaries kept, summed.
+    pub(crate) audited: usize,
+    pub(crate) kept: Audit,
 }
 
 /// The delivered arm against another, for one client and one measure.
@@ -135,7 +138,27 @@ fn summary(client: &str, arm: Arm, ms: &[&Measured]) -> Summary {
         median_minutes_to_edit: median_of(MEASURES[2].1),
         cited_reads: read.iter().map(|m| m.cited_reads).sum(),
         repeats: read.iter().map(|m| m.repeats).sum(),
+        audited: ms.iter().filter(|m| m.audit.is_some()).count(),
+        kept: ms
+            .iter()
+            .filter_map(|m| m.audit.as_ref())
+            .fold(Audit::default(), add),
     }
+}
+
+/// Two audits' counts summed (their dropped items left out).
+fn add(mut sum: Audit, a: &Audit) -> Audit {
+    for (s, c) in [
+        (&mut sum.decisions, a.decisions),
+        (&mut sum.dead_ends, a.dead_ends),
+        (&mut sum.traps, a.traps),
+        (&mut sum.next, a.next),
+        (&mut sum.paths, a.paths),
+    ] {
+        s.kept += c.kept;
+        s.of += c.of;
+    }
+    sum
 }
 
 /// The median of `v` (sorted in place); `None` when empty.
