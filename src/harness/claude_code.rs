@@ -145,7 +145,11 @@ impl Client for ClaudeCode {
     /// each with its `timestamp`; an assistant message's `tool_use` blocks, and its `usage`
     /// (input, cache written, cache read, output), repeated on each line of one message (its
     /// `message.id` counts it once).
-    fn transcript_line(&self, line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+    fn transcript_line(
+        &self,
+        line: &serde_json::Value,
+        checkout: &str,
+    ) -> Option<crate::ops::impact::Line> {
         let at = line
             .get("timestamp")
             .and_then(serde_json::Value::as_str)
@@ -172,7 +176,7 @@ impl Client for ClaudeCode {
             let id = message["id"].as_str().map(str::to_string);
             out.usage = Some((id, tokens));
         }
-        let cwd = line["cwd"].as_str();
+        let cwd = line["cwd"].as_str().or(Some(checkout));
         for block in message["content"].as_array().into_iter().flatten() {
             if block["type"] == "tool_use"
                 && let Some(name) = block["name"].as_str()

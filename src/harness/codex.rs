@@ -139,7 +139,11 @@ impl Client for Codex {
     /// `response_item` tool calls (`function_call` `exec_command` with `cmd`, read as its shell;
     /// `custom_tool_call` `apply_patch`; `local_shell_call`), and `event_msg` `token_count`,
     /// whose `last_token_usage` is one request's (its `input_tokens` hold the cached ones).
-    fn transcript_line(&self, line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+    fn transcript_line(
+        &self,
+        line: &serde_json::Value,
+        checkout: &str,
+    ) -> Option<crate::ops::impact::Line> {
         let at = line["timestamp"]
             .as_str()
             .and_then(crate::store::time::parse_iso)?;
@@ -149,8 +153,8 @@ impl Client for Codex {
         };
         let payload = &line["payload"];
         let tool = |name: &str, input: serde_json::Value| {
-            let cwd = input["workdir"].as_str().map(str::to_string);
-            super::transcript_tool(self, name, &input, cwd.as_deref())
+            let cwd = input["workdir"].as_str().unwrap_or(checkout).to_string();
+            super::transcript_tool(self, name, &input, Some(&cwd))
         };
         match (line["type"].as_str(), payload["type"].as_str()) {
             (Some("event_msg"), Some("token_count")) => {

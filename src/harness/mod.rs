@@ -188,9 +188,14 @@ pub(crate) trait Client: Sync {
     }
 
     /// One line of its session transcript, as `impact` reads it (docs/store.md §9.20): its
-    /// time, the model usage it reports, its tool calls. `None`: a line it does not read, or a
-    /// client whose transcripts are not read.
-    fn transcript_line(&self, _line: &serde_json::Value) -> Option<crate::ops::impact::Line> {
+    /// time, the model usage it reports, its tool calls (a relative path read against
+    /// `checkout` unless the line names its own directory). `None`: a line it does not read,
+    /// or a client whose transcripts are not read.
+    fn transcript_line(
+        &self,
+        _line: &serde_json::Value,
+        _checkout: &str,
+    ) -> Option<crate::ops::impact::Line> {
         None
     }
 

@@ -16,12 +16,13 @@ use crate::ops::tripwire::Call;
 pub(crate) fn transcript_line(
     client: &str,
     line: &serde_json::Value,
+    checkout: &str,
 ) -> Option<crate::ops::impact::Line> {
     Harness::ALL
         .iter()
         .find(|h| h.name() == client)?
         .client()
-        .transcript_line(line)
+        .transcript_line(line, checkout)
 }
 
 /// A tool call a transcript records, `name` with its `input` in the session's `cwd`, as the

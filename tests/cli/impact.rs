@@ -437,3 +437,69 @@ fn a_compaction_summary_is_audited_against_the_handoff_delivered() {
     let o = run(&mut env.hook("post-compact", &input("PostCompact", serde_json::json!({}))));
     assert_eq!(o.stdout, "");
 }
+
+/// A Codex rollout (its shape as the real client writes it, made small): `exec_command` is its
+/// shell, a `custom_tool_call` `apply_patch` its edit, `token_count` events its usage (one
+/// request each, cached input inside `input_tokens`); a relative path runs from its `workdir`.
+#[test]
+fn a_codex_rollout_is_read_in_its_own_shape() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let rollout = env.write("rollout.jsonl", "");
+    let mut c = env.hook(
+        "session-start",
+        &serde_json::json!({"session_id": "x1", "cwd": repo, "source": "clear",
+            "transcript_path": rollout, "hook_event_name": "SessionStart", "model": "gpt-5"})
+        .to_string(),
+    );
+    let o = run(c.args(["--harness", "codex"]));
+    assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
+    let t = now();
+    let ts = |s: i64| {
+        chrono::DateTime::from_timestamp(t + s, 0)
+            .expect("time")
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let exec = |s: i64, cmd: &str| {
+        serde_json::json!({"timestamp": ts(s), "type": "response_item", "payload": {"type": "function_call",
+            "name": "exec_command", "arguments": serde_json::json!({"cmd": cmd, "workdir": repo}).to_string(),
+            "call_id": format!("call_{s}")}})
+        .to_string()
+    };
+    let tokens = |s: i64| {
+        serde_json::json!({"timestamp": ts(s), "type": "event_msg", "payload": {"type": "token_count",
+            "info": {"total_token_usage": {"input_tokens": 9999}, "last_token_usage": {"input_tokens": 200,
+            "cached_input_tokens": 150, "output_tokens": 20, "reasoning_output_tokens": 0, "total_tokens": 220}}}})
+        .to_string()
+    };
+    let lines = [
+        serde_json::json!({"timestamp": ts(0), "type": "session_meta", "payload": {"id": "x1", "cwd": repo}}).to_string(),
+        tokens(1),
+        exec(1, "sed -n 20,30p app/Mail/Invoice.php"),
+        tokens(2),
+        exec(2, "ls app"),
+        tokens(3),
+        serde_json::json!({"timestamp": ts(60), "type": "response_item", "payload": {"type": "custom_tool_call",
+            "name": "apply_patch", "call_id": "c9",
+            "input": "*** Begin Patch\n*** Update File: app/Mail/Invoice.php\n@@\n-a\n+b\n*** End Patch\n"}})
+        .to_string(),
+    ];
+    std::fs::write(&rollout, lines.join("\n") + "\n").expect("rollout");
+    // From elsewhere: the patch's relative path is read against the reset's checkout.
+    let (code, v) = json(
+        env.store()
+            .current_dir(env.root())
+            .args(["impact", "--all", "--json"]),
+    );
+    assert_eq!(code, 0, "{v}");
+    let r = &v["resets"][0];
+    assert_eq!(r["client"], "codex");
+    assert_eq!(
+        r["repeats"], 1,
+        "the patch beneath app/Mail/, a dead end's folder: {r}"
+    );
+    assert_eq!(r["to_first_edit"]["tool_calls"], 2, "{r}");
+    assert_eq!(r["to_first_edit"]["tokens"], 3 * 220, "{r}");
+    assert_eq!(r["cited_reads"], 1, "{r}");
+}

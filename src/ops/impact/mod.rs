@@ -44,9 +44,11 @@ pub(crate) struct Tool {
     pub(crate) names: Option<String>,
 }
 
-/// A client's transcript reader: `client` names it, the line is parsed JSON; `None` when the
+/// A client's transcript reader: `client` names it, the line is parsed JSON, a relative path in
+/// it is read against `checkout` unless the line says its own directory; `None` when the
 /// client's transcripts are not read (or the line records nothing).
-pub(crate) type LineReader = fn(client: &str, line: &serde_json::Value) -> Option<Line>;
+pub(crate) type LineReader =
+    fn(client: &str, line: &serde_json::Value, checkout: &str) -> Option<Line>;
 
 /// Which resets to measure.
 pub(crate) struct Request {
@@ -202,7 +204,7 @@ fn follow(
         let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf) else {
             continue;
         };
-        let Some(line) = reader(&r.client, &value) else {
+        let Some(line) = reader(&r.client, &value, &r.checkout) else {
             continue;
         };
         understood = true;
