@@ -330,6 +330,26 @@ fn arms_are_compared_only_with_thirty_resets_each_and_the_seed_fixes_the_interva
         &v["compared"],
         "the same seed, the same interval"
     );
+    // The picture: one bar series per arm.
+    let svg = env.path("impact.svg");
+    let o = run(env
+        .store()
+        .current_dir(&repo)
+        .arg("impact")
+        .arg("--svg")
+        .arg(&svg));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let drawn = std::fs::read_to_string(&svg).expect("the SVG file");
+    assert!(
+        drawn.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{drawn}"
+    );
+    assert!(
+        drawn.contains(">delivered (n = 30)</text>") && drawn.contains(">holdout (n = 30)</text>"),
+        "{drawn}"
+    );
+    // Delivered took 2, 3 or 4 calls: three bars, and the legend's box.
+    assert_eq!(drawn.matches("fill=\"#1f77b4\"").count(), 4, "{drawn}");
 }
 
 /// A transcript's last line cut short (a client killed mid-write) and a line past the cap (a

@@ -1,4 +1,4 @@
-//! `impact [-C DIR | --all] [--since DAYS] [--seed N]` (docs/store.md §9.20): what followed each
+//! `impact [-C DIR | --all] [--since DAYS] [--seed N] [--svg FILE]` (docs/store.md §9.20): what followed each
 //! logged reset, from the sessions' own transcripts, per client and arm.
 
 use super::{Format, Reply};
@@ -19,6 +19,9 @@ pub(crate) struct Args {
     /// The bootstrap's seed: the same seed gives the same intervals.
     #[arg(long, value_name = "N", default_value_t = 20_261_207)]
     seed: u64,
+    /// Also draw, per arm, how many tool calls came before the first edit, as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
@@ -35,6 +38,17 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         reader: crate::harness::transcript_line,
     };
     let impact = crate::ops::impact::impact(&store, &request);
+    if let Some(path) = &args.svg {
+        let svg = super::impact_svg::chart(&impact.resets);
+        // Through a link the user put there, never replacing it.
+        let path = match crate::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                crate::fs::canonicalize(path).map_err(|e| Error::io(path, e))?
+            }
+            _ => path.clone(),
+        };
+        crate::durable::write(&path, svg.as_bytes(), None)?;
+    }
     Reply::show(format, &impact, impact_text)
 }
 

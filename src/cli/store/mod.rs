@@ -10,6 +10,7 @@ mod fix;
 mod history;
 mod hook;
 mod impact;
+mod impact_svg;
 mod install;
 mod list;
 mod log;
@@ -178,7 +179,7 @@ enum Command {
     /// of cited files, repeated dead ends — per client and arm (`handoff.holdout` for a fair
     /// comparison).
     #[command(
-        after_help = "Examples:\n  handoff-store impact\n  handoff-store impact --all --since 30 --json\n  git config handoff.holdout 5        # one reset in 5 held out: a fair comparison"
+        after_help = "Examples:\n  handoff-store impact\n  handoff-store impact --all --since 30 --json\n  handoff-store impact --svg impact.svg   # a picture per arm\n  git config handoff.holdout 5        # one reset in 5 held out: a fair comparison"
     )]
     Impact(impact::Args),
     /// Print a brief for a subagent: its task, the decisions and traps that touch its paths,
