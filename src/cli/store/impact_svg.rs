@@ -17,9 +17,12 @@ const BOTTOM: f64 = 60.0;
 /// Calls past this many share the last bar (`30+`).
 const LAST: usize = 30;
 
-/// The chart of `resets` as an SVG document.
-pub(crate) fn chart(resets: &[Measured]) -> String {
-    let arms: Vec<(Arm, &str, Vec<usize>)> = [
+/// One arm's series: its colour and each reset's tool calls before its first edit.
+type Series = (Arm, &'static str, Vec<usize>);
+
+/// The arms that have a reset followed by an edit.
+fn series(resets: &[Measured]) -> Vec<Series> {
+    [
         (Arm::Delivered, "#1f77b4"),
         (Arm::Holdout, "#ff7f0e"),
         (Arm::None, "#8c8c8c"),
@@ -33,7 +36,12 @@ pub(crate) fn chart(resets: &[Measured]) -> String {
             .collect();
         (!calls.is_empty()).then_some((arm, colour, calls))
     })
-    .collect();
+    .collect()
+}
+
+/// The chart of `resets` as an SVG document.
+pub(crate) fn chart(resets: &[Measured]) -> String {
+    let arms = series(resets);
     let bins = arms
         .iter()
         .flat_map(|(_, _, c)| c.iter().copied())
@@ -67,14 +75,23 @@ pub(crate) fn chart(resets: &[Measured]) -> String {
             );
         }
     }
-    let (x0, y0) = (LEFT, TOP + ph);
+    axes(&mut svg, bins, top);
+    legend(&mut svg, &arms);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The axes, their ticks and their titles, for `bins` bars and `top` resets at most.
+fn axes(svg: &mut String, bins: usize, top: usize) {
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let bin_w = pw / bins as f64;
+    let y0 = TOP + ph;
     let _ = writeln!(
         svg,
-        "<path d=\"M{x0} {TOP} V{y0} H{}\" stroke=\"black\" fill=\"none\"/>",
+        "<path d=\"M{LEFT} {TOP} V{y0} H{}\" stroke=\"black\" fill=\"none\"/>",
         LEFT + pw
     );
-    let every = bins.div_ceil(15).max(1);
-    for b in (0..bins).step_by(every) {
+    for b in (0..bins).step_by(bins.div_ceil(15).max(1)) {
         let label = if b == LAST {
             format!("{LAST}+")
         } else {
@@ -93,7 +110,7 @@ pub(crate) fn chart(resets: &[Measured]) -> String {
             svg,
             "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{n}</text>",
             LEFT - 8.0,
-            y(n) + 4.0
+            y0 - ph * n as f64 / top as f64 + 4.0
         );
     }
     let _ = writeln!(
@@ -104,6 +121,10 @@ pub(crate) fn chart(resets: &[Measured]) -> String {
         TOP + ph / 2.0,
         TOP + ph / 2.0
     );
+}
+
+/// A box and a line per arm: its name and how many resets it has.
+fn legend(svg: &mut String, arms: &[Series]) {
     for (i, (arm, colour, calls)) in arms.iter().enumerate() {
         let ly = TOP + 10.0 + i as f64 * 22.0;
         let _ = writeln!(
@@ -116,6 +137,4 @@ pub(crate) fn chart(resets: &[Measured]) -> String {
             calls.len()
         );
     }
-    svg.push_str("</svg>\n");
-    svg
 }
