@@ -7,12 +7,12 @@
 # /clear delivering the handoff) for each binary, interleaved.
 set -e
 AFTER=$1; BEFORE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
 D=$(mktemp -d); trap 'rm -rf $D' EXIT
 export HOME=$D HANDOFF_STORE_DIR=$D/store
 cd $D; git init -q -b main r; cd r
 mkdir -p app/Mail; seq 1 40 | sed 's/^/line /' > app/Mail/Invoice.php; echo '{}' > composer.json
 git add -A; git -c user.name=a -c user.email=b commit -qm i
-HERE=$(cd "$(dirname "$0")" && pwd)
 sed "s|CHECKOUT|$D/r|" "$HERE/lineage-doc.md" | "$AFTER" write --no-gate >/dev/null
 python3 - "$D" <<'EOF'
 import json, os, sys, time

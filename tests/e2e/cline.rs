@@ -1,7 +1,7 @@
 //! Cline's CLI (`cline`): `install cline`'s TaskStart hook fires in the real CLI, which runs it
 //! detached and drops its output, so the handoff must stay unread.
 
-use crate::harness::{Check, Client, Scenario, Suite, ensure, stop_left_behind, wait_for};
+use crate::harness::{Check, Client, Scenario, Scene, Suite, ensure, stop_left_behind, wait_for};
 
 pub const SCENARIOS: &[Scenario] = &[(
     "cline: install cline's TaskStart fires in the real CLI and leaves the handoff unread",
@@ -28,18 +28,7 @@ impl Suite {
         let (code, said) = self.store_cmd(&scene, &["install", "cline"], None);
         ensure(code == 0, || format!("install cline: {said}"))?;
         let cline = |args: &[&str]| self.run_client(&self.cline, &scene, &[], args);
-        let base = format!("{}/v1", self.mock.url());
-        cline(&[
-            "auth",
-            "-p",
-            "openai-compatible",
-            "-k",
-            "e2e-not-a-key",
-            "-m",
-            "mock",
-            "-b",
-            &base,
-        ])?;
+        self.cline_auth(&scene)?;
         let mark = self.mock.mark();
         cline(&["say ok"])?;
         ensure(!self.mock.since(mark).is_empty(), || {
@@ -56,5 +45,26 @@ impl Suite {
         ensure(orient.contains("progress=complete"), || {
             format!("a delivery whose output Cline drops consumed the handoff: {orient}")
         })
+    }
+
+    /// The user's own step: pointing Cline at a provider (`cline auth`), here the loopback mock.
+    pub fn cline_auth(&self, scene: &Scene) -> Result<String, String> {
+        let base = format!("{}/v1", self.mock.url());
+        self.run_client(
+            &self.cline,
+            scene,
+            &[],
+            &[
+                "auth",
+                "-p",
+                "openai-compatible",
+                "-k",
+                "e2e-not-a-key",
+                "-m",
+                "mock",
+                "-b",
+                &base,
+            ],
+        )
     }
 }

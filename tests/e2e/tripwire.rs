@@ -255,22 +255,11 @@ impl Suite {
     fn cline_tripwire(&self) -> Check {
         let scene = self.scene(false, false)?;
         self.tripwire_scene(&scene, "cline")?;
-        let cline = |args: &[&str]| self.run_client(&self.cline, &scene, &[], args);
-        let base = format!("{}/v1", self.mock.url());
         let prompt = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
         let mark = self.mock.mark();
-        let ran = cline(&[
-            "auth",
-            "-p",
-            "openai-compatible",
-            "-k",
-            "e2e-not-a-key",
-            "-m",
-            "mock",
-            "-b",
-            &base,
-        ])
-        .and_then(|_| cline(&[&prompt]));
+        let ran = self
+            .cline_auth(&scene)
+            .and_then(|_| self.run_client(&self.cline, &scene, &[], &[&prompt]));
         // Cline's CLI leaves its hub daemon running after the task; it must not outlive the scene.
         crate::harness::stop_left_behind(&scene.home);
         ran?;
