@@ -3,8 +3,8 @@
 //! `impact` needs to read the session's own transcript after it and compare: the client, the
 //! session, the transcript's path as the client gave it, the handoff's cited paths and the
 //! triggers of its dead ends and traps. Nothing of the transcript is copied. One file per day
-//! under `<store>/.resets/`, rewritten whole under a lock (temp, fsync, rename), so a record
-//! costs one small file's rewrite; days older than 90 go at the next record.
+//! under `<store>/.resets/`, a line appended under a lock per record (an audit, rare, rewrites
+//! its day whole: temp, fsync, rename); days older than 90 go at the next record.
 
 use std::path::{Path, PathBuf};
 
@@ -129,8 +129,11 @@ fn dir(store: &Store) -> PathBuf {
     store.dir.join(DIR)
 }
 
-/// Add `reset` to its day's file and drop the days past 90. Best effort: a hook is never
-/// failed (or held up past the lock's 2 s) by its bookkeeping.
+/// Append `reset` to its day's file and drop the days past 90. Best effort: a hook is never
+/// failed (or held up past the lock's 2 s) by its bookkeeping. One line appended under the lock,
+/// without a sync: the record costs a hook a few dozen microseconds, where a rewrite with its
+/// syncs cost about a millisecond (BENCHMARKS.md); a crash leaves at most a line cut short,
+/// which readers skip and the next record starts after.
 pub(crate) fn record(store: &Store, reset: &Reset) {
     let Ok(_lock) = slot::lock(store, "resets", std::time::Duration::from_secs(2)) else {
         return;
@@ -139,26 +142,45 @@ pub(crate) fn record(store: &Store, reset: &Reset) {
     if slot::create_private_dir(&dir).is_err() {
         return;
     }
-    let file = dir.join(format!("{}.jsonl", day_of(reset.at)));
-    let mut text = crate::fs::read_regular(&file, DAY_CAP)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    if !text.is_empty() && !text.ends_with('\n') {
-        // A line cut short stays one bad line, never glued to the next.
-        text.push('\n');
-    }
     let Ok(line) = serde_json::to_string(reset) else {
         return;
     };
-    text.push_str(&line);
-    text.push('\n');
-    let _ = slot::replace(&file, text.as_bytes(), None, None);
+    let _ = append(&dir.join(format!("{}.jsonl", day_of(reset.at))), &line);
     let oldest = day_of(reset.at - KEEP_DAYS * 86_400);
     for (day, path) in days(&dir) {
         if day < oldest {
             let _ = crate::fs::remove_file(&path);
         }
     }
+}
+
+/// Append `line` to `file` (0600, never through a link), on a line of its own.
+fn append(file: &Path, line: &str) -> std::io::Result<()> {
+    use crate::fs::OpenOptionsExt;
+    use std::io::{Read, Seek, Write};
+    let mut f = crate::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(file)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() || meta.len() > DAY_CAP {
+        return Ok(());
+    }
+    let mut text = String::new();
+    if meta.len() > 0 {
+        let mut last = [0u8; 1];
+        f.seek(std::io::SeekFrom::Start(meta.len() - 1))?;
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            text.push('\n');
+        }
+    }
+    text.push_str(line);
+    text.push('\n');
+    f.write_all(text.as_bytes())
 }
 
 /// Add `audit` to session `session`'s newest compaction in the log (today's or yesterday's

@@ -523,3 +523,22 @@ fn a_codex_rollout_is_read_in_its_own_shape() {
     assert_eq!(r["to_first_edit"]["tokens"], 3 * 220, "{r}");
     assert_eq!(r["cited_reads"], 1, "{r}");
 }
+
+/// The reset log is appended a line at a time: a line a crash cut short is skipped, and the next
+/// record starts on a line of its own.
+#[test]
+fn a_cut_line_in_the_reset_log_loses_no_later_record() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let log = env.store_dir().join(".resets").join(format!("{day}.jsonl"));
+    std::fs::create_dir_all(log.parent().expect("dir")).expect("dir");
+    std::fs::write(&log, "{\"at\": 1, \"client\": \"claude-co").expect("a cut line");
+    let transcript = env.write("t.jsonl", "");
+    context(&clear(&env, &repo, "after-crash", &transcript, &[]));
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains("claude-co\n{"), "a line of its own: {text}");
+    let v = impact(&env, &repo, &[]);
+    assert_eq!(v["resets"][0]["session"], "after-crash", "{v}");
+}
