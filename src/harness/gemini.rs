@@ -137,6 +137,35 @@ impl Client for Gemini {
         }
     }
 
+    /// Its chat file (`~/.gemini/tmp/<project>/chats/session-….jsonl`, the hooks'
+    /// `transcript_path`; 0.61.0): a line per message with its `timestamp`, a model message
+    /// (`type: gemini`) with its `tokens.total` and `toolCalls` (`name`, `args`); a message is
+    /// written again as it grows (its `id` counts it once), `$set` lines update the file's own
+    /// fields.
+    fn transcript_line(&self, line: &Value, checkout: &str) -> Option<crate::ops::impact::Line> {
+        let at = line["timestamp"]
+            .as_str()
+            .and_then(crate::store::time::parse_iso)?;
+        let mut out = crate::ops::impact::Line {
+            at: Some(at),
+            ..Default::default()
+        };
+        if line["type"] != "gemini" {
+            return Some(out);
+        }
+        let id = line["id"].as_str().map(str::to_string);
+        out.usage = line["tokens"]["total"].as_u64().map(|n| (id, n));
+        for call in line["toolCalls"].as_array().into_iter().flatten() {
+            let Some(name) = call["name"].as_str() else {
+                continue;
+            };
+            let mut tool = super::transcript_tool(self, name, &call["args"], Some(checkout));
+            tool.id = call["id"].as_str().map(str::to_string);
+            out.tools.push(tool);
+        }
+        Some(out)
+    }
+
     /// AfterTool's `hookSpecificOutput.additionalContext` is appended to the tool's result
     /// (in `<hook_context>`); its BeforeTool's is not read.
     fn post_tool_event(&self) -> &'static str {

@@ -35,11 +35,22 @@ pub(crate) fn transcript_tool(
 ) -> crate::ops::impact::Tool {
     let raw = json!({"tool_name": name, "tool_input": input, "cwd": cwd});
     let call = RawInput::parse(raw.to_string().as_bytes()).and_then(|r| client.tool_call(&r));
-    let names = ["file_path", "notebook_path", "path", "command", "cmd"]
-        .iter()
-        .find_map(|k| input.get(k).and_then(serde_json::Value::as_str))
-        .map(str::to_string);
-    crate::ops::impact::Tool { call, names }
+    let names = [
+        "file_path",
+        "absolute_path",
+        "notebook_path",
+        "path",
+        "command",
+        "cmd",
+    ]
+    .iter()
+    .find_map(|k| input.get(k).and_then(serde_json::Value::as_str))
+    .map(str::to_string);
+    crate::ops::impact::Tool {
+        id: None,
+        call,
+        names,
+    }
 }
 
 /// An edit of `path`, made absolute against the session's `cwd` (the client's, else ours).

@@ -542,3 +542,65 @@ fn a_cut_line_in_the_reset_log_loses_no_later_record() {
     let v = impact(&env, &repo, &[]);
     assert_eq!(v["resets"][0]["session"], "after-crash", "{v}");
 }
+
+/// A Gemini CLI chat file (its shape as 0.61.0 writes it, from the e2e run, made small): a line
+/// per message, a model message written again as it grows (its usage and its calls counted
+/// once), `$set` lines between; `run_shell_command` its shell, `write_file` its edit.
+#[test]
+fn a_gemini_chat_file_is_read_in_its_own_shape() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let chat = env.write("session.jsonl", "");
+    // Gemini CLI's /clear reaches us as the new session's first prompt (BeforeAgent).
+    let o = run(env
+        .hook(
+            "user-prompt-submit",
+            &serde_json::json!({"session_id": "g1", "cwd": repo, "transcript_path": chat,
+                "hook_event_name": "BeforeAgent", "prompt": "go on"})
+            .to_string(),
+        )
+        .args(["--harness", "gemini"]));
+    assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
+    let t = now();
+    let ts = |s: i64| {
+        chrono::DateTime::from_timestamp(t + s, 0)
+            .expect("time")
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let model = |s: i64, id: &str, calls: serde_json::Value| {
+        let mut v = serde_json::json!({"id": id, "timestamp": ts(s), "type": "gemini", "content": "",
+            "thoughts": [], "tokens": {"input": 100, "output": 5, "cached": 0, "thoughts": 0,
+            "tool": 0, "total": 105}, "model": "gemini-2.5-flash"});
+        if !calls.is_null() {
+            v["toolCalls"] = calls;
+        }
+        v.to_string()
+    };
+    let call = |id: &str, name: &str, args: serde_json::Value| serde_json::json!([{"id": id, "name": name, "args": args, "result": []}]);
+    let set = |s: i64| serde_json::json!({"$set": {"lastUpdated": ts(s)}}).to_string();
+    let invoice = repo.join("app/Mail/Invoice.php");
+    let lines = [
+        serde_json::json!({"sessionId": "g1", "projectHash": "f3e2", "startTime": ts(0), "kind": "main"}).to_string(),
+        serde_json::json!({"id": "u1", "timestamp": ts(1), "type": "user", "content": [{"text": "go on"}]}).to_string(),
+        model(2, "m1", serde_json::Value::Null),
+        set(2),
+        model(2, "m1", call("c1", "read_file", serde_json::json!({"absolute_path": invoice}))),
+        set(3),
+        model(3, "m2", call("c2", "run_shell_command", serde_json::json!({"command": "ls"}))),
+        model(3, "m2", call("c2", "run_shell_command", serde_json::json!({"command": "ls"}))),
+        model(60, "m3", call("c3", "write_file", serde_json::json!({"file_path": "notes.md", "content": "x"}))),
+    ];
+    std::fs::write(&chat, lines.join("\n") + "\n").expect("chat");
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["client"], "gemini", "{v}");
+    assert_eq!(r["transcript"], "read", "{r}");
+    assert_eq!(r["to_first_edit"]["tool_calls"], 2, "each call once: {r}");
+    assert_eq!(
+        r["to_first_edit"]["tokens"],
+        3 * 105,
+        "each message once: {r}"
+    );
+    assert_eq!(r["cited_reads"], 1, "{r}");
+}

@@ -37,6 +37,8 @@ pub(crate) struct Line {
 /// One tool call in a transcript.
 #[derive(Debug)]
 pub(crate) struct Tool {
+    /// Its id, where a client writes one call on several lines (counted once).
+    pub(crate) id: Option<String>,
     /// A shell command or an edit, as the tripwires read it; `None` for any other tool.
     pub(crate) call: Option<Call>,
     /// What the call names — a read's path, a search's path, a shell command line — where a
@@ -179,7 +181,8 @@ fn follow(
     }
     let mut lines = std::io::BufReader::new(file);
     let root = Path::new(&r.checkout);
-    let mut seen_usage: Option<String> = None;
+    let mut seen_usage = std::collections::HashSet::new();
+    let mut seen_tools = std::collections::HashSet::new();
     let (mut tools, mut tokens) = (0u64, 0u64);
     let mut buf = Vec::new();
     let mut understood = false;
@@ -216,14 +219,18 @@ fn follow(
             break;
         }
         if let Some((id, n)) = line.usage
-            && (id.is_none() || id != seen_usage)
+            && id.is_none_or(|id| seen_usage.insert(id))
         {
-            seen_usage = id;
             if m.to_first_edit.is_none() {
                 tokens = tokens.saturating_add(n);
             }
         }
         for tool in line.tools {
+            if let Some(id) = tool.id
+                && !seen_tools.insert(id)
+            {
+                continue;
+            }
             m.tool_calls += 1;
             let edit = matches!(tool.call, Some(Call::Edit { .. } | Call::Patch(_)));
             if let Some(call) = &tool.call
