@@ -180,10 +180,7 @@ fn follow(
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut lines = std::io::BufReader::new(file);
-    let root = Path::new(&r.checkout);
-    let mut seen_usage = std::collections::HashSet::new();
-    let mut seen_tools = std::collections::HashSet::new();
-    let (mut tools, mut tokens) = (0u64, 0u64);
+    let mut span = Span::default();
     let mut buf = Vec::new();
     let mut understood = false;
     loop {
@@ -218,23 +215,41 @@ fn follow(
         if until.is_some_and(|u| at >= u) {
             break;
         }
+        span.take(r, at, line, m);
+    }
+    if !understood && m.tool_calls == 0 {
+        return Err(std::io::Error::other("no line of its client's format"));
+    }
+    Ok(())
+}
+
+/// What a reset's span has counted so far: tool calls and tokens before the first edit, and the
+/// requests and calls already counted (a client may write one on several lines).
+#[derive(Default)]
+struct Span {
+    tools: u64,
+    tokens: u64,
+    seen_usage: std::collections::HashSet<String>,
+    seen_tools: std::collections::HashSet<String>,
+}
+
+impl Span {
+    /// Count `line` (at `at`) of reset `r`'s span into `m`.
+    fn take(&mut self, r: &Reset, at: i64, line: Line, m: &mut Measured) {
         if let Some((id, n)) = line.usage
-            && id.is_none_or(|id| seen_usage.insert(id))
+            && id.is_none_or(|id| self.seen_usage.insert(id))
+            && m.to_first_edit.is_none()
         {
-            if m.to_first_edit.is_none() {
-                tokens = tokens.saturating_add(n);
-            }
+            self.tokens = self.tokens.saturating_add(n);
         }
         for tool in line.tools {
-            if let Some(id) = tool.id
-                && !seen_tools.insert(id)
-            {
+            if tool.id.is_some_and(|id| !self.seen_tools.insert(id)) {
                 continue;
             }
             m.tool_calls += 1;
             let edit = matches!(tool.call, Some(Call::Edit { .. } | Call::Patch(_)));
             if let Some(call) = &tool.call
-                && !trips(&r.wires, root, call).is_empty()
+                && !trips(&r.wires, Path::new(&r.checkout), call).is_empty()
             {
                 m.repeats += 1;
             }
@@ -247,20 +262,16 @@ fn follow(
             if m.to_first_edit.is_none() {
                 if edit {
                     m.to_first_edit = Some(ToEdit {
-                        tool_calls: tools,
-                        tokens,
+                        tool_calls: self.tools,
+                        tokens: self.tokens,
                         minutes: (at - r.at) as f64 / 60.0,
                     });
                 } else {
-                    tools += 1;
+                    self.tools += 1;
                 }
             }
         }
     }
-    if !understood && m.tool_calls == 0 {
-        return Err(std::io::Error::other("no line of its client's format"));
-    }
-    Ok(())
 }
 
 /// Whether `text` names the repository path `cited`: the path itself, or as the end of a longer
