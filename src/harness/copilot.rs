@@ -135,6 +135,50 @@ impl Client for Copilot {
         }
     }
 
+    /// Its events file (the hooks' `transcriptPath`, `~/.copilot/session-state/<id>/events.jsonl`;
+    /// 1.0.102): a `tool.execution_start` per call (`toolCallId`, `toolName`, `arguments` as its
+    /// hook's `toolArgs`), a `session.usage_record` per request (`inputTokens`, which holds the
+    /// cached ones as its OpenAI-shaped providers report them, and `outputTokens`).
+    fn transcript_line(&self, line: &Value, checkout: &str) -> Option<crate::ops::impact::Line> {
+        let at = line["timestamp"]
+            .as_str()
+            .and_then(crate::store::time::parse_iso)?;
+        let mut out = crate::ops::impact::Line {
+            at: Some(at),
+            ..Default::default()
+        };
+        let data = &line["data"];
+        match line["type"].as_str() {
+            Some("session.usage_record") => {
+                let usage = &data["usage"];
+                let n = ["inputTokens", "outputTokens"]
+                    .iter()
+                    .filter_map(|k| usage.get(k).and_then(Value::as_u64))
+                    .fold(0u64, u64::saturating_add);
+                let id = usage["apiCallId"].as_str().map(str::to_string);
+                out.usage = Some((id, n));
+            }
+            Some("tool.execution_start") => {
+                let args = &data["arguments"];
+                let raw = json!({"toolName": data["toolName"], "toolArgs": args, "cwd": checkout});
+                let call =
+                    RawInput::parse(raw.to_string().as_bytes()).and_then(|r| self.tool_call(&r));
+                let names = ["path", "command"]
+                    .iter()
+                    .find_map(|k| args.get(k).and_then(Value::as_str))
+                    .or(args.as_str())
+                    .map(str::to_string);
+                out.tools.push(crate::ops::impact::Tool {
+                    id: data["toolCallId"].as_str().map(str::to_string),
+                    call,
+                    names,
+                });
+            }
+            _ => {}
+        }
+        Some(out)
+    }
+
     fn render(
         &self,
         _event: &Event,

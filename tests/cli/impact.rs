@@ -604,3 +604,100 @@ fn a_gemini_chat_file_is_read_in_its_own_shape() {
     );
     assert_eq!(r["cited_reads"], 1, "{r}");
 }
+
+/// A Copilot CLI events file (its shape as 1.0.102 writes it, from the e2e run, made small):
+/// `tool.execution_start` per call, `session.usage_record` per request, other events between.
+#[test]
+fn a_copilot_events_file_is_read_in_its_own_shape() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let events = env.write("events.jsonl", "");
+    // A new session of a running Copilot (its /clear): no initial prompt.
+    let o = run(env
+        .hook(
+            "session-start",
+            &serde_json::json!({"sessionId": "p1", "cwd": repo, "source": "new",
+                "timestamp": 1, "transcriptPath": events})
+            .to_string(),
+        )
+        .args(["--harness", "copilot"]));
+    assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
+    let t = now();
+    let ts = |s: i64| {
+        chrono::DateTime::from_timestamp(t + s, 0)
+            .expect("time")
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let event = |s: i64, kind: &str, data: serde_json::Value| {
+        serde_json::json!({"type": kind, "data": data, "id": format!("e{s}"), "timestamp": ts(s),
+            "parentId": null})
+        .to_string()
+    };
+    let usage = |s: i64, call: &str| {
+        event(
+            s,
+            "session.usage_record",
+            serde_json::json!({"usage": {"model": "gpt-4o",
+            "inputTokens": 100, "outputTokens": 5, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+            "apiCallId": call}}),
+        )
+    };
+    let start = |s: i64, id: &str, name: &str, args: serde_json::Value| {
+        event(
+            s,
+            "tool.execution_start",
+            serde_json::json!({"toolCallId": id, "toolName": name,
+            "arguments": args, "turnId": "0", "model": "gpt-4o"}),
+        )
+    };
+    let lines = [
+        event(
+            0,
+            "session.start",
+            serde_json::json!({"sessionId": "p1", "copilotVersion": "1.0.102"}),
+        ),
+        event(
+            1,
+            "assistant.turn_start",
+            serde_json::json!({"turnId": "0"}),
+        ),
+        usage(1, "chatcmpl_1"),
+        start(
+            1,
+            "call_1",
+            "bash",
+            serde_json::json!({"command": "make test-slow", "description": "Run"}),
+        ),
+        event(
+            2,
+            "tool.execution_complete",
+            serde_json::json!({"toolCallId": "call_1", "success": true}),
+        ),
+        usage(2, "chatcmpl_2"),
+        start(
+            2,
+            "call_2",
+            "view",
+            serde_json::json!({"path": repo.join("app/Mail/Invoice.php")}),
+        ),
+        usage(90, "chatcmpl_3"),
+        start(
+            90,
+            "call_3",
+            "apply_patch",
+            serde_json::json!("*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"),
+        ),
+    ];
+    std::fs::write(&events, lines.join("\n") + "\n").expect("events");
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["client"], "copilot", "{v}");
+    assert_eq!(r["to_first_edit"]["tool_calls"], 2, "{r}");
+    assert_eq!(r["to_first_edit"]["tokens"], 3 * 105, "{r}");
+    assert_eq!(r["cited_reads"], 1, "the view of a cited file: {r}");
+    assert_eq!(
+        r["repeats"], 0,
+        "make test-slow is no dead end of this handoff: {r}"
+    );
+}
