@@ -12,8 +12,8 @@
 // - experimental.session.compacting: the session's messages are written to a private file, the
 //   pre-compact hook starts the background writer on it (read-only), and our compaction
 //   instructions join output.context.
-// - session.compacted confirms the compaction (post-compact); the next call asks again, as
-//   after a compaction.
+// - session.compacted confirms the compaction (post-compact, with the compaction's summary for
+//   the retention audit); the next call asks again, as after a compaction.
 // - tool.execute.after: a shell command or an edit that repeats a dead end or trap of the
 //   branch's handoff gets one line appended to the tool's output, once per item and session
 //   (the tripwires; the call itself is never held back or changed).
@@ -143,16 +143,36 @@ function partText(part) {
   return "";
 }
 
+/** The session's messages, as the client's SDK gives them. */
+async function messagesOf(client, sessionID) {
+  let res;
+  try {
+    res = await client.session.messages({ path: { id: sessionID } });
+  } catch {
+    res = await client.session.messages({ sessionID });
+  }
+  return Array.isArray(res) ? res : (res?.data ?? []);
+}
+
+/** The text of the session's newest compaction summary (its message marked `summary`), or "". */
+async function summaryOf(client, sessionID) {
+  try {
+    const summary = (await messagesOf(client, sessionID))
+      .filter((m) => m.info?.role === "assistant" && m.info?.summary === true)
+      .pop();
+    return (summary?.parts ?? [])
+      .filter((p) => p?.type === "text")
+      .map((p) => p.text ?? "")
+      .join("\n");
+  } catch {
+    return "";
+  }
+}
+
 /** The session's messages as JSON lines in a private file; its path, or null. */
 async function saveTranscript(client, sessionID) {
   try {
-    let res;
-    try {
-      res = await client.session.messages({ path: { id: sessionID } });
-    } catch {
-      res = await client.session.messages({ sessionID });
-    }
-    const messages = Array.isArray(res) ? res : (res?.data ?? []);
+    const messages = await messagesOf(client, sessionID);
     const lines = messages.map((m) =>
       JSON.stringify({
         role: m.info?.role ?? "unknown",
@@ -191,7 +211,13 @@ export const HandoffStore = async ({ client, directory }) => {
         transcriptFolder();
       }
       if (event?.type === "session.compacted" && props.sessionID) {
-        await hook("post-compact", { session_id: props.sessionID, cwd: directory }, directory);
+        // The summary goes with it, for the retention audit.
+        const summary = await summaryOf(client, props.sessionID);
+        await hook(
+          "post-compact",
+          { session_id: props.sessionID, cwd: directory, compact_summary: summary || undefined },
+          directory,
+        );
         if (sessions.has(props.sessionID)) sessions.set(props.sessionID, { source: "compact" });
       }
     },

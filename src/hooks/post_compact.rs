@@ -14,11 +14,15 @@ pub(crate) fn run(input: &HookInput, by: &str) -> Option<String> {
     crate::ops::after::confirm_compaction(&store, sid, by);
     let summary = input.summary.as_deref()?;
     let target = input.target()?;
-    // In Claude Code (2.1.197, measured) SessionStart(compact) has delivered the slot's handoff
-    // by now: that is the handoff the summary is held against.
+    // The slot's handoff: in Claude Code (2.1.197, measured) SessionStart(compact) has delivered
+    // it by now; in OpenCode the next model call will.
     let bytes = crate::store::slot::read_capped(&store.path_of(&target.name)).ok()?;
     let doc = crate::document::Document::parse(&String::from_utf8_lossy(&bytes));
     let audit = crate::ops::audit::audit(&doc, summary);
-    crate::store::resets::annotate(&store, input.session.as_ref()?.raw(), &audit);
+    // Where the delivery comes after (OpenCode asks at its next model call), the audit waits
+    // for the compaction's reset to be logged.
+    if !crate::store::resets::annotate(&store, input.session.as_ref()?.raw(), &audit) {
+        super::resets::keep_audit(sid, &audit);
+    }
     Some(audit.sentence())
 }

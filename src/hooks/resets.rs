@@ -73,6 +73,10 @@ pub(crate) fn record(
     let doc = shown
         .and_then(|d| d.document.as_deref().ok())
         .map(crate::document::Document::parse);
+    let audit = match (&seen.session, seen.source) {
+        (Some(sid), "compact") => take_audit(sid),
+        _ => None,
+    };
     let reset = Reset {
         at: crate::store::now(),
         client: seen.client.to_string(),
@@ -91,9 +95,42 @@ pub(crate) fn record(
             .as_ref()
             .map(crate::store::tripwire::wires_of)
             .unwrap_or_default(),
-        audit: None,
+        audit,
     };
     resets::record(store, &reset);
+}
+
+/// Where an audit waits for its compaction's reset: `<state>/audits/<safe-sid>.json`.
+fn audit_path(safe_sid: &str) -> Option<std::path::PathBuf> {
+    Some(super::claims::state_dir()?.join("audits").join(safe_sid))
+}
+
+/// Keep session `safe_sid`'s audit until its compaction's reset is logged (best effort).
+pub(crate) fn keep_audit(safe_sid: &str, audit: &resets::Audit) {
+    let Some(p) = audit_path(safe_sid) else {
+        return;
+    };
+    if let (Some(dir), Ok(bytes)) = (p.parent(), serde_json::to_vec(audit))
+        && crate::store::slot::create_private_dir(dir).is_ok()
+    {
+        let _ = crate::durable::write(&p, &bytes, None);
+    }
+}
+
+/// Session `raw_sid`'s waiting audit, taken (an hour old at most).
+fn take_audit(raw_sid: &str) -> Option<resets::Audit> {
+    let p = audit_path(&super::input::safe_session_id(raw_sid))?;
+    let fresh = crate::fs::metadata(&p)
+        .ok()?
+        .modified()
+        .ok()?
+        .elapsed()
+        .is_ok_and(|age| age.as_secs() < 3600);
+    let bytes = crate::fs::read_regular(&p, 1024 * 1024);
+    let _ = crate::fs::remove_file(&p);
+    bytes
+        .filter(|_| fresh)
+        .and_then(|b| serde_json::from_slice(&b).ok())
 }
 
 /// A reset (`/clear` or a compaction) the hook gave nothing: recorded with why.

@@ -701,3 +701,40 @@ fn a_copilot_events_file_is_read_in_its_own_shape() {
         "make test-slow is no dead end of this handoff: {r}"
     );
 }
+
+/// Where the summary comes before the compaction's delivery (OpenCode: `session.compacted`, then
+/// the next model call asks), the audit waits and is logged with the compaction's reset.
+#[test]
+fn an_audit_before_its_delivery_waits_for_the_compactions_reset() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let fire = |event: &str, extra: serde_json::Value| {
+        let mut v = serde_json::json!({"session_id": "o1", "cwd": repo});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        run(env
+            .hook(event, &v.to_string())
+            .args(["--harness", "opencode"]))
+    };
+    let o = fire(
+        "post-compact",
+        serde_json::json!({"compact_summary": "We typed the builder return rather than annotating every caller at each call site."}),
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, ""),
+        "OpenCode shows no receipt"
+    );
+    let o = fire("session-start", serde_json::json!({"source": "compact"}));
+    assert!(o.stdout.contains("source: compact"), "{}", o.stdout);
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["source"], "compact", "{v}");
+    assert_eq!(
+        r["audit"]["decisions"],
+        serde_json::json!({"kept": 1, "of": 1}),
+        "{r}"
+    );
+}

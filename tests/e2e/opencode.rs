@@ -244,6 +244,19 @@ impl Suite {
             format!("the run was not promoted: {log}")
         })?;
         self.writer_had_no_shell(&scene, mark, "OpenCode")?;
+        // The compaction's summary went with session.compacted: its audit waits for the
+        // compaction's delivery, at the session's next model call, and is logged with it.
+        server.say(&second, "after the compaction")?;
+        let (code, out) = self.store_cmd(&scene, &["impact", "--json"], None);
+        ensure(code == 0, || format!("impact: {out}"))?;
+        let v: Value = serde_json::from_str(&out).map_err(|e| format!("{e}: {out}"))?;
+        let audited = v["resets"].as_array().is_some_and(|r| {
+            r.iter()
+                .any(|r| r["source"] == "compact" && r["audit"]["next"]["of"] == 1)
+        });
+        ensure(audited, || {
+            format!("the compaction's reset carries no audit: {out}")
+        })?;
         drop(server);
 
         let (code, said) = self.store_cmd(&scene, &["uninstall", "opencode", "--project"], None);
