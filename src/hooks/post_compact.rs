@@ -22,7 +22,7 @@ pub(crate) fn run(input: &HookInput, by: &str) -> Option<String> {
     // Where the delivery comes after (OpenCode asks at its next model call), the audit waits
     // for the compaction's reset to be logged.
     if !crate::store::resets::annotate(&store, input.session.as_ref()?.raw(), &audit) {
-        super::resets::keep_audit(sid, &audit);
+        super::resets::keep_audit(sid, &audit, summary);
     }
     Some(audit.sentence())
 }

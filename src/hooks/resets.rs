@@ -105,32 +105,57 @@ fn audit_path(safe_sid: &str) -> Option<std::path::PathBuf> {
     Some(super::claims::state_dir()?.join("audits").join(safe_sid))
 }
 
-/// Keep session `safe_sid`'s audit until its compaction's reset is logged (best effort).
-pub(crate) fn keep_audit(safe_sid: &str, audit: &resets::Audit) {
+/// An audit waiting for its compaction's delivery, with the summary it was made from (which
+/// that delivery completes).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Waiting {
+    audit: resets::Audit,
+    summary: String,
+}
+
+/// Keep session `safe_sid`'s audit of `summary` until its compaction's reset is logged (best
+/// effort; 0600 in the private state folder, an hour at most).
+pub(crate) fn keep_audit(safe_sid: &str, audit: &resets::Audit, summary: &str) {
     let Some(p) = audit_path(safe_sid) else {
         return;
     };
-    if let (Some(dir), Ok(bytes)) = (p.parent(), serde_json::to_vec(audit))
+    let waiting = Waiting {
+        audit: audit.clone(),
+        summary: summary.to_string(),
+    };
+    if let (Some(dir), Ok(bytes)) = (p.parent(), serde_json::to_vec(&waiting))
         && crate::store::slot::create_private_dir(dir).is_ok()
     {
         let _ = crate::durable::write(&p, &bytes, None);
     }
 }
 
-/// Session `raw_sid`'s waiting audit, taken (an hour old at most).
-fn take_audit(raw_sid: &str) -> Option<resets::Audit> {
-    let p = audit_path(&super::input::safe_session_id(raw_sid))?;
+/// Session `safe_sid`'s waiting audit (an hour old at most), left in place.
+fn waiting(safe_sid: &str) -> Option<Waiting> {
+    let p = audit_path(safe_sid)?;
     let fresh = crate::fs::metadata(&p)
         .ok()?
         .modified()
         .ok()?
         .elapsed()
         .is_ok_and(|age| age.as_secs() < 3600);
-    let bytes = crate::fs::read_regular(&p, 1024 * 1024);
-    let _ = crate::fs::remove_file(&p);
-    bytes
-        .filter(|_| fresh)
-        .and_then(|b| serde_json::from_slice(&b).ok())
+    let bytes = crate::fs::read_regular(&p, 4 * 1024 * 1024).filter(|_| fresh)?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The summary session `safe_sid`'s compaction is known to have, before its delivery.
+pub(crate) fn waiting_summary(safe_sid: &str) -> Option<String> {
+    waiting(safe_sid).map(|w| w.summary)
+}
+
+/// Session `raw_sid`'s waiting audit, taken.
+fn take_audit(raw_sid: &str) -> Option<resets::Audit> {
+    let safe = super::input::safe_session_id(raw_sid);
+    let found = waiting(&safe);
+    if let Some(p) = audit_path(&safe) {
+        let _ = crate::fs::remove_file(p);
+    }
+    found.map(|w| w.audit)
 }
 
 /// A reset (`/clear` or a compaction) the hook gave nothing: recorded with why.

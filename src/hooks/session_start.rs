@@ -331,9 +331,10 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     if nothing_to_say {
         return None;
     }
-    if super::resets::holds_out(&subject, &target, title_source) {
-        return Some(held_out(input, &target, subject, title_source, event, now));
-    }
+    let subject = match instead(input, &target, subject, title_source, event, now) {
+        Instead::Given(injection) => return Some(*injection),
+        Instead::Not(subject) => *subject,
+    };
 
     let reference = target.facts.reference.as_str();
     let lineage = lineage(&subject, compact, store.as_ref(), &target);
@@ -388,6 +389,60 @@ fn lineage(
             crate::store::lineage::since_previous(key.as_ref(), target).map(|l| format!(" — {l}"))
         }
         _ => None,
+    }
+}
+
+/// What a reset gets instead of the whole delivery, or the subject back.
+enum Instead {
+    Given(Box<Injection>),
+    Not(Box<InjectionBody>),
+}
+
+/// A reset drawn for the holdout gets one paragraph; a compaction whose summary is known before
+/// its delivery (OpenCode) gets what the summary dropped (docs/hooks.md §11).
+fn instead(
+    input: &HookInput,
+    target: &Target,
+    subject: InjectionBody,
+    title_source: &'static str,
+    event: &str,
+    now: i64,
+) -> Instead {
+    if super::resets::holds_out(&subject, target, title_source) {
+        return Instead::Given(Box::new(held_out(
+            input,
+            target,
+            subject,
+            title_source,
+            event,
+            now,
+        )));
+    }
+    let summary = input
+        .sid()
+        .filter(|_| title_source == "compact")
+        .and_then(super::resets::waiting_summary);
+    match (summary, &subject) {
+        (Some(summary), InjectionBody::Document(d)) => {
+            let Some(text) = super::texts::injection::dropped_text(d, &summary, target) else {
+                return Instead::Not(Box::new(subject));
+            };
+            let receipt = format!(
+                "handoff-store: after the compaction, the model was given what its summary dropped of the handoff for {}",
+                target.facts.reference
+            );
+            Instead::Given(Box::new(Injection {
+                text,
+                event: event.to_string(),
+                receipt,
+                then: Then {
+                    consume: input.consume,
+                    store: super::input::store(),
+                    ..Then::of(input, target, title_source, subject)
+                },
+            }))
+        }
+        _ => Instead::Not(Box::new(subject)),
     }
 }
 

@@ -59,6 +59,30 @@ pub(crate) fn audit(doc: &Document, summary: &str) -> Audit {
     audit
 }
 
+/// The items of `doc` that `summary` dropped, whole, by section: dead ends and traps first
+/// (the part no summary re-derives), then decisions and `## Next`.
+pub(crate) fn dropped_items(doc: &Document, summary: &str) -> Vec<(&'static str, Vec<String>)> {
+    let lower = summary.to_lowercase();
+    let words: std::collections::HashSet<String> = significant(&lower).into_iter().collect();
+    [
+        (3, "Dead ends"),
+        (3, "Traps"),
+        (3, "Decisions"),
+        (2, "Next"),
+    ]
+    .into_iter()
+    .map(|(level, name)| {
+        let items = doc
+            .item_blocks(level, name)
+            .into_iter()
+            .filter(|item| !kept(item, &lower, &words))
+            .collect();
+        (name, items)
+    })
+    .filter(|(_, items): &(&str, Vec<String>)| !items.is_empty())
+    .collect()
+}
+
 /// Whether `item` is in the summary (`lower`, its significant `words`).
 fn kept(item: &str, lower: &str, words: &std::collections::HashSet<String>) -> bool {
     let cites_a_kept_path = item.lines().flat_map(backtick_spans).any(|span| {

@@ -738,3 +738,45 @@ fn an_audit_before_its_delivery_waits_for_the_compactions_reset() {
         "{r}"
     );
 }
+
+/// Where the summary is known before the compaction's delivery (OpenCode), the delivery is what
+/// the summary dropped — whole, dead ends first —, what it kept in one sentence, and where the
+/// whole handoff is; nothing it kept is repeated.
+#[test]
+fn a_summary_known_before_the_delivery_gets_only_what_it_dropped() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &version(&repo, "fresh"));
+    let fire = |event: &str, extra: serde_json::Value| {
+        let mut v = serde_json::json!({"session_id": "o2", "cwd": repo});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        run(env
+            .hook(event, &v.to_string())
+            .args(["--harness", "opencode"]))
+    };
+    fire(
+        "post-compact",
+        serde_json::json!({"compact_summary": "We typed the builder return rather than annotating every caller at each call site. Next: Reminder, the same way."}),
+    );
+    let o = fire("session-start", serde_json::json!({"source": "compact"}));
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("the plugin's JSON");
+    let text = v["context"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("# Context reset (SessionStart, source: compact)\n\nThis session was just compacted, and the compaction's summary kept 1 of 1 decisions, 0 of 1 dead ends, 1 of 1 next steps"),
+        "{text}"
+    );
+    assert!(
+        text.contains("### Dead ends\n- A docblock on the caller"),
+        "the dropped dead end, whole: {text}"
+    );
+    assert!(
+        !text.contains("Type the builder's return") && !text.contains("Do Reminder the same way"),
+        "nothing the summary kept: {text}"
+    );
+    assert!(
+        text.contains(&format!("`{}`", slot.display())) && text.contains("read --no-consume"),
+        "where the whole handoff is: {text}"
+    );
+}

@@ -244,9 +244,17 @@ impl Suite {
             format!("the run was not promoted: {log}")
         })?;
         self.writer_had_no_shell(&scene, mark, "OpenCode")?;
-        // The compaction's summary went with session.compacted: its audit waits for the
-        // compaction's delivery, at the session's next model call, and is logged with it.
+        // The compaction's summary went with session.compacted: the compaction's delivery, at
+        // the session's next model call, is what the summary dropped, and the audit is logged
+        // with it.
+        let mark = self.mock.mark();
         server.say(&second, "after the compaction")?;
+        ensure(
+            !self
+                .sent_since(mark, "What it dropped, from the handoff, is below, whole.")
+                .is_empty(),
+            || "the delivery after the compaction did not carry what its summary dropped".into(),
+        )?;
         let (code, out) = self.store_cmd(&scene, &["impact", "--json"], None);
         ensure(code == 0, || format!("impact: {out}"))?;
         let v: Value = serde_json::from_str(&out).map_err(|e| format!("{e}: {out}"))?;

@@ -585,6 +585,50 @@ pub(crate) fn size_word(text: &str) -> String {
     }
 }
 
+/// After a compaction whose summary is known (docs/hooks.md §11): what the summary kept, the
+/// items it dropped whole — never fewer than every dead end and trap it dropped —, and where the
+/// whole handoff is; `None` when the handoff cannot be read.
+pub(crate) fn dropped_text(d: &Delivery, summary: &str, target: &Target) -> Option<String> {
+    let text = d.document.as_deref().ok()?;
+    let doc = crate::document::Document::parse(text);
+    let kept = crate::ops::audit::audit(&doc, summary).sentence();
+    let dropped = crate::ops::audit::dropped_items(&doc, summary);
+    let mut out = format!(
+        "# Context reset (SessionStart, source: compact)\n\nThis session was just compacted, and {kept}.",
+    );
+    if dropped.is_empty() {
+        out.push_str(" Nothing of the handoff is missing from it.");
+    } else {
+        out.push_str(" What it dropped, from the handoff, is below, whole.");
+    }
+    out.push_str(&format!(
+        " The whole handoff: `{}` ({}); `{} read --no-consume {}` shows it.\n",
+        crate::text::visible(&d.info.path),
+        verdict_word(&d.verdict),
+        crate::shell::self_command(),
+        crate::shell::quote(&target.checkout())
+    ));
+    // Within the client's limit: past it, one line says the rest is in the file.
+    let room = super::truncate::INJECTION_LIMIT - 200;
+    'sections: for (name, items) in dropped {
+        let level = if name == "Next" { "##" } else { "###" };
+        out.push_str(&format!("\n{level} {name}\n"));
+        for item in items {
+            let item = crate::text::visible(&item);
+            if super::truncate::utf16_len(&out) + super::truncate::utf16_len(&item) > room {
+                out.push_str(&format!(
+                    "{} more of what it dropped is in the file.\n",
+                    super::truncate::TRUNCATED
+                ));
+                break 'sections;
+            }
+            out.push_str(&item);
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
