@@ -15,11 +15,11 @@ pub(crate) fn run(input: &HookInput, by: &str) -> Option<String> {
     let summary = input.summary.as_deref()?;
     let target = input.target()?;
     // The slot's handoff: in Claude Code (2.1.197, measured) SessionStart(compact) has delivered
-    // it by now; in OpenCode the next model call will.
+    // it by now; a client that asks at its next model call will.
     let bytes = crate::store::slot::read_capped(&store.path_of(&target.name)).ok()?;
     let doc = crate::document::Document::parse(&String::from_utf8_lossy(&bytes));
     let audit = crate::ops::audit::audit(&doc, summary);
-    // Where the delivery comes after (OpenCode asks at its next model call), the audit waits
+    // Where the delivery comes after (a client that asks at its next model call), the audit waits
     // for the compaction's reset to be logged.
     if !crate::store::resets::annotate(&store, input.session.as_ref()?.raw(), &audit) {
         super::resets::keep_audit(sid, &audit, summary);

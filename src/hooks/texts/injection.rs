@@ -1,6 +1,6 @@
 //! The SessionStart injection's wording (docs/hooks.md §2.6–§2.7): every section the model reads —
 //! compact, cleared session, placeholder, background write, the document with its verdict and
-//! the reading rules — and the cut to 9,500 UTF-16 units. `session_start.rs` decides what to
+//! the reading rules — and the cut to 9,500 UTF-16 units. `session_start/` decides what to
 //! say; this module only says it.
 
 use super::truncate::{INJECTION_LIMIT, utf16_len};
