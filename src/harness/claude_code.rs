@@ -150,14 +150,7 @@ impl Client for ClaudeCode {
         line: &serde_json::Value,
         checkout: &str,
     ) -> Option<crate::ops::impact::Line> {
-        let at = line
-            .get("timestamp")
-            .and_then(serde_json::Value::as_str)
-            .and_then(crate::store::time::parse_iso)?;
-        let mut out = crate::ops::impact::Line {
-            at: Some(at),
-            ..Default::default()
-        };
+        let mut out = crate::ops::impact::Line::at_timestamp(line)?;
         let message = line.get("message").filter(|_| line["type"] == "assistant");
         let Some(message) = message else {
             return Some(out);

@@ -144,13 +144,7 @@ impl Client for Codex {
         line: &serde_json::Value,
         checkout: &str,
     ) -> Option<crate::ops::impact::Line> {
-        let at = line["timestamp"]
-            .as_str()
-            .and_then(crate::store::time::parse_iso)?;
-        let mut out = crate::ops::impact::Line {
-            at: Some(at),
-            ..Default::default()
-        };
+        let mut out = crate::ops::impact::Line::at_timestamp(line)?;
         let payload = &line["payload"];
         let tool = |name: &str, input: serde_json::Value| {
             let cwd = input["workdir"].as_str().unwrap_or(checkout).to_string();

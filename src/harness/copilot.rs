@@ -140,13 +140,7 @@ impl Client for Copilot {
     /// hook's `toolArgs`), a `session.usage_record` per request (`inputTokens`, which holds the
     /// cached ones as its OpenAI-shaped providers report them, and `outputTokens`).
     fn transcript_line(&self, line: &Value, checkout: &str) -> Option<crate::ops::impact::Line> {
-        let at = line["timestamp"]
-            .as_str()
-            .and_then(crate::store::time::parse_iso)?;
-        let mut out = crate::ops::impact::Line {
-            at: Some(at),
-            ..Default::default()
-        };
+        let mut out = crate::ops::impact::Line::at_timestamp(line)?;
         let data = &line["data"];
         match line["type"].as_str() {
             Some("session.usage_record") => {

@@ -143,13 +143,7 @@ impl Client for Gemini {
     /// written again as it grows (its `id` counts it once), `$set` lines update the file's own
     /// fields.
     fn transcript_line(&self, line: &Value, checkout: &str) -> Option<crate::ops::impact::Line> {
-        let at = line["timestamp"]
-            .as_str()
-            .and_then(crate::store::time::parse_iso)?;
-        let mut out = crate::ops::impact::Line {
-            at: Some(at),
-            ..Default::default()
-        };
+        let mut out = crate::ops::impact::Line::at_timestamp(line)?;
         if line["type"] != "gemini" {
             return Some(out);
         }

@@ -6,12 +6,39 @@ use std::path::Path;
 
 use crate::util::*;
 
+/// `at` (seconds since the epoch) as transcripts write times: RFC 3339 with milliseconds.
+fn rfc3339(at: i64) -> String {
+    chrono::DateTime::from_timestamp(at, 0)
+        .expect("time")
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// `base` with the fields of `extra` added.
+fn with(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(o), Some(e)) = (base.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    base
+}
+
+/// `hook <event> --harness opencode` for session `sid` in `repo`, with `extra` input fields.
+fn opencode(
+    env: &TestEnv,
+    repo: &Path,
+    sid: &str,
+    event: &str,
+    extra: serde_json::Value,
+) -> Outcome {
+    let input = with(serde_json::json!({"session_id": sid, "cwd": repo}), extra);
+    run(env
+        .hook(event, &input.to_string())
+        .args(["--harness", "opencode"]))
+}
+
 /// A Claude Code transcript line at `at` (seconds since the epoch): `kind` `user` or
 /// `assistant`, the assistant's tool calls as (name, input), its message id and usage.
 fn claude_line(at: i64, cwd: &Path, tools: &[(&str, serde_json::Value)], id: &str) -> String {
-    let time = chrono::DateTime::from_timestamp(at, 0)
-        .expect("time")
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let time = rfc3339(at);
     let content: Vec<serde_json::Value> = tools
         .iter()
         .enumerate()
@@ -408,12 +435,9 @@ fn a_compaction_summary_is_audited_against_the_handoff_delivered() {
     env.stored(&repo, &version(&repo, "fresh"));
     let transcript = env.write("t.jsonl", "");
     let input = |event: &str, extra: serde_json::Value| {
-        let mut v = serde_json::json!({"session_id": "c1", "cwd": repo,
+        let base = serde_json::json!({"session_id": "c1", "cwd": repo,
             "transcript_path": transcript, "hook_event_name": event});
-        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-            o.extend(e.clone());
-        }
-        v.to_string()
+        with(base, extra).to_string()
     };
     let o = run(&mut env.hook(
         "session-start",
@@ -476,11 +500,7 @@ fn a_codex_rollout_is_read_in_its_own_shape() {
     let o = run(c.args(["--harness", "codex"]));
     assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
     let t = now();
-    let ts = |s: i64| {
-        chrono::DateTime::from_timestamp(t + s, 0)
-            .expect("time")
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    };
+    let ts = |s: i64| rfc3339(t + s);
     let exec = |s: i64, cmd: &str| {
         serde_json::json!({"timestamp": ts(s), "type": "response_item", "payload": {"type": "function_call",
             "name": "exec_command", "arguments": serde_json::json!({"cmd": cmd, "workdir": repo}).to_string(),
@@ -563,11 +583,7 @@ fn a_gemini_chat_file_is_read_in_its_own_shape() {
         .args(["--harness", "gemini"]));
     assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
     let t = now();
-    let ts = |s: i64| {
-        chrono::DateTime::from_timestamp(t + s, 0)
-            .expect("time")
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    };
+    let ts = |s: i64| rfc3339(t + s);
     let model = |s: i64, id: &str, calls: serde_json::Value| {
         let mut v = serde_json::json!({"id": id, "timestamp": ts(s), "type": "gemini", "content": "",
             "thoughts": [], "tokens": {"input": 100, "output": 5, "cached": 0, "thoughts": 0,
@@ -624,11 +640,7 @@ fn a_copilot_events_file_is_read_in_its_own_shape() {
         .args(["--harness", "copilot"]));
     assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
     let t = now();
-    let ts = |s: i64| {
-        chrono::DateTime::from_timestamp(t + s, 0)
-            .expect("time")
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    };
+    let ts = |s: i64| rfc3339(t + s);
     let event = |s: i64, kind: &str, data: serde_json::Value| {
         serde_json::json!({"type": kind, "data": data, "id": format!("e{s}"), "timestamp": ts(s),
             "parentId": null})
@@ -709,15 +721,7 @@ fn an_audit_before_its_delivery_waits_for_the_compactions_reset() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     env.stored(&repo, &version(&repo, "fresh"));
-    let fire = |event: &str, extra: serde_json::Value| {
-        let mut v = serde_json::json!({"session_id": "o1", "cwd": repo});
-        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-            o.extend(e.clone());
-        }
-        run(env
-            .hook(event, &v.to_string())
-            .args(["--harness", "opencode"]))
-    };
+    let fire = |event: &str, extra: serde_json::Value| opencode(&env, &repo, "o1", event, extra);
     let o = fire(
         "post-compact",
         serde_json::json!({"compact_summary": "We typed the builder return rather than annotating every caller at each call site."}),
@@ -747,15 +751,7 @@ fn a_summary_known_before_the_delivery_gets_only_what_it_dropped() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     let slot = env.stored(&repo, &version(&repo, "fresh"));
-    let fire = |event: &str, extra: serde_json::Value| {
-        let mut v = serde_json::json!({"session_id": "o2", "cwd": repo});
-        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-            o.extend(e.clone());
-        }
-        run(env
-            .hook(event, &v.to_string())
-            .args(["--harness", "opencode"]))
-    };
+    let fire = |event: &str, extra: serde_json::Value| opencode(&env, &repo, "o2", event, extra);
     fire(
         "post-compact",
         serde_json::json!({"compact_summary": "We typed the builder return rather than annotating every caller at each call site. Next: Reminder, the same way."}),

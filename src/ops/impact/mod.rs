@@ -34,6 +34,20 @@ pub(crate) struct Line {
     pub(crate) tools: Vec<Tool>,
 }
 
+impl Line {
+    /// An empty line at the line's `timestamp` (RFC 3339, as every transcript read writes it);
+    /// `None` without one.
+    pub(crate) fn at_timestamp(line: &serde_json::Value) -> Option<Line> {
+        let at = line["timestamp"]
+            .as_str()
+            .and_then(crate::store::time::parse_iso)?;
+        Some(Line {
+            at: Some(at),
+            ..Line::default()
+        })
+    }
+}
+
 /// One tool call in a transcript.
 #[derive(Debug)]
 pub(crate) struct Tool {
