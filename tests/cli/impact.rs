@@ -551,14 +551,28 @@ fn a_cut_line_in_the_reset_log_loses_no_later_record() {
     let env = TestEnv::new();
     let repo = env.shop("shop", "main");
     env.stored(&repo, &version(&repo, "fresh"));
-    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
-    let log = env.store_dir().join(".resets").join(format!("{day}.jsonl"));
-    std::fs::create_dir_all(log.parent().expect("dir")).expect("dir");
-    std::fs::write(&log, "{\"at\": 1, \"client\": \"claude-co").expect("a cut line");
+    let dir = env.store_dir().join(".resets");
+    std::fs::create_dir_all(&dir).expect("dir");
+    // The day's file the record goes to, cut short — this day's and the next minute's, should
+    // the record fall after midnight (UTC).
+    let day = |at: i64| {
+        let day = chrono::DateTime::from_timestamp(at, 0).expect("day");
+        dir.join(format!("{}.jsonl", day.format("%Y-%m-%d")))
+    };
+    for file in [day(now()), day(now() + 60)] {
+        std::fs::write(file, "{\"at\": 1, \"client\": \"claude-co").expect("a cut line");
+    }
     let transcript = env.write("t.jsonl", "");
     context(&clear(&env, &repo, "after-crash", &transcript, &[]));
-    let text = std::fs::read_to_string(&log).expect("log");
-    assert!(text.contains("claude-co\n{"), "a line of its own: {text}");
+    let written: Vec<String> = [day(now() - 60), day(now())]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .filter(|t| t.contains("after-crash"))
+        .collect();
+    assert!(
+        written.iter().any(|t| t.contains("claude-co\n{")),
+        "a line of its own: {written:?}"
+    );
     let v = impact(&env, &repo, &[]);
     assert_eq!(v["resets"][0]["session"], "after-crash", "{v}");
 }
