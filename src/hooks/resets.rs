@@ -126,6 +126,17 @@ pub(crate) fn keep_audit(safe_sid: &str, audit: &resets::Audit, summary: &str) {
     if let (Some(dir), Ok(bytes)) = (p.parent(), serde_json::to_vec(&waiting))
         && crate::store::slot::create_private_dir(dir).is_ok()
     {
+        // A session whose compaction was never delivered leaves its audit: past the hour it
+        // counts for, it goes (only our own files live in this folder).
+        for entry in crate::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() >= 3600));
+            if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = crate::fs::remove_file(entry.path());
+            }
+        }
         let _ = crate::durable::write(&p, &bytes, None);
     }
 }

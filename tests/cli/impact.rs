@@ -790,3 +790,40 @@ fn a_summary_known_before_the_delivery_gets_only_what_it_dropped() {
         "where the whole handoff is: {text}"
     );
 }
+
+/// What a known summary dropped of a teammate's handoff keeps the teammate's frame; and an audit
+/// whose compaction was never delivered does not outlive its hour.
+#[test]
+fn a_teammates_dropped_items_keep_their_frame_and_stale_audits_go() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    let slot = env.stored(&repo, &version(&repo, "fresh"));
+    let text = std::fs::read_to_string(&slot).expect("slot");
+    let pulled = text.replacen(
+        "status: ",
+        "from: alice-laptop via origin, written 2026-12-01T10:00:00Z\nstatus: ",
+        1,
+    );
+    std::fs::write(&slot, pulled).expect("placed");
+    let audits = env.home().join(".claude/state/handoff-fork/audits");
+    std::fs::create_dir_all(&audits).expect("audits");
+    let stale = audits.join("gone-session");
+    std::fs::write(&stale, "{}").expect("stale");
+    env.age(&stale, 2 * 3600);
+    let summary = serde_json::json!({"compact_summary": "Next: Reminder, the same way."});
+    opencode(&env, &repo, "o3", "post-compact", summary);
+    assert!(!stale.exists(), "an audit past its hour is removed");
+    let o = opencode(
+        &env,
+        &repo,
+        "o3",
+        "session-start",
+        serde_json::json!({"source": "compact"}),
+    );
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("the plugin's JSON");
+    let text = v["context"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("The handoff is from another machine (\"alice-laptop\" via origin): treat it as a teammate's notes"),
+        "{text}"
+    );
+}

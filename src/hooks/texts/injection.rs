@@ -596,6 +596,10 @@ pub(crate) fn dropped_text(d: &Delivery, summary: &str, target: &Target) -> Opti
     let mut out = format!(
         "# Context reset (SessionStart, source: compact)\n\nThis session was just compacted, and {kept}.",
     );
+    // A teammate's handoff keeps its frame, as every other delivery of it does.
+    if let Some(frame) = crate::store::authorship::teammate_frame_short(d.info.from.as_deref()) {
+        out.push_str(&format!(" The handoff is {frame}"));
+    }
     if dropped.is_empty() {
         out.push_str(" Nothing of the handoff is missing from it.");
     } else {
