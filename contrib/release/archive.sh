@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The release archive for the platform this runs on, and the npm packages made from it:
-#   handoff-store-<version>-<target>.tar.gz   the three binaries, LICENSE, README.md
+#   handoff-store-<version>-<target>.tar.gz   the three binaries, LICENSE, README.md, man/*.1
 #   handoff-store-<version>-<target>.tar.gz.sha256
 #   npm/handoff-store/                        the package users install: a JavaScript shim
 #   npm/handoff-store-<os>-<cpu>-<libc>/      the platform's binaries (os / cpu / libc fields)
@@ -28,6 +28,12 @@ trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/$name"
 for b in "${bins[@]}"; do install -s -m 755 "target/release/$b" "$stage/$name/"; done
 install -m 644 LICENSE README.md "$stage/$name/"
+# The man pages, as `handoff-store man` renders them (no date in them: the same bytes each time):
+# the two binaries' and one for each command the first one names.
+mkdir "$stage/$name/man"
+man=target/release/handoff-store
+pages=(verify-handoff $("$man" man | sed -n 's/^handoff\\-store\\-\(.*\)(1)$/handoff-store-\1/p' | sed 's/\\//g'))
+for page in handoff-store "${pages[@]}"; do "$man" man "$page" > "$stage/$name/man/$page.1"; done
 pack "$out/$name.tar.gz" "$stage" "$name"
 (cd "$out" && sha256sum "$name.tar.gz" > "$name.tar.gz.sha256")
 
@@ -59,6 +65,7 @@ JSON
 cp contrib/release/shim.js "$out/npm/handoff-store/bin/handoff-store.js"
 cp contrib/release/shim.js "$out/npm/handoff-store/bin/verify-handoff.js"
 cp LICENSE README.md "$out/npm/handoff-store/"
+cp -r "$stage/$name/man" "$out/npm/handoff-store/"
 cat > "$out/npm/handoff-store/package.json" <<JSON
 {
   "name": "handoff-store",
@@ -69,7 +76,8 @@ cat > "$out/npm/handoff-store/package.json" <<JSON
     "handoff-store": "bin/handoff-store.js",
     "verify-handoff": "bin/verify-handoff.js"
   },
-  "files": ["bin", "LICENSE", "README.md"],
+  "man": [$(cd "$stage/$name" && LC_ALL=C ls man/*.1 | sed 's|.*|"./&"|' | paste -sd, -)],
+  "files": ["bin", "man", "LICENSE", "README.md"],
   "optionalDependencies": {
     "$platform": "$version"
   },
