@@ -19,6 +19,7 @@ pub(crate) mod git_hook;
 pub(crate) mod install;
 pub(crate) mod jsonc;
 mod opencode;
+mod opencode_store;
 pub(crate) mod status;
 mod tool_calls;
 pub(crate) mod watch;
@@ -34,7 +35,7 @@ use crate::hooks::{Event, HookReply};
 use crate::ops::tripwire::Call;
 use install::{Plan, Scope, Shape};
 use status::Verdict;
-pub(crate) use tool_calls::{edit, patch, transcript_line, transcript_tool};
+pub(crate) use tool_calls::{edit, patch, transcript_line, transcript_rows, transcript_tool};
 
 /// The clients we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -196,6 +197,18 @@ pub(crate) trait Client: Sync {
         _line: &serde_json::Value,
         _checkout: &str,
     ) -> Option<crate::ops::impact::Line> {
+        None
+    }
+
+    /// Its transcript's records where they are kept in a store, not a file of lines (see
+    /// [`crate::ops::impact::RowReader`]); `None` for a file of lines.
+    fn transcript_rows(
+        &self,
+        _path: &Path,
+        _session: &str,
+        _from_ms: i64,
+        _each: &mut dyn FnMut(serde_json::Value) -> bool,
+    ) -> Option<std::io::Result<()>> {
         None
     }
 

@@ -8,6 +8,9 @@
 //! the session's messages the plugin saved), `post-compact` on the `session.compacted` event,
 //! `post-tool-use` on `tool.execute.after` (a tripwire's line joins the tool's output).
 //!
+//! `impact` reads its sessions from its own database (`opencode_store.rs`): the reset log names
+//! the database as the transcript of a reset its hooks report.
+//!
 //! What it cannot do: no receipt is shown to the person (a plugin has no such line), and the
 //! delivery is asked for at a session's first model call, not when the session opens.
 
@@ -22,6 +25,7 @@ use crate::hooks::Event;
 use crate::hooks::input::{HookInput, RawInput};
 use crate::hooks::pre_compact::WriterSpec;
 use crate::hooks::writer::{Call, Invocation, Profile, argv};
+use crate::ops::impact::Line;
 use crate::store::runs::Answer;
 
 pub(crate) struct OpenCode;
@@ -112,6 +116,30 @@ impl Client for OpenCode {
 
     fn install_help(&self) -> &'static str {
         "OpenCode's plugin (plugins/handoff-store.js)"
+    }
+
+    /// Claude Code's spelling; a reset's transcript is OpenCode's database (the plugin passes
+    /// the file it saved for the writer only to `pre-compact`, which reads that).
+    fn input(&self, raw: &RawInput, event: &Event) -> HookInput {
+        let mut input = HookInput::common(raw, self.name());
+        if !matches!(event, Event::PreCompact) && input.transcript.is_none() {
+            input.transcript = super::opencode_store::database().map(|d| d.display().to_string());
+        }
+        input
+    }
+
+    fn transcript_line(&self, row: &serde_json::Value, checkout: &str) -> Option<Line> {
+        super::opencode_store::line(self, row, checkout)
+    }
+
+    fn transcript_rows(
+        &self,
+        path: &Path,
+        session: &str,
+        from_ms: i64,
+        each: &mut dyn FnMut(serde_json::Value) -> bool,
+    ) -> Option<std::io::Result<()>> {
+        Some(super::opencode_store::rows(path, session, from_ms, each))
     }
 
     /// Its tools, as the plugin passes them (`tool.execute.after`): `bash`; `edit`, `write`,

@@ -25,6 +25,22 @@ pub(crate) fn transcript_line(
         .transcript_line(line, checkout)
 }
 
+/// `impact`'s reader of a transcript kept in a store: the client `client` names, where its
+/// transcripts are a store (see [`crate::ops::impact::RowReader`]).
+pub(crate) fn transcript_rows(
+    client: &str,
+    path: &Path,
+    session: &str,
+    from_ms: i64,
+    each: &mut dyn FnMut(serde_json::Value) -> bool,
+) -> Option<std::io::Result<()>> {
+    Harness::ALL
+        .iter()
+        .find(|h| h.name() == client)?
+        .client()
+        .transcript_rows(path, session, from_ms, each)
+}
+
 /// A tool call a transcript records, `name` with its `input` in the session's `cwd`, as the
 /// client's own tool hook reads it; `names` is what a cited path is looked for in.
 pub(crate) fn transcript_tool(
@@ -37,6 +53,7 @@ pub(crate) fn transcript_tool(
     let call = RawInput::parse(raw.to_string().as_bytes()).and_then(|r| client.tool_call(&r));
     let names = [
         "file_path",
+        "filePath",
         "absolute_path",
         "notebook_path",
         "path",

@@ -827,3 +827,121 @@ fn a_teammates_dropped_items_keep_their_frame_and_stale_audits_go() {
         "{text}"
     );
 }
+
+/// OpenCode's sessions are rows of its own SQLite database (its schema as 1.18.33 writes it, from
+/// the e2e run, made small; WAL mode, the database held open as a running OpenCode holds it): the
+/// reset names the database, the session id picks its rows — another session's are not counted —
+/// `step-finish` parts are its requests, `tool` parts its calls (`read` with `filePath`, `bash`,
+/// `edit` its edit). Read without writing.
+#[test]
+fn an_opencode_session_is_read_from_its_database() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let dir = env.home().join(".local/share/opencode");
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let db = rusqlite::Connection::open(dir.join("opencode.db")).expect("db");
+    db.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL,
+           `session_id` text NOT NULL, `time_created` integer NOT NULL,
+           `time_updated` integer NOT NULL, `data` text NOT NULL);
+         CREATE INDEX `part_session_idx` ON `part` (`session_id`);",
+    )
+    .expect("schema");
+    let part = |n: u32, session: &str, at: i64, data: serde_json::Value| {
+        let at = at * 1000 + i64::from(n);
+        db.execute(
+            "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+            (
+                format!("prt_{n:03}"),
+                format!("msg_{}", at / 1000),
+                session,
+                at,
+                data.to_string(),
+            ),
+        )
+        .expect("part");
+    };
+    let step = serde_json::json!({"type": "step-finish", "reason": "tool-calls",
+        "tokens": {"total": 110, "input": 100, "output": 10, "reasoning": 0,
+            "cache": {"write": 0, "read": 0}}, "cost": 0});
+    let tool = |id: &str, name: &str, input: serde_json::Value| {
+        serde_json::json!({"type": "tool", "tool": name, "callID": id,
+            "state": {"status": "completed", "input": input, "output": "",
+                "time": {"start": 0, "end": 0}}})
+    };
+    let invoice = repo.join("app/Mail/Invoice.php");
+    // Before the reset: not counted.
+    part(
+        1,
+        "ses_1",
+        now() - 100,
+        tool("c0", "bash", serde_json::json!({"command": "ls"})),
+    );
+    let o = opencode(
+        &env,
+        &repo,
+        "ses_1",
+        "session-start",
+        serde_json::json!({"source": "clear"}),
+    );
+    assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
+    let t = now();
+    let part =
+        |n: u32, session: &str, s: i64, data: serde_json::Value| part(n, session, t + s, data);
+    part(2, "ses_1", 1, serde_json::json!({"type": "step-start"}));
+    part(
+        3,
+        "ses_1",
+        1,
+        tool("c1", "read", serde_json::json!({"filePath": invoice})),
+    );
+    part(4, "ses_1", 1, step.clone());
+    part(
+        5,
+        "ses_2",
+        2,
+        tool("x1", "bash", serde_json::json!({"command": "make"})),
+    );
+    part(
+        6,
+        "ses_1",
+        2,
+        tool(
+            "c2",
+            "bash",
+            serde_json::json!({"command": "git status", "description": "Run"}),
+        ),
+    );
+    part(7, "ses_1", 2, step.clone());
+    part(
+        8,
+        "ses_1",
+        120,
+        tool(
+            "c3",
+            "edit",
+            serde_json::json!({"filePath": repo.join("notes.md"), "oldString": "a", "newString": "b"}),
+        ),
+    );
+    part(9, "ses_1", 120, step);
+    let bytes =
+        || ["opencode.db", "opencode.db-wal"].map(|f| std::fs::read(dir.join(f)).expect("db"));
+    let before = bytes();
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["client"], "opencode", "{v}");
+    assert_eq!(r["transcript"], "read", "{r}");
+    assert_eq!(
+        r["to_first_edit"]["tool_calls"], 2,
+        "the session's own calls: {r}"
+    );
+    assert_eq!(r["to_first_edit"]["tokens"], 2 * 110, "{r}");
+    let minutes = r["to_first_edit"]["minutes"].as_f64().unwrap_or_default();
+    assert!((2.0..2.05).contains(&minutes), "{r}");
+    assert_eq!(r["cited_reads"], 1, "the read of a cited file: {r}");
+    assert_eq!(r["tool_calls"], 3, "{r}");
+    assert!(bytes() == before, "read without writing");
+    drop(db);
+}

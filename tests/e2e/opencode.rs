@@ -255,16 +255,27 @@ impl Suite {
                 .is_empty(),
             || "the delivery after the compaction did not carry what its summary dropped".into(),
         )?;
+        // Then the session works: the walk's command, its edit, two more commands; `impact`
+        // reads them from OpenCode's own database.
+        let walk = format!("E2E-TRIPWIRE in {} now", scene.repo.display());
+        server.say(&second, &walk)?;
         let (code, out) = self.store_cmd(&scene, &["impact", "--json"], None);
         ensure(code == 0, || format!("impact: {out}"))?;
         let v: Value = serde_json::from_str(&out).map_err(|e| format!("{e}: {out}"))?;
-        let audited = v["resets"].as_array().is_some_and(|r| {
-            r.iter()
-                .any(|r| r["source"] == "compact" && r["audit"]["next"]["of"] == 1)
-        });
-        ensure(audited, || {
+        let compact = v["resets"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["source"] == "compact"))
+            .cloned()
+            .unwrap_or_default();
+        ensure(compact["audit"]["next"]["of"] == 1, || {
             format!("the compaction's reset carries no audit: {out}")
         })?;
+        ensure(
+            compact["transcript"] == "read"
+                && compact["to_first_edit"]["tool_calls"] == 1
+                && compact["tool_calls"] == 4,
+            || format!("the session's calls after the compaction, from its database: {out}"),
+        )?;
         drop(server);
 
         let (code, said) = self.store_cmd(&scene, &["uninstall", "opencode", "--project"], None);

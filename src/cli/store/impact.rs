@@ -36,6 +36,7 @@ pub(crate) fn run(args: &Args, format: Format) -> Result<Reply, Error> {
         since_days: args.since,
         seed: args.seed,
         reader: crate::harness::transcript_line,
+        rows: crate::harness::transcript_rows,
     };
     let impact = crate::ops::impact::impact(&store, &request);
     if let Some(path) = &args.svg {

@@ -66,6 +66,18 @@ pub(crate) struct Tool {
 pub(crate) type LineReader =
     fn(client: &str, line: &serde_json::Value, checkout: &str) -> Option<Line>;
 
+/// A client whose transcript is a store, not a file of JSON lines: `each` is given, in order,
+/// the records the store at `path` holds for `session` from `from_ms` (milliseconds since the
+/// epoch) on, each as the JSON its [`LineReader`] reads, until it returns `false`. `None`: the
+/// client's transcript is a file of lines.
+pub(crate) type RowReader = fn(
+    client: &str,
+    path: &Path,
+    session: &str,
+    from_ms: i64,
+    each: &mut dyn FnMut(serde_json::Value) -> bool,
+) -> Option<std::io::Result<()>>;
+
 /// Which resets to measure.
 pub(crate) struct Request {
     /// The repository's main worktree (`-C DIR`), or every repository (`--all`).
@@ -75,6 +87,7 @@ pub(crate) struct Request {
     /// The bootstrap's seed (the same seed, the same interval).
     pub(crate) seed: u64,
     pub(crate) reader: LineReader,
+    pub(crate) rows: RowReader,
 }
 
 /// What a reset's transcript gave.
@@ -139,12 +152,17 @@ pub(crate) fn impact(store: &Store, request: &Request) -> Impact {
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            // The span ends at the same transcript's next reset.
+            // The span ends at the same session's next reset in the same transcript (a store
+            // holds every session's).
             let until = resets[i + 1..]
                 .iter()
-                .find(|n| n.transcript.is_some() && n.transcript == r.transcript)
+                .find(|n| {
+                    n.transcript.is_some()
+                        && n.transcript == r.transcript
+                        && (n.session.is_none() || r.session.is_none() || n.session == r.session)
+                })
                 .map(|n| n.at);
-            measure(r, until, request.reader)
+            measure(r, until, request)
         })
         .collect();
     let (summaries, compared) = stats::report(&measured, request.seed);
@@ -156,7 +174,7 @@ pub(crate) fn impact(store: &Store, request: &Request) -> Impact {
 }
 
 /// What followed reset `r` in its transcript, up to `until`.
-fn measure(r: &Reset, until: Option<i64>, reader: LineReader) -> Measured {
+fn measure(r: &Reset, until: Option<i64>, request: &Request) -> Measured {
     let mut m = Measured {
         at: r.at,
         client: r.client.clone(),
@@ -173,7 +191,7 @@ fn measure(r: &Reset, until: Option<i64>, reader: LineReader) -> Measured {
     let Some(path) = r.transcript.as_deref().map(PathBuf::from) else {
         return m;
     };
-    m.transcript = match follow(r, &path, until, reader, &mut m) {
+    m.transcript = match follow(r, &path, until, request, &mut m) {
         Ok(()) => Transcript::Read,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Transcript::Missing,
         Err(_) => Transcript::Unreadable,
@@ -186,22 +204,56 @@ fn follow(
     r: &Reset,
     path: &Path,
     until: Option<i64>,
-    reader: LineReader,
+    request: &Request,
     m: &mut Measured,
 ) -> std::io::Result<()> {
+    let mut span = Span::default();
+    let mut understood = false;
+    // One record: `false` once the span has ended.
+    let mut take = |value: serde_json::Value| {
+        let Some(line) = (request.reader)(&r.client, &value, &r.checkout) else {
+            return true;
+        };
+        understood = true;
+        let Some(at) = line.at else { return true };
+        if at < r.at {
+            return true;
+        }
+        if until.is_some_and(|u| at >= u) {
+            return false;
+        }
+        span.take(r, at, line, m);
+        true
+    };
+    let from_ms = r.at.saturating_mul(1000);
+    match r
+        .session
+        .as_deref()
+        .and_then(|s| (request.rows)(&r.client, path, s, from_ms, &mut take))
+    {
+        Some(rows) => rows?,
+        None => each_line(path, &mut take)?,
+    }
+    if !understood && m.tool_calls == 0 {
+        return Err(std::io::Error::other("no line of its client's format"));
+    }
+    Ok(())
+}
+
+/// Each JSON line of the file at `path`, to `take` until it returns `false`; a line past
+/// [`LINE_CAP`], or not JSON, is skipped.
+fn each_line(path: &Path, take: &mut dyn FnMut(serde_json::Value) -> bool) -> std::io::Result<()> {
     let file = crate::fs::File::open(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut lines = std::io::BufReader::new(file);
-    let mut span = Span::default();
     let mut buf = Vec::new();
-    let mut understood = false;
     loop {
         buf.clear();
         let n = std::io::Read::take(&mut lines, LINE_CAP as u64 + 1).read_until(b'\n', &mut buf)?;
         if n == 0 {
-            break;
+            return Ok(());
         }
         if buf.len() > LINE_CAP {
             // Skip the rest of an overlong line.
@@ -215,26 +267,12 @@ fn follow(
             }
             continue;
         }
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf) else {
-            continue;
-        };
-        let Some(line) = reader(&r.client, &value, &r.checkout) else {
-            continue;
-        };
-        understood = true;
-        let Some(at) = line.at else { continue };
-        if at < r.at {
-            continue;
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf)
+            && !take(value)
+        {
+            return Ok(());
         }
-        if until.is_some_and(|u| at >= u) {
-            break;
-        }
-        span.take(r, at, line, m);
     }
-    if !understood && m.tool_calls == 0 {
-        return Err(std::io::Error::other("no line of its client's format"));
-    }
-    Ok(())
 }
 
 /// What a reset's span has counted so far: tool calls and tokens before the first edit, and the
