@@ -6,6 +6,9 @@
 //! start hooks detached and drops their output, so a delivery here never marks the handoff
 //! consumed: it is offered again on the next task instead.
 //!
+//! `impact` reads a task's messages file, which its hooks' `sessionContext.rootSessionId`
+//! names (`cline_session.rs`).
+//!
 //! Its `PreToolUse` script (beside `TaskStart`) runs before each tool call and waits for it;
 //! its `contextModification` reaches the model as a `<hook_context source="PreToolUse">` after
 //! the tool's result, without holding the call back (the CLI, 3.0.65, measured): the tripwires.
@@ -43,7 +46,10 @@ impl Client for Cline {
             } else {
                 Source::Clear
             }),
-            transcript: None,
+            transcript: raw
+                .text_in("sessionContext", "rootSessionId")
+                .and_then(super::cline_session::messages_file)
+                .map(|f| f.display().to_string()),
             summary: None,
             reason: None,
             consume: false,
@@ -79,6 +85,25 @@ impl Client for Cline {
             }
             _ => None,
         }
+    }
+
+    /// Its session's messages file, one JSON document, read a message at a time.
+    fn transcript_rows(
+        &self,
+        path: &Path,
+        _session: &str,
+        _from_ms: i64,
+        each: &mut dyn FnMut(serde_json::Value) -> bool,
+    ) -> Option<std::io::Result<()>> {
+        Some(super::cline_session::messages(path, each))
+    }
+
+    fn transcript_line(
+        &self,
+        message: &serde_json::Value,
+        checkout: &str,
+    ) -> Option<crate::ops::impact::Line> {
+        super::cline_session::line(self, message, checkout)
     }
 
     fn render(

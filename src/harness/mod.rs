@@ -10,6 +10,7 @@
 
 mod claude_code;
 mod cline;
+mod cline_session;
 pub(crate) mod codex;
 mod codex_app_server;
 mod copilot;

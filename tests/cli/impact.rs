@@ -945,3 +945,64 @@ fn an_opencode_session_is_read_from_its_database() {
     assert!(bytes() == before, "read without writing");
     drop(db);
 }
+
+/// A Cline task's messages file (its shape as the CLI 3.0.65 writes it, from the e2e run, made
+/// small): its hooks name the session (`sessionContext.rootSessionId`), the file is one JSON
+/// document read a message at a time; `run_commands` its shell, `editor` its edit, an
+/// assistant's `metrics` its request's tokens.
+#[test]
+fn a_cline_task_is_read_from_its_messages_file() {
+    let env = TestEnv::new();
+    let repo = env.shop("shop", "main");
+    env.stored(&repo, &version(&repo, "fresh"));
+    let root = "1796612502362_3bc9o";
+    let o = run(env
+        .hook(
+            "session-start",
+            &serde_json::json!({"clineVersion": "", "hookName": "agent_start",
+                "taskId": "conv_1", "sessionContext": {"rootSessionId": root},
+                "workspaceRoots": [repo], "taskStart": {"taskMetadata": {}}})
+            .to_string(),
+        )
+        .args(["--harness", "cline"]));
+    assert!(o.stdout.contains("status: fresh"), "{}", o.stdout);
+    let t = now() * 1000;
+    let metrics = serde_json::json!({"inputTokens": 100, "outputTokens": 5,
+        "cacheReadTokens": 0, "cacheWriteTokens": 0});
+    let call = |s: i64, id: &str, name: &str, input: serde_json::Value| {
+        serde_json::json!({"id": format!("msg_{id}"), "role": "assistant", "ts": t + s,
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}],
+            "modelInfo": {"id": "mock", "provider": "openai-compatible"}, "metrics": metrics})
+    };
+    let result = |s: i64, id: &str| {
+        serde_json::json!({"id": format!("r_{id}"), "role": "user", "ts": t + s,
+            "content": [{"type": "tool_result", "tool_use_id": id, "name": "run_commands",
+                "content": [{"query": "x", "result": "", "success": true}]}]})
+    };
+    let doc = serde_json::json!({"version": 1, "updated_at": "2026-12-07T03:01:43.832Z",
+        "agent": "cline", "sessionId": root, "messages": [
+            call(-90_000, "c0", "run_commands", serde_json::json!({"commands": ["ls"]})),
+            {"id": "u1", "role": "user", "ts": t + 500,
+                "content": [{"type": "text", "text": "<user_input mode=\"act\">go on</user_input>"}]},
+            call(1_000, "c1", "run_commands", serde_json::json!({"commands": ["cat app/Mail/Invoice.php"]})),
+            result(1_100, "c1"),
+            call(2_000, "c2", "run_commands", serde_json::json!({"commands": ["git status --short"]})),
+            result(2_100, "c2"),
+            call(60_000, "c3", "editor", serde_json::json!({"path": repo.join("notes.md"),
+                "old_text": "a", "new_text": "b"})),
+        ], "system_prompt": "You are Cline"});
+    let dir = env.home().join(".cline/data/sessions").join(root);
+    std::fs::create_dir_all(&dir).expect("session dir");
+    std::fs::write(dir.join(format!("{root}.messages.json")), doc.to_string()).expect("messages");
+    let v = impact(&env, &repo, &[]);
+    let r = &v["resets"][0];
+    assert_eq!(r["client"], "cline", "{v}");
+    assert_eq!(r["transcript"], "read", "{r}");
+    assert_eq!(r["to_first_edit"]["tool_calls"], 2, "{r}");
+    assert_eq!(r["to_first_edit"]["tokens"], 3 * 105, "{r}");
+    assert_eq!(r["cited_reads"], 1, "the cat of a cited file: {r}");
+    assert_eq!(
+        r["tool_calls"], 3,
+        "the call before the task's reset is not counted: {r}"
+    );
+}

@@ -270,6 +270,20 @@ impl Suite {
             std::fs::read_to_string(scene.repo.join("src/legacy.rs")).map_err(|e| e.to_string())?;
         ensure(edited.contains("fn legacy_kept()"), || {
             format!("the edit was not made (a tripwire never blocks): {edited}")
-        })
+        })?;
+        // The task's start is a reset; `impact` reads the task from the messages file the CLI
+        // wrote, named by its hooks' session: one call before the edit, four in all.
+        let (code, out) = self.store_cmd(&scene, &["impact", "--json"], None);
+        ensure(code == 0, || format!("impact: {out}"))?;
+        let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| format!("{e}: {out}"))?;
+        let r = &v["resets"][0];
+        ensure(
+            r["client"] == "cline"
+                && r["transcript"] == "read"
+                && r["to_first_edit"]["tool_calls"] == 1
+                && r["tool_calls"] == 4
+                && r["repeats"] == 3,
+            || format!("the task's calls, from its messages file: {out}"),
+        )
     }
 }
