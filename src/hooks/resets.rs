@@ -169,26 +169,27 @@ fn take_audit(raw_sid: &str) -> Option<resets::Audit> {
     found.map(|w| w.audit)
 }
 
-/// A reset (`/clear` or a compaction) the hook gave nothing: recorded with why.
-pub(crate) fn nothing(input: &super::input::HookInput, source: &'static str) {
-    let Some(target) = input.target() else {
-        return;
-    };
-    let store = super::input::store();
-    let why = if !crate::store::usage::Use::of(store.as_ref(), &target).acts() {
-        "not in use"
-    } else if source == "clear" && !target.settings().delivers_on_clear() {
-        "handoff.onClear off"
-    } else {
-        "no handoff"
-    };
+/// A reset (`/clear` or a compaction) the hook gave nothing: recorded with why, from what the
+/// hook found (nothing is looked up again).
+pub(crate) fn nothing(
+    input: &super::input::HookInput,
+    source: &'static str,
+    nothing: &super::session_start::Nothing,
+) {
     let seen = Seen {
         client: input.client,
         session: input.session.as_ref().map(|s| s.raw().to_string()),
         transcript: input.transcript.clone(),
         source,
-        checkout: target.checkout(),
-        main: target.main(),
+        checkout: nothing.target.checkout(),
+        main: nothing.target.main(),
     };
-    record(store.as_ref(), seen, Arm::None, Some(why), 0, None);
+    record(
+        nothing.store.as_ref(),
+        seen,
+        Arm::None,
+        Some(nothing.why),
+        0,
+        None,
+    );
 }

@@ -205,16 +205,20 @@ pub(crate) fn run(input: &HookInput) -> Option<Injection> {
     }
     match start_of(input.source) {
         Start::Compact | Start::Clear => {
-            let injection = deliver(input, input.source, "SessionStart");
-            if injection.is_none() {
-                let word = if input.source == Some(Source::Compact) {
-                    "compact"
-                } else {
-                    "clear"
-                };
-                super::resets::nothing(input, word);
+            match deliver_or_why(input, input.source, "SessionStart") {
+                Ok(injection) => Some(injection),
+                Err(nothing) => {
+                    let word = if input.source == Some(Source::Compact) {
+                        "compact"
+                    } else {
+                        "clear"
+                    };
+                    if let Some(nothing) = nothing {
+                        super::resets::nothing(input, word, &nothing);
+                    }
+                    None
+                }
             }
-            injection
         }
         Start::Startup => startup(input),
         // The conversation is back (`--continue`, `/resume`): it has what it had.
@@ -293,7 +297,24 @@ fn startup(input: &HookInput) -> Option<Injection> {
 
 /// Compose the injection for `source` (its title naming `event`).
 pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) -> Option<Injection> {
-    let target = input.target()?;
+    deliver_or_why(input, source, event).ok()
+}
+
+/// Why a reset got nothing, with what the hook had already found out (the reset log's `why`,
+/// without looking again).
+pub(crate) struct Nothing {
+    pub(crate) why: &'static str,
+    pub(crate) target: Target,
+    pub(crate) store: Option<crate::store::Store>,
+}
+
+/// [`deliver`], or why it gives nothing (`None`: no target to speak of).
+fn deliver_or_why(
+    input: &HookInput,
+    source: Option<Source>,
+    event: &str,
+) -> Result<Injection, Option<Box<Nothing>>> {
+    let target = input.target().ok_or(None)?;
     let now = now();
     let marker_file = marker_path(&target);
     let marker = match source {
@@ -314,8 +335,8 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     }
     // Where nothing acts (or `/clear` is set to deliver nothing), nothing is said. A confirmed
     // compaction's candidate (above) was promoted all the same: that write was asked for.
-    if !delivers(store.as_ref(), &target, title_source) {
-        return None;
+    if let Err(why) = delivers(store.as_ref(), &target, title_source) {
+        return Err(Some(Box::new(Nothing { why, target, store })));
     }
     // The note found beside the handoff is about the slot's newest write; after a compaction
     // the note said is about that session's own write, and no other start says one.
@@ -332,10 +353,11 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
         && background_note.is_none()
         && own == OwnWrite::None;
     if nothing_to_say {
-        return None;
+        let why = "no handoff";
+        return Err(Some(Box::new(Nothing { why, target, store })));
     }
     let subject = match instead(input, &target, subject, title_source, event, now) {
-        Instead::Given(injection) => return Some(*injection),
+        Instead::Given(injection) => return Ok(*injection),
         Instead::Not(subject) => *subject,
     };
 
@@ -366,7 +388,7 @@ pub(crate) fn deliver(input: &HookInput, source: Option<Source>, event: &str) ->
     let dated = compact || marker.is_some();
     let text = compose(head, &subject, &target, now, dated, input.prompt_hook);
     let receipt = receipt(&subject, &target.facts.reference, &text, input.prompt_hook);
-    Some(Injection {
+    Ok(Injection {
         text,
         event: event.to_string(),
         receipt,
@@ -426,20 +448,32 @@ fn own_note(
 
 /// Whether the plan delivers in full for a start titled `title_source` (only a start it already
 /// chose to deliver gets here: this asks again about the repository's use and `handoff.onClear`).
-fn delivers(store: Option<&crate::store::Store>, target: &Target, title_source: &str) -> bool {
+/// Whether a start delivers here; why not, in the reset log's words.
+fn delivers(
+    store: Option<&crate::store::Store>,
+    target: &Target,
+    title_source: &str,
+) -> Result<(), &'static str> {
+    let in_use = crate::store::usage::Use::of(store, target).acts();
+    let delivers_on_clear = target.settings().delivers_on_clear();
     let facts = crate::ops::startup::Facts {
-        in_use: crate::store::usage::Use::of(store, target).acts(),
+        in_use,
         start: match title_source {
             "compact" => Start::Compact,
             t if t.ends_with("clear") => Start::Clear,
             _ => Start::Startup,
         },
-        delivers_on_clear: target.settings().delivers_on_clear(),
+        delivers_on_clear,
         on_startup: crate::settings::OnStartup::Deliver,
         fresh_clear: false,
         shelf: None,
     };
-    matches!(crate::ops::startup::plan(&facts), Plan::Deliver(_))
+    match crate::ops::startup::plan(&facts) {
+        Plan::Deliver(_) => Ok(()),
+        _ if !in_use => Err("not in use"),
+        _ if !delivers_on_clear => Err("handoff.onClear off"),
+        _ => Err("no handoff"),
+    }
 }
 
 /// How the injection's title names its source.
