@@ -12,6 +12,18 @@ pub(crate) fn home() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
 }
 
+/// The MCP server's binary, beside `handoff-store`; it also reads a client's transcript store
+/// for `impact` (`--transcript-rows`).
+pub(crate) const MCP_BINARY: &str = "handoff-store-mcp";
+
+/// A program of ours installed beside this one (`handoff-store-mcp` beside `handoff-store`).
+pub(crate) fn beside_me(name: &str) -> Option<PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|me| Some(me.parent()?.join(name)))
+        .filter(|p| p.is_file())
+}
+
 /// A leading tilde, expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Tilde {

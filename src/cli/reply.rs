@@ -60,6 +60,13 @@ fn error_object(message: &str, hint: Option<String>) -> String {
     format!("{}\n", crate::text::json_unhidden(&object.to_string()))
 }
 
+/// One JSON line written as it comes (`handoff-store-mcp --transcript-rows`: a transcript is
+/// streamed, never held whole); `false` once the output is gone.
+#[cfg(feature = "mcp")]
+pub(crate) fn json_line(out: &mut dyn Write, value: &serde_json::Value) -> bool {
+    writeln!(out, "{value}").is_ok()
+}
+
 impl Reply {
     /// Nothing printed yet; ends with `exit`.
     pub(crate) fn new(exit: Exit) -> Reply {

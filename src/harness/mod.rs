@@ -36,6 +36,8 @@ use crate::hooks::{Event, HookReply};
 use crate::ops::tripwire::Call;
 use install::{Plan, Scope, Shape};
 use status::Verdict;
+#[cfg(feature = "mcp")]
+pub(crate) use tool_calls::transcript_rows_here;
 pub(crate) use tool_calls::{edit, patch, transcript_line, transcript_rows, transcript_tool};
 
 /// The clients we have an adapter for.
@@ -204,6 +206,19 @@ pub(crate) trait Client: Sync {
     /// Its transcript's records where they are kept in a store, not a file of lines (see
     /// [`crate::ops::impact::RowReader`]); `None` for a file of lines.
     fn transcript_rows(
+        &self,
+        _path: &Path,
+        _session: &str,
+        _from_ms: i64,
+        _each: &mut dyn FnMut(serde_json::Value) -> bool,
+    ) -> Option<std::io::Result<()>> {
+        None
+    }
+
+    /// [`Client::transcript_rows`] read in this process, where the store's library is linked
+    /// (the MCP binary); `None` where it is not.
+    #[cfg(feature = "mcp")]
+    fn transcript_rows_here(
         &self,
         _path: &Path,
         _session: &str,

@@ -8,13 +8,15 @@
 //!
 //! The database is opened read-only and never written: no journal, no lock is left behind
 //! (SQLite's shared-memory index beside it is OpenCode's own). A database OpenCode holds busy is
-//! waited for up to two seconds, then counted unreadable.
+//! waited for up to two seconds, then counted unreadable. SQLite is linked into the MCP binary
+//! only (in the hooks' binary it made every hook start 4-5 % slower): `impact` runs
+//! `handoff-store-mcp --transcript-rows opencode …` beside it and reads its JSON lines; without
+//! that binary (a build without the `mcp` feature) OpenCode's transcripts count as unreadable.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
-use rusqlite::{Connection, OpenFlags};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Client;
 use crate::ops::impact::Line;
@@ -29,9 +31,47 @@ pub(super) fn database() -> Option<PathBuf> {
     db.is_file().then_some(db)
 }
 
-/// The session's `part` rows from `from_ms` on, in the order OpenCode wrote them, each as
-/// `{"at_ms": …, "part": …}`.
+/// The session's `part` rows from `from_ms` on (see [`read`]), read by the MCP binary beside
+/// this one: its JSON lines, streamed; stopped when `each` has had enough.
 pub(super) fn rows(
+    path: &Path,
+    session: &str,
+    from_ms: i64,
+    each: &mut dyn FnMut(Value) -> bool,
+) -> std::io::Result<()> {
+    let reader = crate::env::beside_me(crate::env::MCP_BINARY)
+        .ok_or_else(|| std::io::Error::other("no handoff-store-mcp beside this binary"))?;
+    let mut child = Command::new(reader)
+        .arg("--transcript-rows")
+        .arg("opencode")
+        .arg(path)
+        .arg(session)
+        .arg(from_ms.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let read = match child.stdout.take() {
+        Some(out) => crate::ops::impact::each_json_line(std::io::BufReader::new(out), each),
+        None => Err(std::io::Error::other("no pipe")),
+    };
+    if !matches!(read, Ok(true)) {
+        let _ = child.kill();
+    }
+    let status = child.wait()?;
+    let read = read?;
+    match status.code() {
+        _ if !read => Ok(()),
+        Some(0) => Ok(()),
+        Some(4) => Err(std::io::ErrorKind::NotFound.into()),
+        _ => Err(std::io::Error::other(format!("the reader ended {status}"))),
+    }
+}
+
+/// The session's `part` rows from `from_ms` on, in the order OpenCode wrote them, each as
+/// `{"at_ms": …, "part": …}`: SQLite, read-only.
+#[cfg(feature = "mcp")]
+pub(super) fn read(
     path: &Path,
     session: &str,
     from_ms: i64,
@@ -40,13 +80,15 @@ pub(super) fn rows(
     if !crate::fs::metadata(path)?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
+    use rusqlite::{Connection, OpenFlags};
     let other = std::io::Error::other::<rusqlite::Error>;
     let db = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(other)?;
-    db.busy_timeout(Duration::from_secs(2)).map_err(other)?;
+    db.busy_timeout(std::time::Duration::from_secs(2))
+        .map_err(other)?;
     let mut query = db
         .prepare(
             "SELECT time_created, data FROM part \
@@ -63,7 +105,7 @@ pub(super) fn rows(
         let Ok(part) = serde_json::from_str::<Value>(&data) else {
             continue;
         };
-        if !each(json!({ "at_ms": at_ms, "part": part })) {
+        if !each(serde_json::json!({ "at_ms": at_ms, "part": part })) {
             break;
         }
     }

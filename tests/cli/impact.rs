@@ -943,6 +943,17 @@ fn an_opencode_session_is_read_from_its_database() {
     assert_eq!(r["cited_reads"], 1, "the read of a cited file: {r}");
     assert_eq!(r["tool_calls"], 3, "{r}");
     assert!(bytes() == before, "read without writing");
+    // SQLite is in the MCP binary: a handoff-store without it beside (a build without `mcp`)
+    // counts the transcript unreadable, never fails.
+    let alone = env.path("alone/handoff-store");
+    std::fs::create_dir_all(alone.parent().expect("folder")).expect("folder");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("handoff-store"), &alone).expect("copy");
+    let mut c = env.std_cmd(&alone, &["impact".as_ref(), "--json".as_ref()]);
+    c.current_dir(&repo)
+        .env("HANDOFF_STORE_DIR", env.store_dir());
+    let (code, v) = json(&mut assert_cmd::Command::from_std(c));
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resets"][0]["transcript"], "unreadable", "{v}");
     drop(db);
 }
 

@@ -316,14 +316,49 @@ fn bare_command() -> clap::Command {
 }
 
 /// `handoff-store-mcp`, what `handoff-store mcp` becomes: serve MCP on stdin and stdout until
-/// the client closes them, then end as every command does.
+/// the client closes them, then end as every command does. Called by `impact` with
+/// `--transcript-rows CLIENT PATH SESSION FROM_MS`, it prints instead the records of a client's
+/// transcript kept in a store, a JSON line each (`crate::ops::impact::RowReader`): a store's
+/// library (SQLite) stays out of the hooks' binary. Exit 0 read, 4 the store is gone, 3 any
+/// other failure, 2 a usage error.
 #[cfg(feature = "mcp")]
 pub fn mcp_main(out: &mut dyn Write, err: &mut dyn Write) -> Exit {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--transcript-rows") {
+        return transcript_rows(&args[1..], out);
+    }
     match mcp::run() {
         Ok(reply) => reply,
         Err(e) => Reply::error(e, Format::Text),
     }
     .deliver(out, err, "handoff-store mcp")
+}
+
+/// `handoff-store-mcp --transcript-rows CLIENT PATH SESSION FROM_MS` (see [`mcp_main`]).
+#[cfg(feature = "mcp")]
+fn transcript_rows(args: &[std::ffi::OsString], out: &mut dyn Write) -> Exit {
+    let text = |i: usize| args.get(i).and_then(|a| a.to_str());
+    let (Some(client), Some(path), Some(session), Some(from_ms)) = (
+        text(0),
+        args.get(1),
+        text(2),
+        text(3).and_then(|t| t.parse::<i64>().ok()),
+    ) else {
+        return Exit::Malformed;
+    };
+    let mut each = |row: serde_json::Value| crate::cli::reply::json_line(out, &row);
+    let read = crate::harness::transcript_rows_here(
+        client,
+        std::path::Path::new(path),
+        session,
+        from_ms,
+        &mut each,
+    );
+    match read {
+        Some(Ok(())) => Exit::Ok,
+        Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => Exit::NothingToDo,
+        _ => Exit::Failure,
+    }
 }
 
 /// `mcp`: serve MCP on stdin and stdout until the client closes them.
@@ -336,11 +371,7 @@ struct McpArgs {}
 /// hook). This command becomes that binary, stdin and stdout handed over (an exec, no shell).
 fn mcp_run(_args: &McpArgs) -> Result<Reply, Error> {
     use std::os::unix::process::CommandExt;
-    let server = std::env::current_exe()
-        .ok()
-        .and_then(|me| Some(me.parent()?.join("handoff-store-mcp")))
-        .filter(|p| p.is_file());
-    match server {
+    match crate::env::beside_me(crate::env::MCP_BINARY) {
         Some(server) => {
             let failed = std::process::Command::new(&server).exec();
             Err(Error::io(&server, failed))

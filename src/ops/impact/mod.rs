@@ -247,13 +247,21 @@ fn each_line(path: &Path, take: &mut dyn FnMut(serde_json::Value) -> bool) -> st
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
-    let mut lines = std::io::BufReader::new(file);
+    each_json_line(std::io::BufReader::new(file), take).map(|_| ())
+}
+
+/// Each JSON line `lines` gives, to `take` until it returns `false` (then `Ok(false)`); a line
+/// past [`LINE_CAP`], or not JSON, is skipped.
+pub(crate) fn each_json_line(
+    mut lines: impl BufRead,
+    take: &mut dyn FnMut(serde_json::Value) -> bool,
+) -> std::io::Result<bool> {
     let mut buf = Vec::new();
     loop {
         buf.clear();
         let n = std::io::Read::take(&mut lines, LINE_CAP as u64 + 1).read_until(b'\n', &mut buf)?;
         if n == 0 {
-            return Ok(());
+            return Ok(true);
         }
         if buf.len() > LINE_CAP {
             // Skip the rest of an overlong line.
@@ -270,7 +278,7 @@ fn each_line(path: &Path, take: &mut dyn FnMut(serde_json::Value) -> bool) -> st
         if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&buf)
             && !take(value)
         {
-            return Ok(());
+            return Ok(false);
         }
     }
 }
