@@ -36,9 +36,25 @@ use crate::hooks::{Event, HookReply};
 use crate::ops::tripwire::Call;
 use install::{Plan, Scope, Shape};
 use status::Verdict;
-#[cfg(feature = "mcp")]
-pub(crate) use tool_calls::transcript_rows_here;
 pub(crate) use tool_calls::{edit, patch, transcript_line, transcript_rows, transcript_tool};
+
+/// A client's transcript store read in this process, where the store's library is linked: the
+/// MCP binary (`handoff-store-mcp --transcript-rows`, see [`crate::ops::impact::RowReader`]).
+/// A plain match, not a method of [`Client`]: a trait method stays in every binary through the
+/// trait's vtable, and SQLite with it.
+#[cfg(feature = "mcp")]
+pub(crate) fn transcript_rows_here(
+    client: &str,
+    path: &Path,
+    session: &str,
+    from_ms: i64,
+    each: &mut dyn FnMut(serde_json::Value) -> bool,
+) -> Option<std::io::Result<()>> {
+    match Harness::ALL.iter().find(|h| h.name() == client)? {
+        Harness::OpenCode => Some(opencode_store::read(path, session, from_ms, each)),
+        _ => None,
+    }
+}
 
 /// The clients we have an adapter for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -206,19 +222,6 @@ pub(crate) trait Client: Sync {
     /// Its transcript's records where they are kept in a store, not a file of lines (see
     /// [`crate::ops::impact::RowReader`]); `None` for a file of lines.
     fn transcript_rows(
-        &self,
-        _path: &Path,
-        _session: &str,
-        _from_ms: i64,
-        _each: &mut dyn FnMut(serde_json::Value) -> bool,
-    ) -> Option<std::io::Result<()>> {
-        None
-    }
-
-    /// [`Client::transcript_rows`] read in this process, where the store's library is linked
-    /// (the MCP binary); `None` where it is not.
-    #[cfg(feature = "mcp")]
-    fn transcript_rows_here(
         &self,
         _path: &Path,
         _session: &str,

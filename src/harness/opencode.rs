@@ -142,17 +142,6 @@ impl Client for OpenCode {
         Some(super::opencode_store::rows(path, session, from_ms, each))
     }
 
-    #[cfg(feature = "mcp")]
-    fn transcript_rows_here(
-        &self,
-        path: &Path,
-        session: &str,
-        from_ms: i64,
-        each: &mut dyn FnMut(serde_json::Value) -> bool,
-    ) -> Option<std::io::Result<()>> {
-        Some(super::opencode_store::read(path, session, from_ms, each))
-    }
-
     /// Its tools, as the plugin passes them (`tool.execute.after`): `bash`; `edit`, `write`,
     /// `multiedit` (`filePath`); `apply_patch` / `patch` (`patchText`).
     fn tool_call(&self, raw: &RawInput) -> Option<crate::ops::tripwire::Call> {

@@ -41,23 +41,6 @@ pub(crate) fn transcript_rows(
         .transcript_rows(path, session, from_ms, each)
 }
 
-/// [`transcript_rows`] read in this process, where the store's library is linked (the MCP
-/// binary, `handoff-store-mcp --transcript-rows`).
-#[cfg(feature = "mcp")]
-pub(crate) fn transcript_rows_here(
-    client: &str,
-    path: &Path,
-    session: &str,
-    from_ms: i64,
-    each: &mut dyn FnMut(serde_json::Value) -> bool,
-) -> Option<std::io::Result<()>> {
-    Harness::ALL
-        .iter()
-        .find(|h| h.name() == client)?
-        .client()
-        .transcript_rows_here(path, session, from_ms, each)
-}
-
 /// A tool call a transcript records, `name` with its `input` in the session's `cwd`, as the
 /// client's own tool hook reads it; `names` is what a cited path is looked for in.
 pub(crate) fn transcript_tool(
