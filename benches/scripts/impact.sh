@@ -2,7 +2,8 @@
 #   bash benches/scripts/impact.sh AFTER [BEFORE]
 # AFTER is a release `handoff-store` with `impact`; BEFORE (optional) one built before the reset
 # log, for the hooks' before/after. Prints: `impact --all --json` over 1,000 synthetic resets
-# (each with its own 40-line Claude Code transcript; the median of 5 runs), the peak memory of
+# (each with its own 40-line Claude Code transcript; the median of 5 runs), the same as 1,000
+# OpenCode sessions in one SQLite database (read through handoff-store-mcp), the peak memory of
 # `impact` over one 200 MB transcript, and the median of 31 runs of `hook session-start` (a
 # /clear delivering the handoff) for each binary, interleaved.
 set -e
@@ -38,6 +39,30 @@ EOF
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e-s)/1000000 )); }
 echo "impact over 1,000 resets: $(for i in 1 2 3 4 5; do ms "$AFTER" impact --all --json; done | med) ms (median of 5)"
+# OpenCode: the same 1,000 resets as sessions of one SQLite database (40 parts each, WAL mode),
+# read through handoff-store-mcp beside AFTER (one run of it per reset).
+rm -f $D/store/.resets/*; python3 - "$D" <<'EOF'
+import json, os, sqlite3, sys, time
+d = sys.argv[1]; repo = d + "/r"; now = int(time.time()) - 3600
+os.makedirs(d + "/.local/share/opencode", exist_ok=True)
+db = sqlite3.connect(d + "/.local/share/opencode/opencode.db")
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)")
+db.execute("CREATE INDEX part_session_idx ON part (session_id)")
+day = time.strftime("%Y-%m-%d", time.gmtime(now))
+with open(d + "/store/.resets/%s.jsonl" % day, "w") as log:
+    for r in range(1000):
+        for i in range(40):
+            tool = ("edit", {"filePath": repo + "/app/Mail/Invoice.php"}) if i == 20 else ("bash", {"command": "make test-slow" if i % 7 == 0 else "ls"})
+            part = {"type": "tool", "tool": tool[0], "callID": "c%d" % i, "state": {"status": "completed", "input": tool[1]}} if i % 2 == 0 else {"type": "step-finish", "tokens": {"total": 1010}}
+            at = (now + 1 + i) * 1000
+            db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ("p%d-%d" % (r, i), "m", "ses_%d" % r, at, at, json.dumps(part)))
+        log.write(json.dumps({"at": now, "client": "opencode", "session": "ses_%d" % r, "transcript": d + "/.local/share/opencode/opencode.db",
+            "source": "compact", "arm": ["delivered", "holdout"][r % 2], "chars": 900, "checkout": repo,
+            "main": repo, "cited": ["app/Mail/Invoice.php"], "wires": []}) + "\n")
+db.commit()
+EOF
+echo "impact over 1,000 OpenCode resets (one database): $(for i in 1 2 3 4 5; do ms "$AFTER" impact --all --json; done | med) ms (median of 5)"
 # One transcript of about 200 MB: 1.2 million lines of one session.
 rm -f $D/store/.resets/*; python3 - "$D" <<'EOF'
 import json, sys, time
