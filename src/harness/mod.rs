@@ -50,7 +50,7 @@ pub(crate) fn transcript_rows_here(
     from_ms: i64,
     each: &mut dyn FnMut(serde_json::Value) -> bool,
 ) -> Option<std::io::Result<()>> {
-    match Harness::ALL.iter().find(|h| h.name() == client)? {
+    match Harness::named(client)? {
         Harness::OpenCode => Some(opencode_store::read(path, session, from_ms, each)),
         _ => None,
     }
@@ -89,6 +89,11 @@ impl Harness {
         Harness::Cursor,
         Harness::OpenCode,
     ];
+
+    /// The client the reset log names `name` (`Client::name`).
+    pub(crate) fn named(name: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.name() == name)
+    }
 
     /// Everything about this client.
     pub(crate) fn client(self) -> &'static dyn Client {

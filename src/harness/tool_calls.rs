@@ -18,9 +18,7 @@ pub(crate) fn transcript_line(
     line: &serde_json::Value,
     checkout: &str,
 ) -> Option<crate::ops::impact::Line> {
-    Harness::ALL
-        .iter()
-        .find(|h| h.name() == client)?
+    Harness::named(client)?
         .client()
         .transcript_line(line, checkout)
 }
@@ -34,9 +32,7 @@ pub(crate) fn transcript_rows(
     from_ms: i64,
     each: &mut dyn FnMut(serde_json::Value) -> bool,
 ) -> Option<std::io::Result<()>> {
-    Harness::ALL
-        .iter()
-        .find(|h| h.name() == client)?
+    Harness::named(client)?
         .client()
         .transcript_rows(path, session, from_ms, each)
 }
