@@ -1,13 +1,13 @@
 //! OpenCode's sessions, as `impact` reads them (docs/store.md §9.20). OpenCode (1.18.33,
 //! measured) keeps every session in one SQLite database, `$XDG_DATA_HOME/opencode/opencode.db`
 //! (else `~/.local/share/opencode/`), in WAL mode, written while it runs. A session's record is
-//! its `part` rows, each a JSON `data` column: a `tool` part (`tool`, `callID`,
-//! `state.input`, `state.time.start` in milliseconds), a `step-finish` part (one model
-//! request: `tokens.total`, cache included). The reset log names the database as the
+//! its `part` rows (`time_created` in milliseconds), each a JSON `data` column: a `tool` part
+//! (`tool`, `callID`, `state.input`), a `step-finish` part (one model request: `tokens.total`,
+//! cache included). The reset log names the database as the
 //! transcript of a reset OpenCode's plugin reported; the session id picks the session's rows.
 //!
-//! The database is opened read-only and never written: no journal, no lock is left behind
-//! (SQLite's shared-memory index beside it is OpenCode's own). A database OpenCode holds busy is
+//! The database is opened read-only and never written, and nothing is left beside it (see
+//! [`uri`]). A database OpenCode holds busy is
 //! waited for up to two seconds, then counted unreadable. SQLite is linked into the MCP binary
 //! only (in the hooks' binary it made every hook start 4-5 % slower): `impact` runs
 //! `handoff-store-mcp --transcript-rows opencode …` beside it and reads its JSON lines; without
@@ -83,8 +83,10 @@ pub(super) fn read(
     use rusqlite::{Connection, OpenFlags};
     let other = std::io::Error::other::<rusqlite::Error>;
     let db = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        uri(path)?,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(other)?;
     db.busy_timeout(std::time::Duration::from_secs(2))
@@ -110,6 +112,32 @@ pub(super) fn read(
         }
     }
     Ok(())
+}
+
+/// The database's URI for a read that leaves nothing behind. While OpenCode runs, its write-ahead
+/// log and shared-memory index are beside the file: read through them (`mode=ro`). Once it has
+/// closed the database they are gone, and a read-only open would create both (SQLite's own
+/// files, left in OpenCode's folder): the file is then read as it is (`immutable=1`: no side
+/// files, no locks). An OpenCode starting during that read can make it fail or see less — counted
+/// as such, never harmful.
+#[cfg(feature = "mcp")]
+fn uri(path: &Path) -> std::io::Result<String> {
+    let text = path
+        .to_str()
+        .ok_or_else(|| std::io::Error::other("not a UTF-8 path"))?;
+    let mut uri = String::from("file:");
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let running = crate::fs::symlink_metadata(Path::new(&wal)).is_ok();
+    uri.push_str(if running { "?mode=ro" } else { "?immutable=1" });
+    Ok(uri)
 }
 
 /// One row of [`rows`]: a request's tokens (`step-finish`), a tool call (`tool`, read as the

@@ -954,7 +954,18 @@ fn an_opencode_session_is_read_from_its_database() {
     let (code, v) = json(&mut assert_cmd::Command::from_std(c));
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["resets"][0]["transcript"], "unreadable", "{v}");
+    // OpenCode gone, its database closed (the write-ahead log checkpointed and removed): still
+    // read, and nothing is left beside it.
     drop(db);
+    assert!(!dir.join("opencode.db-wal").exists(), "the writer closed");
+    let v = impact(&env, &repo, &[]);
+    assert_eq!(v["resets"][0]["to_first_edit"]["tool_calls"], 2, "{v}");
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("data dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["opencode.db"], "nothing left beside the database");
 }
 
 /// A Cline task's messages file (its shape as the CLI 3.0.65 writes it, from the e2e run, made
