@@ -34,7 +34,9 @@ impl Client for Cline {
         "Cline's TaskStart and PreToolUse hooks (.clinerules/hooks/)"
     }
 
-    fn input(&self, raw: &RawInput, _event: &Event) -> HookInput {
+    /// At `TaskStart`, where a reset is logged, the transcript is the task's messages file (a
+    /// tool call's hook looks nothing up).
+    fn input(&self, raw: &RawInput, event: &Event) -> HookInput {
         let resume = matches!(raw.text("hookName"), Some("TaskResume" | "agent_resume"))
             || raw.has("taskResume");
         HookInput {
@@ -48,6 +50,7 @@ impl Client for Cline {
             }),
             transcript: raw
                 .text_in("sessionContext", "rootSessionId")
+                .filter(|_| matches!(event, Event::SessionStart))
                 .and_then(super::cline_session::messages_file)
                 .map(|f| f.display().to_string()),
             summary: None,

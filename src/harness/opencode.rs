@@ -118,11 +118,12 @@ impl Client for OpenCode {
         "OpenCode's plugin (plugins/handoff-store.js)"
     }
 
-    /// Claude Code's spelling; a reset's transcript is OpenCode's database (the plugin passes
-    /// the file it saved for the writer only to `pre-compact`, which reads that).
+    /// Claude Code's spelling; at `session-start`, where a reset is logged, the transcript is
+    /// OpenCode's database (the plugin passes the file it saved for the writer only to
+    /// `pre-compact`, which reads that; a tool call's hook looks nothing up).
     fn input(&self, raw: &RawInput, event: &Event) -> HookInput {
         let mut input = HookInput::common(raw, self.name());
-        if !matches!(event, Event::PreCompact) && input.transcript.is_none() {
+        if matches!(event, Event::SessionStart) && input.transcript.is_none() {
             input.transcript = super::opencode_store::database().map(|d| d.display().to_string());
         }
         input
